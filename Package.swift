@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// A C library from Debian, wrapped as a module (see STYLE.md §1).
+func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+let package = Package(
+    name: "SwiftCab",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "cab", targets: ["cab"]),
+        .library(name: "CabClient", targets: ["CabClient"]),
+    ],
+    targets: [
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
+        systemLibrary("CZlib", pkgConfig: "zlib", apt: ["zlib1g-dev"]),
+        systemLibrary("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
+
+        .target(name: "CabGeo"),
+        .target(name: "CabOSM", dependencies: ["CabGeo", "CZlib"]),
+        .target(name: "CabRouting", dependencies: ["CabGeo"]),
+        .target(name: "CabSQLite", dependencies: ["CSQLite"]),
+        .target(name: "CabPlaces", dependencies: ["CabGeo", "CabSQLite"]),
+        .target(name: "CabCore", dependencies: ["CabGeo"]),
+        .target(name: "CabTracking", dependencies: ["CabGeo", "CabCore"]),
+        .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite"]),
+        .target(name: "CabHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(
+            name: "CabAPI",
+            dependencies: [
+                "CabGeo", "CabRouting", "CabPlaces", "CabCore", "CabTracking", "CabStore", "CabHTTP",
+                "CQREncode", "CCrypto",
+            ]
+        ),
+        .target(name: "CabClient", dependencies: ["CabGeo"]),
+        .executableTarget(
+            name: "cab",
+            dependencies: [
+                "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabCore", "CabTracking", "CabStore", "CabHTTP",
+                "CabAPI", "CabClient",
+            ]
+        ),
+
+        .target(name: "CabTestSupport", dependencies: ["CabGeo"], path: "Tests/CabTestSupport"),
+        .testTarget(name: "CabGeoTests", dependencies: ["CabGeo", "CabTestSupport"]),
+        .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),
+        .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabTestSupport"]),
+        .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
+        .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabTestSupport"]),
+        .testTarget(name: "CabCoreTests", dependencies: ["CabCore", "CabTestSupport"]),
+        .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),
+        .testTarget(name: "CabStoreTests", dependencies: ["CabStore", "CabTestSupport"]),
+        .testTarget(name: "CabHTTPTests", dependencies: ["CabHTTP", "CabTestSupport"]),
+        .testTarget(name: "CabAPITests", dependencies: ["CabAPI", "CabHTTP", "CabTestSupport"]),
+        .testTarget(name: "CabClientTests", dependencies: ["CabClient", "CabTestSupport"]),
+        .testTarget(name: "CabEndToEndTests", dependencies: ["CabTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,25 @@
+/// A GeoJSON `LineString` geometry (RFC 7946): positions are `[lon, lat]`.
+public struct GeoJSONLineString: Hashable, Sendable, Codable {
+    /// Always "LineString".
+    public var type: String = "LineString"
+    /// The positions, longitude first.
+    public var coordinates: [[Double]]
+
+    /// The line through `points`.
+    public init(_ points: [Coordinate]) {
+        coordinates = points.map { [$0.longitude, $0.latitude] }
+    }
+}
+
+/// A GeoJSON `Point` geometry.
+public struct GeoJSONPoint: Hashable, Sendable, Codable {
+    /// Always "Point".
+    public var type: String = "Point"
+    /// `[lon, lat]`.
+    public var coordinates: [Double]
+
+    /// The point at `coordinate`.
+    public init(_ coordinate: Coordinate) {
+        coordinates = [coordinate.longitude, coordinate.latitude]
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// One HTTP request as a handler sees it: fully read, bounded body, decoded path and query.
+public struct HTTPRequest: Sendable {
+    /// The method in upper case: "GET", "POST", ...
+    public var method: String
+    /// The path without the query string, percent-decoded ("/v1/bookings/abc").
+    public var path: String
+    /// Query parameters, percent-decoded; for a repeated name the first value wins.
+    public var query: [String: String]
+    /// Headers with lower-cased names; for a repeated name the values are joined with ", ".
+    public var headers: [String: String]
+    /// The body bytes (never more than the server's body limit).
+    public var body: [UInt8]
+    /// Parameters captured by the route pattern (`{id}` → `pathParameters["id"]`).
+    public var pathParameters: [String: String]
+    /// A unique id for this request, echoed as `X-Request-Id` and logged.
+    public var requestID: String
+
+    /// Creates a request; the server fills `pathParameters` when it routes.
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: [UInt8] = [], pathParameters: [String: String] = [:], requestID: String = ""
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.pathParameters = pathParameters
+        self.requestID = requestID
+    }
+
+    /// The header `name` (case-insensitive).
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The bearer token of the `Authorization` header, if any.
+    public var bearerToken: String? {
+        guard let value = header("authorization") else { return nil }
+        let prefix = "bearer "
+        guard value.count > prefix.count, value.lowercased().hasPrefix(prefix) else { return nil }
+        return String(value.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
+    }
+}

@@ -1,0 +1,98 @@
+/// Handles one request. Runs on a server worker thread; may block briefly (a store write), never for long.
+public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+/// Maps method and path patterns (`/v1/bookings/{id}/qr.svg`) to handlers.
+public struct Router: Sendable {
+    /// One registered route.
+    public struct Route: Sendable {
+        /// The method, upper case.
+        public let method: String
+        /// The pattern as registered; also the `route` label in metrics.
+        public let pattern: String
+        let segments: [Segment]
+        let handler: HTTPHandler
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+        /// `{name*}`: the rest of the path, possibly empty (static files).
+        case rest(String)
+    }
+
+    /// The outcome of matching a request.
+    public enum Match: Sendable {
+        /// A route, with the request's path parameters filled in.
+        case found(Route, [String: String])
+        /// The path exists for other methods (405).
+        case methodNotAllowed(allowed: [String])
+        /// Nothing matches (404).
+        case notFound
+    }
+
+    private(set) var routes: [Route] = []
+
+    /// An empty router.
+    public init() {}
+
+    /// Adds a route. `pattern` is `/`-separated: literal segments, `{name}` parameters, and a final `{name*}` for
+    /// the rest of the path. A segment may mix a parameter and a literal suffix only as a whole segment
+    /// parameter; use literal routes like `/v1/bookings/{id}/qr.svg` for suffixes.
+    public mutating func add(_ method: String, _ pattern: String, handler: @escaping HTTPHandler) {
+        let segments = Router.split(pattern).map { part -> Segment in
+            if part.hasPrefix("{") && part.hasSuffix("*}") { return .rest(String(part.dropFirst().dropLast(2))) }
+            if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
+            return .literal(String(part))
+        }
+        routes.append(Route(method: method.uppercased(), pattern: pattern, segments: segments, handler: handler))
+    }
+
+    /// Adds a GET route.
+    public mutating func get(_ pattern: String, handler: @escaping HTTPHandler) { add("GET", pattern, handler: handler) }
+    /// Adds a POST route.
+    public mutating func post(_ pattern: String, handler: @escaping HTTPHandler) { add("POST", pattern, handler: handler) }
+
+    /// Finds the route for `method` and `path`. Literal segments win over parameters; earlier routes win ties.
+    /// - Complexity: O(routes × segments).
+    public func match(method: String, path: String) -> Match {
+        let parts = Router.split(path)
+        var best: (route: Route, params: [String: String], score: Int)?
+        var allowed: Set<String> = []
+        for route in routes {
+            guard let (params, score) = Router.match(route.segments, parts) else { continue }
+            let sameMethod = route.method == method || (method == "HEAD" && route.method == "GET")
+            if !sameMethod {
+                allowed.insert(route.method)
+                continue
+            }
+            if best == nil || score > best!.score { best = (route, params, score) }
+        }
+        if let best { return .found(best.route, best.params) }
+        if !allowed.isEmpty { return .methodNotAllowed(allowed: allowed.sorted()) }
+        return .notFound
+    }
+
+    private static func match(_ segments: [Segment], _ parts: [Substring]) -> ([String: String], Int)? {
+        var params: [String: String] = [:]
+        var score = 0
+        for (i, segment) in segments.enumerated() {
+            switch segment {
+            case .rest(let name):
+                params[name] = parts.dropFirst(i).joined(separator: "/")
+                return (params, score)
+            case .literal(let text):
+                guard i < parts.count, parts[i] == text else { return nil }
+                score += 2
+            case .parameter(let name):
+                guard i < parts.count, !parts[i].isEmpty else { return nil }
+                params[name] = String(parts[i])
+                score += 1
+            }
+        }
+        return parts.count == segments.count ? (params, score) : nil
+    }
+
+    private static func split(_ path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: true)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Runs the built `cab` executable, as a user would.
+public enum CabProcess {
+    /// What a finished run printed and how it exited.
+    public struct Result: Sendable {
+        /// The exit status.
+        public let status: Int32
+        /// Standard output as text.
+        public let standardOutput: String
+        /// Standard error as text.
+        public let standardError: String
+    }
+
+    /// The `cab` binary next to the test bundle (`.build/<config>/cab`), or `$CAB_BINARY`.
+    public static var executableURL: URL {
+        if let path = ProcessInfo.processInfo.environment["CAB_BINARY"] { return URL(fileURLWithPath: path) }
+        var url = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = url.appendingPathComponent("cab")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            url.deleteLastPathComponent()
+        }
+        return TestData.repositoryRoot.appendingPathComponent(".build/debug/cab")
+    }
+
+    /// Runs `cab arguments...` to completion.
+    public static func run(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = executableURL
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes before waiting so a chatty child cannot fill a pipe and block.
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
+            standardError: String(decoding: errData, as: UTF8.self))
+    }
+}
