@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "CabRouting", dependencies: ["CabGeo"]),
         .target(name: "CabSQLite", dependencies: ["CSQLite"]),
         .target(name: "CabPlaces", dependencies: ["CabGeo", "CabSQLite"]),
+        .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces"]),
         .target(name: "CabCore", dependencies: ["CabGeo"]),
         .target(name: "CabTracking", dependencies: ["CabGeo", "CabCore"]),
         .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite"]),
@@ -40,8 +41,8 @@ let package = Package(
         .executableTarget(
             name: "cab",
             dependencies: [
-                "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabCore", "CabTracking", "CabStore", "CabHTTP",
-                "CabAPI", "CabClient",
+                "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabImport", "CabCore", "CabTracking", "CabStore",
+                "CabHTTP", "CabAPI", "CabClient",
             ]
         ),
 
@@ -51,6 +52,7 @@ let package = Package(
         .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
         .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabTestSupport"]),
+        .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabTestSupport"]),
         .testTarget(name: "CabCoreTests", dependencies: ["CabCore", "CabTestSupport"]),
         .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),
         .testTarget(name: "CabStoreTests", dependencies: ["CabStore", "CabTestSupport"]),

@@ -1,0 +1,29 @@
+/// An error from `CabImport`: a growable `Code`, a message safe to show, and an optional underlying error.
+public struct ImportError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A stable, machine-readable name ("truncated").
+        public let name: String
+        /// Creates a code.
+        public init(_ name: String) { self.name = name }
+        /// The name.
+        public var description: String { name }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// What happened and what to do, safe to show a user.
+    public var message: String
+    /// The lower-level error, if any.
+    public var underlying: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    /// The message.
+    public var description: String { message }
+}
