@@ -1,7 +1,7 @@
 /// `cab bench KIND`: benchmarks that print figures with a baseline measured in the same run (STYLE.md §8).
 enum BenchCommand {
     /// The benchmarks, by name; each parses its own flags.
-    static let kinds: [(name: String, summary: String, run: ([String]) -> Never)] = [
+    static let kinds: [(name: String, summary: String, run: @Sendable ([String]) -> Never)] = [
     ]
 
     static var usage: String {
