@@ -91,9 +91,10 @@ final class BlobStream {
                 switch number {
                 case 2:
                     try reader.expect(.varint, wireType, field: "raw_size")
+                    let at = reader.position
                     let size = try reader.int64()
                     guard size >= 0, size <= Self.maxBlobSize else {
-                        throw reader.corrupt("raw_size \(size) is outside 0...32 MiB, the PBF limit")
+                        throw reader.origin.corrupt(at: at, "raw_size \(size) is outside 0...32 MiB, the PBF limit")
                     }
                     rawSize = Int(size)
                 case 1, 3, 4, 5, 6, 7:
@@ -161,6 +162,7 @@ final class BlobStream {
     private static func decodeBlobHeader(_ reader: inout ProtobufReader) throws(OSMError) -> (BlobFrame.Kind, Int) {
         var type: String?
         var dataSize: Int64?
+        var dataSizePosition = 0
         while let (number, wireType) = try reader.field() {
             switch number {
             case 1:
@@ -168,6 +170,7 @@ final class BlobStream {
                 type = try reader.string()
             case 3:
                 try reader.expect(.varint, wireType, field: "datasize")
+                dataSizePosition = reader.position
                 dataSize = try reader.int64()
             default:
                 try reader.skip(wireType)
@@ -176,7 +179,7 @@ final class BlobStream {
         guard let type else { throw reader.corrupt("blob header has no type") }
         guard let dataSize else { throw reader.corrupt("blob header has no datasize") }
         guard dataSize >= 0, dataSize <= Int64(maxBlobSize) else {
-            throw reader.corrupt("datasize \(dataSize) is outside 0...32 MiB, the PBF limit")
+            throw reader.origin.corrupt(at: dataSizePosition, "datasize \(dataSize) is outside 0...32 MiB, the PBF limit")
         }
         let kind: BlobFrame.Kind =
             switch type {

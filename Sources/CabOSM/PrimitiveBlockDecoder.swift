@@ -77,14 +77,16 @@ struct PrimitiveBlockDecoder {
                 groups.append(try block.message().remainingRange)
             case 17:
                 try block.expect(.varint, wireType, field: "granularity")
+                let at = block.position
                 granularity = try block.int64()
                 guard granularity > 0, granularity <= 1_000_000_000 else {
-                    throw block.corrupt("granularity \(granularity) is outside 1...1e9")
+                    throw block.origin.corrupt(at: at, "granularity \(granularity) is outside 1...1e9")
                 }
             case 18:
                 try block.expect(.varint, wireType, field: "date_granularity")
+                let at = block.position
                 let dateGranularity = try block.int64()
-                guard dateGranularity > 0 else { throw block.corrupt("date_granularity \(dateGranularity) <= 0") }
+                guard dateGranularity > 0 else { throw block.origin.corrupt(at: at, "date_granularity \(dateGranularity) <= 0") }
             case 19:
                 try block.expect(.varint, wireType, field: "lat_offset")
                 latOffset = try block.int64()
