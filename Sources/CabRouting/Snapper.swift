@@ -1,7 +1,7 @@
 import CabGeo
 
 /// Finds the nearest point on a road: a uniform grid (in metres, around the map's centre) over the segments of
-/// every piece in the largest strongly connected component.
+/// every piece in the largest strongly connected component (or of every piece, when asked).
 public struct Snapper: Sendable {
     /// The graph snapped onto.
     public let graph: RoadGraph
@@ -19,7 +19,11 @@ public struct Snapper: Sendable {
 
     /// Indexes `graph`'s roads.
     /// - Complexity: O(segments), about one cell per segment for street-sized segments.
-    public init(graph: RoadGraph, maxDistanceMeters: Double = 1000, cellMeters: Double = 100) {
+    /// With `largestComponentOnly` false it also snaps onto roads cut off from the rest (routes may then fail).
+    public init(
+        graph: RoadGraph, maxDistanceMeters: Double = 1000, cellMeters: Double = 100,
+        largestComponentOnly: Bool = true
+    ) {
         self.graph = graph
         self.maxDistanceMeters = maxDistanceMeters
         self.cellMeters = cellMeters
@@ -33,7 +37,7 @@ public struct Snapper: Sendable {
         var segmentPieces = [UInt32](repeating: UInt32.max, count: graph.coordinates.count)
         var cellOfSegment: [(cells: (Int, Int, Int, Int), segment: UInt32)] = []
         var counts = [UInt32](repeating: 0, count: columns * rows + 1)
-        for piece in 0..<graph.pieceCount where graph.pieceIsInLargestComponent(piece) {
+        for piece in 0..<graph.pieceCount where !largestComponentOnly || graph.pieceIsInLargestComponent(piece) {
             let range = graph.coordinateRange(ofPiece: piece)
             for i in range.dropLast() {
                 segmentPieces[i] = UInt32(piece)
