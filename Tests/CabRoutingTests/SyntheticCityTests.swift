@@ -47,7 +47,8 @@ import Testing
 
     @Test func dijkstraMatchesABruteForceOracleOnSmallGraphs() throws {
         // Bellman-Ford from each source over the same arrays: the seeds and the search must agree to the ms.
-        let graph = SyntheticCity.grid(rows: 6, cols: 7, seed: 11)
+        let graph = SyntheticCity.gridInput(rows: 6, cols: 7, seed: 11, restrictionShare: 0.3).build()
+        #expect(graph.nodeCount > 42, "some crossings are split by restrictions")
         var router = DijkstraRouter(graph: graph)
         for source in stride(from: 0, to: graph.nodeCount, by: 5) {
             var best = [Int](repeating: .max, count: graph.nodeCount)
@@ -73,5 +74,14 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test func benchmarkPairsAreReproducibleAndRoutable() {
+        let graph = SyntheticCity.grid(rows: 15, cols: 15, seed: 2)
+        let pairs = DijkstraBenchmark.randomPairs(in: graph, count: 20, seed: 4)
+        #expect(pairs == DijkstraBenchmark.randomPairs(in: graph, count: 20, seed: 4))
+        let result = DijkstraBenchmark.run(graph: graph, pairs: pairs)
+        #expect(result.routedPairs == 20 && result.unroutablePairs == 0)
+        #expect(result.durationsMs.allSatisfy { ($0 ?? -1) >= 0 })
     }
 }
