@@ -29,7 +29,8 @@ import Testing
         for _ in 0..<50 {
             func point() -> Coordinate {
                 Coordinate(
-                    latitude: box.southWest.latitude + random.nextDouble() * (box.northEast.latitude - box.southWest.latitude),
+                    latitude: box.southWest.latitude + random.nextDouble()
+                        * (box.northEast.latitude - box.southWest.latitude),
                     longitude: box.southWest.longitude + random.nextDouble()
                         * (box.northEast.longitude - box.southWest.longitude))
             }
