@@ -29,13 +29,14 @@ public struct IngestOutcome: Sendable, Hashable {
 /// the whole batch), then invalid numbers, duplicate (a time already applied: a retried upload), out of order
 /// (older than the newest applied), future, inaccurate, impossible speed from the last applied fix.
 ///
-/// It keeps about 48 bytes per driver: the newest applied time and place, the token bucket, and the times of
+/// It keeps 40 bytes per driver: the newest applied time and place, the token bucket, and the times of
 /// the last batch that applied several fixes (so that retrying that batch counts duplicates, not drops).
 public struct DriverIngestState: Sendable, Hashable {
     private var newestTimeMilliseconds: Int64 = .min
-    private var newestCoordinate = Coordinate(latitude: 0, longitude: 0)
     private var recentBatchTimes: [Int64] = []
     private var bucket = TokenBucket()
+    private var newestLatitudeE7: Int32 = 0  // 1e-7 degrees (about 1 cm), for the speed rule
+    private var newestLongitudeE7: Int32 = 0
 
     /// A driver that has sent nothing yet.
     public init() {}
@@ -65,7 +66,8 @@ public struct DriverIngestState: Sendable, Hashable {
                 continue
             }
             newestTimeMilliseconds = fix.timeMilliseconds
-            newestCoordinate = fix.coordinate
+            newestLatitudeE7 = Int32((fix.coordinate.latitude * 1e7).rounded())
+            newestLongitudeE7 = Int32((fix.coordinate.longitude * 1e7).rounded())
             outcome.accepted.append(fix)
         }
         outcome.latest = outcome.accepted.last
@@ -88,7 +90,9 @@ public struct DriverIngestState: Sendable, Hashable {
         if fix.accuracyMeters > configuration.maxAccuracyMeters { return .inaccurate }
         if newestTimeMilliseconds != .min {
             let seconds = Double(time - newestTimeMilliseconds) / 1000
-            let meters = newestCoordinate.distanceMeters(to: fix.coordinate)
+            let newest = Coordinate(
+                latitude: Double(newestLatitudeE7) * 1e-7, longitude: Double(newestLongitudeE7) * 1e-7)
+            let meters = newest.distanceMeters(to: fix.coordinate)
             if meters > configuration.maxSpeedMetersPerSecond * seconds { return .impossibleSpeed }
         }
         return nil

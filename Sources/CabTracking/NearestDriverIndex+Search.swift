@@ -70,7 +70,7 @@ extension NearestDriverIndex {
     ) -> [NearbyDriver<Key>] {
         guard k > 0 else { return [] }
         var search = Search(index: self, point: point, k: k, filter: filter, now: now)
-        for slot in keys.indices where keys[slot] != nil { search.consider(slot) }
+        for slot in keys.indices where cellOfSlot[slot] >= 0 { search.consider(slot) }
         return search.results(maxDistanceSquared: filter.maxDistanceMeters.map { $0 * $0 } ?? .infinity)
     }
 
@@ -125,9 +125,8 @@ extension NearestDriverIndex {
         func results(maxDistanceSquared: Double) -> [NearbyDriver<Key>] {
             best.lazy.filter { $0.distanceSquared <= maxDistanceSquared }.map {
                 let s = Int($0.slot)
-                // A slot in a cell always holds a key: removal takes the slot out of its cell first.
                 return NearbyDriver(
-                    driver: index.keys[s]!, distanceMeters: $0.distanceSquared.squareRoot(),
+                    driver: index.keys[s], distanceMeters: $0.distanceSquared.squareRoot(),
                     position: index.position(atSlot: s))
             }
         }

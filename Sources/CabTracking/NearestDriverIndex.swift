@@ -37,7 +37,7 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
     let cellLongitudeDegrees: Double
 
     var slotByKey: [Key: Int32] = [:]
-    var keys: [Key?] = []
+    var keys: [Key] = []  // a freed slot keeps its old key; cellOfSlot -1 marks it free
     var latitudesE7: [Int32] = []
     var longitudesE7: [Int32] = []
     var timesMilliseconds: [Int64] = []
@@ -115,7 +115,6 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
     public mutating func remove(_ driver: Key) {
         guard let slot = slotByKey.removeValue(forKey: driver) else { return }
         leaveCell(slot)
-        keys[Int(slot)] = nil
         freeSlots.append(slot)
     }
 

@@ -68,6 +68,7 @@ public enum TrackingBenchmark {
             for batches in work { _ = fleet.ingest(batches, now: now) }
         }
         let ingested = drivers * fixesPerDriver
+        precondition(fleet.acceptedCount == drivers + ingested, "the benchmark's fixes must all pass the rules")
 
         let queryPoints = (0..<queries).map { _ in
             Coordinate(latitude: .random(in: 60.12...60.28, using: &random),

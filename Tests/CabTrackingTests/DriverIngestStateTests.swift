@@ -114,3 +114,10 @@ let t0: Int64 = 1_750_000_000_000
         #expect(later.accepted == [fix(3)])
     }
 }
+
+@Suite struct DriverIngestStateMemoryTests {
+    @Test func theStatePerDriverStaysSmall() {
+        // The fleet keeps one per driver next to the index; together they must stay under 200 bytes a driver.
+        #expect(MemoryLayout<DriverIngestState>.stride <= 40)
+    }
+}
