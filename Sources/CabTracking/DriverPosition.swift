@@ -10,23 +10,26 @@ public enum DriverStatus: UInt8, CaseIterable, Hashable, Sendable, Codable {
     case offline = 2
 }
 
-/// A kind of vehicle a rider can ask for; up to 64 kinds (raw values 0 ..< 64).
-public struct VehicleType: RawRepresentable, Hashable, Sendable, Codable {
+/// A kind of vehicle as the index stores it: one byte, up to 64 kinds (raw values 0 ..< 64).
+///
+/// Stands in for `CabCore.VehicleType` (not on main yet); the API layer maps one to the other by case order
+/// (standard 0, large 1, accessible 2, premium 3) until CabTracking adopts the core type.
+public struct VehicleClass: RawRepresentable, Hashable, Sendable, Codable {
     /// The small number that stands for this kind.
     public let rawValue: UInt8
     /// Creates a kind; traps outside 0 ..< 64.
     public init(rawValue: UInt8) {
-        precondition(rawValue < 64, "vehicle types are numbered 0 ..< 64")
+        precondition(rawValue < 64, "vehicle classs are numbered 0 ..< 64")
         self.rawValue = rawValue
     }
     /// An ordinary car.
-    public static let standard = VehicleType(rawValue: 0)
+    public static let standard = VehicleClass(rawValue: 0)
     /// A larger car for up to six riders.
-    public static let large = VehicleType(rawValue: 1)
-    /// A premium car.
-    public static let premium = VehicleType(rawValue: 2)
+    public static let large = VehicleClass(rawValue: 1)
     /// A car that takes a wheelchair.
-    public static let accessible = VehicleType(rawValue: 3)
+    public static let accessible = VehicleClass(rawValue: 2)
+    /// A premium car.
+    public static let premium = VehicleClass(rawValue: 3)
 }
 
 /// A driver's latest known position and state.
@@ -40,18 +43,18 @@ public struct DriverPosition: Hashable, Sendable {
     /// Whether the driver can take a ride.
     public var status: DriverStatus
     /// The driver's vehicle.
-    public var vehicleType: VehicleType
+    public var vehicleClass: VehicleClass
 
     /// Creates a position.
     public init(
         coordinate: Coordinate, timeMilliseconds: Int64, headingDegrees: Int? = nil,
-        status: DriverStatus = .available, vehicleType: VehicleType = .standard
+        status: DriverStatus = .available, vehicleClass: VehicleClass = .standard
     ) {
         self.coordinate = coordinate
         self.timeMilliseconds = timeMilliseconds
         self.headingDegrees = headingDegrees
         self.status = status
-        self.vehicleType = vehicleType
+        self.vehicleClass = vehicleClass
     }
 }
 
@@ -62,17 +65,17 @@ public struct DriverFilter: Hashable, Sendable {
     /// Drivers farther than this are not returned (nil: no limit).
     public var maxDistanceMeters: Double?
 
-    /// Drivers in one of `statuses` with one of `vehicleTypes` (nil: any vehicle), within `maxDistanceMeters`.
+    /// Drivers in one of `statuses` with one of `vehicleClasses` (nil: any vehicle), within `maxDistanceMeters`.
     public init(
-        statuses: Set<DriverStatus> = [.available], vehicleTypes: Set<VehicleType>? = nil,
+        statuses: Set<DriverStatus> = [.available], vehicleClasses: Set<VehicleClass>? = nil,
         maxDistanceMeters: Double? = nil
     ) {
         statusMask = statuses.reduce(0) { $0 | 1 << $1.rawValue }
-        vehicleMask = vehicleTypes.map { $0.reduce(0) { $0 | 1 << UInt64($1.rawValue) } } ?? .max
+        vehicleMask = vehicleClasses.map { $0.reduce(0) { $0 | 1 << UInt64($1.rawValue) } } ?? .max
         self.maxDistanceMeters = maxDistanceMeters
     }
 
-    /// Available drivers of any vehicle type.
+    /// Available drivers of any vehicle class.
     public static let available = DriverFilter()
 
     @inline(__always) func admits(status: UInt8, vehicle: UInt8) -> Bool {

@@ -78,10 +78,10 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
         state.withWriteLock { $0.index.setStatus(status, for: driver) }
     }
 
-    /// Sets `driver`'s vehicle type; false when the driver never reported.
+    /// Sets `driver`'s vehicle class; false when the driver never reported.
     @discardableResult
-    public func setVehicleType(_ type: VehicleType, for driver: Key) -> Bool {
-        state.withWriteLock { $0.index.setVehicleType(type, for: driver) }
+    public func setVehicleClass(_ type: VehicleClass, for driver: Key) -> Bool {
+        state.withWriteLock { $0.index.setVehicleClass(type, for: driver) }
     }
 
     /// How many drivers have a position.

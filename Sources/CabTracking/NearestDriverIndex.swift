@@ -67,15 +67,15 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
     /// How many drivers the index holds.
     public var count: Int { slotByKey.count }
 
-    /// Sets `driver`'s position (adding the driver with the initial status and `vehicleType` when new).
+    /// Sets `driver`'s position (adding the driver with the initial status and `vehicleClass` when new).
     /// - Complexity: O(1) amortized.
     @discardableResult
     public mutating func update(
         _ driver: Key, coordinate: Coordinate, timeMilliseconds: Int64, headingDegrees: Double? = nil,
-        vehicleType: VehicleType = .standard
+        vehicleClass: VehicleClass = .standard
     ) -> Int32 {
         precondition(coordinate.isValid, "an index position must be a valid coordinate")
-        let slot = slotByKey[driver] ?? insert(driver, vehicleType: vehicleType)
+        let slot = slotByKey[driver] ?? insert(driver, vehicleClass: vehicleClass)
         let s = Int(slot)
         latitudesE7[s] = Int32((coordinate.latitude * 1e7).rounded())
         longitudesE7[s] = Int32((coordinate.longitude * 1e7).rounded())
@@ -103,9 +103,9 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
         return true
     }
 
-    /// Sets `driver`'s vehicle type; false when the index does not know the driver.
+    /// Sets `driver`'s vehicle class; false when the index does not know the driver.
     @discardableResult
-    public mutating func setVehicleType(_ type: VehicleType, for driver: Key) -> Bool {
+    public mutating func setVehicleClass(_ type: VehicleClass, for driver: Key) -> Bool {
         guard let slot = slotByKey[driver] else { return false }
         vehicles[Int(slot)] = type.rawValue
         return true
@@ -127,16 +127,16 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
         DriverPosition(
             coordinate: Coordinate(latitude: Double(latitudesE7[s]) * 1e-7, longitude: Double(longitudesE7[s]) * 1e-7),
             timeMilliseconds: timesMilliseconds[s], headingDegrees: headings[s] == .max ? nil : Int(headings[s]),
-            status: DriverStatus(rawValue: statuses[s]) ?? .offline, vehicleType: VehicleType(rawValue: vehicles[s]))
+            status: DriverStatus(rawValue: statuses[s]) ?? .offline, vehicleClass: VehicleClass(rawValue: vehicles[s]))
     }
 
-    private mutating func insert(_ driver: Key, vehicleType: VehicleType) -> Int32 {
+    private mutating func insert(_ driver: Key, vehicleClass: VehicleClass) -> Int32 {
         let slot: Int32
         if let reused = freeSlots.popLast() {
             slot = reused
             keys[Int(slot)] = driver
             statuses[Int(slot)] = configuration.initialStatus.rawValue
-            vehicles[Int(slot)] = vehicleType.rawValue
+            vehicles[Int(slot)] = vehicleClass.rawValue
         } else {
             slot = Int32(keys.count)
             keys.append(driver)
@@ -145,7 +145,7 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
             timesMilliseconds.append(0)
             headings.append(.max)
             statuses.append(configuration.initialStatus.rawValue)
-            vehicles.append(vehicleType.rawValue)
+            vehicles.append(vehicleClass.rawValue)
             cellOfSlot.append(-1)
             placeInCell.append(-1)
         }

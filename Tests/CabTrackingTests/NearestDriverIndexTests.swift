@@ -10,7 +10,7 @@ import Testing
         var coordinate: Coordinate
         var time: Int64
         var status: DriverStatus
-        var vehicle: VehicleType
+        var vehicle: VehicleClass
     }
 
     /// Planar distance exactly as the index defines it, computed independently from the inserted points.
@@ -35,8 +35,8 @@ import Testing
                                        longitude: .random(in: 24.70...25.20, using: &random)),
                 time: now - Int64.random(in: 0...90_000, using: &random),
                 status: DriverStatus.allCases.randomElement(using: &random)!,
-                vehicle: VehicleType(rawValue: .random(in: 0...3, using: &random)))
-            index.update(id, coordinate: d.coordinate, timeMilliseconds: d.time, vehicleType: d.vehicle)
+                vehicle: VehicleClass(rawValue: .random(in: 0...3, using: &random)))
+            index.update(id, coordinate: d.coordinate, timeMilliseconds: d.time, vehicleClass: d.vehicle)
             index.setStatus(d.status, for: id)
             drivers[id] = d
         }
@@ -44,7 +44,7 @@ import Testing
         for id in stride(from: 0, to: 3000, by: 3) {
             drivers[id]!.coordinate.latitude += .random(in: -0.01...0.01, using: &random)
             index.update(id, coordinate: drivers[id]!.coordinate, timeMilliseconds: drivers[id]!.time,
-                         vehicleType: drivers[id]!.vehicle)
+                         vehicleClass: drivers[id]!.vehicle)
         }
         for id in stride(from: 1, to: 3000, by: 50) {
             index.remove(id)
@@ -59,8 +59,8 @@ import Testing
             let (filter, admits): (DriverFilter, (Driver) -> Bool) =
                 switch query % 3 {
                 case 0: (.available, { $0.status == .available && fresh($0) })
-                case 1: (DriverFilter(statuses: [.available, .busy], vehicleTypes: [.large, .premium]),
-                         { $0.status != .offline && [1, 2].contains($0.vehicle.rawValue) && fresh($0) })
+                case 1: (DriverFilter(statuses: [.available, .busy], vehicleClasses: [.large, .premium]),
+                         { $0.status != .offline && [1, 3].contains($0.vehicle.rawValue) && fresh($0) })
                 default: (DriverFilter(maxDistanceMeters: 1500),
                           { $0.status == .available && fresh($0) })
                 }
@@ -94,12 +94,12 @@ import Testing
     @Test func keepsPositionStatusAndHeadingPerDriver() throws {
         var index = NearestDriverIndex<Int>()
         index.update(7, coordinate: Coordinate(latitude: 60.1234567, longitude: 24.7654321), timeMilliseconds: 5,
-                     headingDegrees: 359.6, vehicleType: .premium)
+                     headingDegrees: 359.6, vehicleClass: .premium)
         index.setStatus(.busy, for: 7)
         let p = try #require(index.position(of: 7))
         #expect(abs(p.coordinate.latitude - 60.1234567) < 1e-9)
         #expect(p.headingDegrees == 0)
-        #expect(p.status == .busy && p.vehicleType == .premium)
+        #expect(p.status == .busy && p.vehicleClass == .premium)
         #expect(index.nearest(to: p.coordinate, k: 1, now: 5).isEmpty)  // busy is not available
     }
 }
