@@ -37,6 +37,7 @@ public final class CabApplication: Sendable {
     public func makeRouter() -> Router {
         var router = Router()
         router.addHealthAndMetrics(metrics)
+        registerRoutingEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }
