@@ -179,7 +179,8 @@ final class BlobStream {
         guard let type else { throw reader.corrupt("blob header has no type") }
         guard let dataSize else { throw reader.corrupt("blob header has no datasize") }
         guard dataSize >= 0, dataSize <= Int64(maxBlobSize) else {
-            throw reader.origin.corrupt(at: dataSizePosition, "datasize \(dataSize) is outside 0...32 MiB, the PBF limit")
+            throw reader.origin.corrupt(
+                at: dataSizePosition, "datasize \(dataSize) is outside 0...32 MiB, the PBF limit")
         }
         let kind: BlobFrame.Kind =
             switch type {

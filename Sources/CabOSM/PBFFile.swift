@@ -5,7 +5,9 @@
 #endif
 
 /// An open file read with `pread` at explicit offsets, so a reader can restart without seeking.
-final class PBFFile {
+///
+/// Sendable: every property is immutable, and `pread` never moves a shared file position.
+final class PBFFile: Sendable {
     /// The path it was opened from, for messages.
     let path: String
     /// Its size in bytes when opened.
@@ -36,7 +38,10 @@ final class PBFFile {
     /// Reads up to `count` bytes at `offset` into the start of `buffer` (`pread`), growing it if needed;
     /// returns how many bytes were read, fewer only at the end of the file.
     func read(into buffer: inout [UInt8], count: Int, at offset: Int) throws(OSMError) -> Int {
-        if buffer.count < count { buffer = [UInt8](repeating: 0, count: max(count, buffer.count * 2)) }
+        if buffer.count < count {
+            // Doubling amortises growth; the cap keeps a 32 MiB blob from costing 64 MiB.
+            buffer = [UInt8](repeating: 0, count: max(count, min(buffer.count * 2, BlobStream.maxBlobSize)))
+        }
         var done = 0
         var failure: Int32 = 0
         buffer.withUnsafeMutableBytes { raw in
@@ -53,7 +58,8 @@ final class PBFFile {
             }
         }
         guard failure == 0 else {
-            throw OSMError(.io, "cannot read \(path) at byte \(offset + done): \(Self.describe(failure))",
+            throw OSMError(
+                .io, "cannot read \(path) at byte \(offset + done): \(Self.describe(failure))",
                 byteOffset: offset + done)
         }
         return done

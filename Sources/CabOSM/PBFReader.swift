@@ -8,7 +8,10 @@
 /// var counter = WayCounter()
 /// try reader.read(into: &counter, options: .init(nodes: false, relations: false))
 /// ```
-public final class PBFReader {
+///
+/// Sendable: a reader holds only immutable state; each `read` call has its own buffers, so several
+/// threads may read the same file at once.
+public final class PBFReader: Sendable {
     /// Which elements to decode; skipping what a consumer does not need saves most of the work.
     public struct Options: Sendable, Equatable {
         /// Decode nodes (dense and plain).

@@ -20,7 +20,8 @@ struct PrimitiveBlockDecoder {
     init(options: PBFReader.Options) { self.options = options }
 
     /// Decodes one block and hands its elements to `handler` in file order.
-    mutating func decode<Handler: OSMElementHandler>(_ block: inout ProtobufReader, into handler: inout Handler) throws {
+    mutating func decode<Handler: OSMElementHandler>(_ block: inout ProtobufReader, into handler: inout Handler) throws
+    {
         try scanBlock(&block)
         for range in groups {
             var group = block.slice(range)
@@ -86,7 +87,9 @@ struct PrimitiveBlockDecoder {
                 try block.expect(.varint, wireType, field: "date_granularity")
                 let at = block.position
                 let dateGranularity = try block.int64()
-                guard dateGranularity > 0 else { throw block.origin.corrupt(at: at, "date_granularity \(dateGranularity) <= 0") }
+                guard dateGranularity > 0 else {
+                    throw block.origin.corrupt(at: at, "date_granularity \(dateGranularity) <= 0")
+                }
             case 19:
                 try block.expect(.varint, wireType, field: "lat_offset")
                 latOffset = try block.int64()
@@ -136,7 +139,8 @@ struct PrimitiveBlockDecoder {
 
     /// Degrees from stored units: `1e-9 * (offset + granularity * value)`, refusing overflow and off-world points.
     @inline(__always)
-    private func coordinate(latitude: Int64, longitude: Int64, _ reader: ProtobufReader) throws(OSMError) -> Coordinate {
+    private func coordinate(latitude: Int64, longitude: Int64, _ reader: ProtobufReader) throws(OSMError) -> Coordinate
+    {
         let (latScaled, latOverflow) = granularity.multipliedReportingOverflow(by: latitude)
         let (lonScaled, lonOverflow) = granularity.multipliedReportingOverflow(by: longitude)
         let (latNano, latSumOverflow) = latOffset.addingReportingOverflow(latScaled)

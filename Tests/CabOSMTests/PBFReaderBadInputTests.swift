@@ -20,10 +20,12 @@ import Testing
     static let header = PBFFixture.blob(type: "OSMHeader", payload: PBFFixture.headerBlock())
 
     /// A file whose one data block holds what `build` writes in a primitive group.
-    static func oneGroup(_ name: String, _ fragment: String, _ build: @escaping (inout ProtobufWriter) -> Void) -> Case {
+    static func oneGroup(_ name: String, _ fragment: String, _ build: @escaping (inout ProtobufWriter) -> Void) -> Case
+    {
         let block = PBFFixture.block(strings: ["", "highway"]) { $0.message(2, build) }
         let bytes = header + PBFFixture.blob(type: "OSMData", payload: block)
-        return Case(name: name, bytes: bytes, code: .corrupt, fragment: fragment, from: header.count, before: bytes.count)
+        return Case(
+            name: name, bytes: bytes, code: .corrupt, fragment: fragment, from: header.count, before: bytes.count)
     }
 
     static let cases: [Case] = [
@@ -93,7 +95,8 @@ import Testing
             blob.bytes(4, [1, 2, 3])
             let bytes = header + PBFFixture.frame(type: "OSMData", blob: blob.bytes)
             return Case(
-                name: "lzma blob", bytes: bytes, code: .unsupported, fragment: "unsupported compression in blob at byte",
+                name: "lzma blob", bytes: bytes, code: .unsupported,
+                fragment: "unsupported compression in blob at byte",
                 from: header.count, before: header.count + 1)
         }(),
         {

@@ -75,6 +75,16 @@ import Testing
         #expect(way.nodeIDs.count == 9)
     }
 
+    /// Helsinki is cut from a larger map: 421 of its ways reach nodes outside it, and they arrive whole.
+    @Test func clippedWaysKeepTheirMissingNodes() throws {
+        var collector = ElementCollector()
+        try PBFReader(path: TestData.sharedExtract("helsinki").path).read(into: &collector)
+        let present = Set(collector.nodes.map(\.id))
+        let clipped = collector.ways.filter { way in way.nodeIDs.contains { !present.contains($0) } }
+        #expect(clipped.count == 421)
+        #expect(clipped.allSatisfy { $0.nodeIDs.count >= 2 })
+    }
+
     @Test func headerOfLiechtenstein() throws {
         let reader = try PBFReader(path: TestData.sharedExtract("liechtenstein-latest").path)
         #expect(reader.header.requiredFeatures == ["OsmSchema-V0.6", "DenseNodes"])

@@ -80,9 +80,17 @@ import Testing
         #expect(summary == PBFReadSummary(blobs: 2, nodes: 5, ways: 1, relations: 1))
         #expect(collector.nodes.map(\.id) == [10, 8, 15, -3, 20])
         #expect(collector.nodes.map(\.tags) == [[:], ["amenity": "taxi"], [:], ["name": "Straße"], [:]])
-        let fixed = collector.nodes.map { [OPLElement.fixed($0.coordinate.latitude), OPLElement.fixed($0.coordinate.longitude)] }
-        #expect(fixed == [[470_000_000, -1_000_000], [469_999_990, -1_000_005], [470_000_010, 95_000_000], [-1, 1]] + [[10_050, 19_930]])
-        #expect(collector.ways == [OSMWay(id: 100, nodeIDs: [10, 8, 15, 999_999], tags: ["highway": "residential", "name": "Straße"])])
+        let fixed = collector.nodes.map {
+            [OPLElement.fixed($0.coordinate.latitude), OPLElement.fixed($0.coordinate.longitude)]
+        }
+        #expect(
+            fixed == [[470_000_000, -1_000_000], [469_999_990, -1_000_005], [470_000_010, 95_000_000], [-1, 1]] + [
+                [10_050, 19_930]
+            ])
+        #expect(
+            collector.ways == [
+                OSMWay(id: 100, nodeIDs: [10, 8, 15, 999_999], tags: ["highway": "residential", "name": "Straße"])
+            ])
         #expect(
             collector.relations == [
                 OSMRelation(
@@ -103,7 +111,8 @@ import Testing
         #expect(
             header.boundingBox
                 == BoundingBox(
-                    southWest: Coordinate(latitude: 47, longitude: 9), northEast: Coordinate(latitude: 48, longitude: 10)))
+                    southWest: Coordinate(latitude: 47, longitude: 9),
+                    northEast: Coordinate(latitude: 48, longitude: 10)))
     }
 
     /// The fixture encoder agrees with osmium, so the exact expectations above test the reader, not the encoder.
