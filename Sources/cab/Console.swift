@@ -16,13 +16,13 @@ enum Console {
     /// Writes a line to standard output and flushes it (tools wait for lines like `listening on ...`).
     static func line(_ text: String) {
         print(text)
-        fflush(stdout)
+        fflush(nil)
     }
 }
 
 /// Ends the process with `code`.
 func exitProcess(_ code: Int32) -> Never {
-    fflush(stdout)
+    fflush(nil)
     exit(code)
 }
 
