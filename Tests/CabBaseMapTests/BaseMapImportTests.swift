@@ -96,7 +96,8 @@ import Testing
     @Test func farZoomLeavesOutBuildingsAndFootways() throws {
         let index = try Self.importFixture()
         let classes = try Self.features(index, zoom: 13).map { Self.properties($0)["class"] ?? "?" }.sorted()
-        #expect(classes == ["residential"])
+        #expect(classes == ["residential", "water"])
+        #expect(try Self.features(index, zoom: 10).isEmpty, "a 360 m lake and a side street are too small at zoom 10")
     }
 
     @Test func boxAwayFromEverythingIsEmpty() throws {
