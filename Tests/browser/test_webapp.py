@@ -253,6 +253,15 @@ def driver_accepts_offer(driver_page, booking_id):
     driver_page.wait('the accepted trip', lambda: driver_page.data('#trip', 'tripId') == booking_id)
 
 
+def accepted_trip(server, open_browser):
+    """A rider's booking accepted by a driver, each in a browser of their own."""
+    rider = open_browser(location=RIDER_AT)
+    driver_page = open_browser(location=DRIVER_AT)
+    driver_signs_up_and_goes_online(driver_page)
+    driver_accepts_offer(driver_page, rider_books_by_search(server, rider))
+    return rider, driver_page
+
+
 def drive_towards(server, token, start, end, steps=8, pause=1.2):
     """Reports positions from `start` to `end` as the driver's phone would."""
     for i in range(1, steps + 1):
@@ -368,11 +377,7 @@ def test_driver_accepts_and_rider_sees_the_car_move_then_the_trip_ends_and_the_l
 
 
 def test_rider_cancel_reaches_the_driver(server, open_browser):
-    rider = open_browser(location=RIDER_AT)
-    driver_page = open_browser(location=DRIVER_AT)
-    driver_signs_up_and_goes_online(driver_page)
-    booking_id = rider_books_by_search(server, rider)
-    driver_accepts_offer(driver_page, booking_id)
+    rider, driver_page = accepted_trip(server, open_browser)
     rider.find('#cancel').click()
     rider.wait('the rider to see the cancellation', lambda: rider.data('#status', 'status') == 'cancelled_by_rider')
     driver_page.wait('the driver to see the cancellation',
@@ -381,11 +386,7 @@ def test_rider_cancel_reaches_the_driver(server, open_browser):
 
 
 def test_driver_cancel_reaches_the_rider(server, open_browser):
-    rider = open_browser(location=RIDER_AT)
-    driver_page = open_browser(location=DRIVER_AT)
-    driver_signs_up_and_goes_online(driver_page)
-    booking_id = rider_books_by_search(server, rider)
-    driver_accepts_offer(driver_page, booking_id)
+    rider, driver_page = accepted_trip(server, open_browser)
     driver_page.find('#cancel-trip').click()
     driver_page.wait('the driver to see the cancellation',
                      lambda: driver_page.data('#trip-status', 'status') == 'cancelled_by_driver')
