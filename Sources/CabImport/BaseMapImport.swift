@@ -76,6 +76,18 @@ public struct BaseMapImport: OSMElementHandler {
         try writer.finish()
     }
 
+    /// Reads the PBF at `pbfPath` once and writes its base map to `outputPath` (by convention
+    /// `DATA/\(BaseMapIndex.fileName)`), replacing any file there. Returns how many features of each kind it wrote.
+    @discardableResult
+    public static func importFile(pbfPath: String, to outputPath: String) throws -> [BaseMapKind: Int] {
+        let reader = try PBFReader(path: pbfPath)
+        let writer = try BaseMapWriter(path: outputPath)
+        var handler = BaseMapImport(writer: writer)
+        try reader.read(into: &handler)
+        try handler.finish()
+        return writer.countsByKind
+    }
+
     /// How a tagged element is drawn: kind, class, and whether it is an area.
     public struct Style: Equatable, Sendable {
         /// The kind.
