@@ -25,7 +25,8 @@ let package = Package(
         .target(name: "CabRouting", dependencies: ["CabGeo"]),
         .target(name: "CabSQLite", dependencies: ["CSQLite"]),
         .target(name: "CabPlaces", dependencies: ["CabGeo", "CabSQLite"]),
-        .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces"]),
+        .target(name: "CabBaseMap", dependencies: ["CabGeo", "CabSQLite"]),
+        .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap"]),
         .target(name: "CabCore", dependencies: ["CabGeo"]),
         .target(name: "CabTracking", dependencies: ["CabGeo", "CabCore"]),
         .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite"]),
@@ -52,6 +53,8 @@ let package = Package(
         .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
         .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabTestSupport"]),
+        .testTarget(
+            name: "CabBaseMapTests", dependencies: ["CabBaseMap", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabTestSupport"]),
         .testTarget(name: "CabCoreTests", dependencies: ["CabCore", "CabTestSupport"]),
         .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),
