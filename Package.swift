@@ -34,7 +34,7 @@ let package = Package(
         .target(
             name: "CabAPI",
             dependencies: [
-                "CabGeo", "CabRouting", "CabPlaces", "CabCore", "CabTracking", "CabStore", "CabHTTP",
+                "CabGeo", "CabRouting", "CabPlaces", "CabBaseMap", "CabCore", "CabTracking", "CabStore", "CabHTTP",
                 "CQREncode", "CCrypto", "CZlib",
             ]
         ),
@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "cab",
             dependencies: [
-                "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabImport", "CabCore", "CabTracking", "CabStore",
+                "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap", "CabImport", "CabCore", "CabTracking", "CabStore",
                 "CabHTTP", "CabAPI", "CabClient",
             ]
         ),

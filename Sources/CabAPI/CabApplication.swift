@@ -38,6 +38,7 @@ public final class CabApplication: Sendable {
         var router = Router()
         router.addHealthAndMetrics(metrics)
         registerRoutingEndpoints(on: &router)
+        registerMapEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }

@@ -1,3 +1,4 @@
+import CabBaseMap
 import CabGeo
 import CabOSM
 import CabRouting
@@ -41,7 +42,15 @@ public enum MapImporter {
         }
         defer { try? FileManager.default.removeItem(atPath: staging.path) }  // gone after the swap; best effort
 
-        var handler = ImportPass(roads: RoadImport(profile: profile, sourceFingerprint: fingerprint))
+        let baseMapWriter: BaseMapWriter
+        do {
+            baseMapWriter = try BaseMapWriter(path: staging.baseMapPath)
+        } catch {
+            throw ImportError(.writeFailed, "Cannot create the base map: \(error.message)", underlying: error)
+        }
+        var handler = ImportPass(
+            roads: RoadImport(profile: profile, sourceFingerprint: fingerprint),
+            baseMap: BaseMapImport(writer: baseMapWriter))
         let summary = try measure("read") { () throws(ImportError) -> PBFReadSummary in
             do {
                 let reader = try PBFReader(path: mapPath)
@@ -58,6 +67,13 @@ public enum MapImporter {
         let (graph, report) = try measure("graph") { () throws(ImportError) in handler.roads.build() }
         progress(.buildingGraph, 1)
         progress(.writing, 0)
+        try measure("basemap") { () throws(ImportError) in
+            do {
+                try handler.baseMap.finish()
+            } catch {
+                throw ImportError(.writeFailed, "Cannot write the base map: \(error)")
+            }
+        }
         try measure("write") { () throws(ImportError) in
             do throws(RoutingError) {
                 try graph.write(to: staging.roadGraphPath)
@@ -72,6 +88,7 @@ public enum MapImporter {
                 "osm_nodes": summary.nodes, "osm_ways": summary.ways, "osm_relations": summary.relations,
                 "highway_ways": report.highwayClassWays, "graph_nodes": graph.nodeCount, "graph_edges": graph.edgeCount,
                 "turn_restrictions": handler.roads.notes.restrictions,
+                "basemap_features": baseMapWriter.countsByKind.values.reduce(0, +),
             ],
             seconds: seconds)
         try write(manifest, to: staging.manifestPath)
@@ -114,17 +131,21 @@ public enum MapImporter {
 /// The one pass over the file: every element goes to every consumer.
 struct ImportPass: OSMElementHandler {
     var roads: RoadImport
+    var baseMap: BaseMapImport
 
     mutating func handle(_ node: OSMNode) throws {
         try roads.handle(node)
+        try baseMap.handle(node)
     }
 
     mutating func handle(_ way: OSMWay) throws {
         try roads.handle(way)
+        try baseMap.handle(way)
     }
 
     mutating func handle(_ relation: OSMRelation) throws {
         try roads.handle(relation)
+        try baseMap.handle(relation)
     }
 }
 

@@ -1,4 +1,5 @@
 import CabAPI
+import CabBaseMap
 import CabImport
 import CabRouting
 
@@ -30,6 +31,11 @@ enum ServiceLoader {
             services.routing = RoutingService(graph: graph)
         } catch {
             Console.fail("\(error.message) (\(directory.roadGraphPath)); import the map again", code: 65)
+        }
+        do {
+            services.baseMap = try BaseMapIndex(path: directory.baseMapPath)
+        } catch {
+            Console.fail("\(error) (\(directory.baseMapPath)); import the map again", code: 65)
         }
         return services
     }
