@@ -27,6 +27,12 @@ public struct TripRefusal: Error, Sendable, Equatable {
     public var currentState: TripState
     /// The refused event.
     public var event: TripEvent
+
+    /// Creates a refusal.
+    public init(currentState: TripState, event: TripEvent) {
+        self.currentState = currentState
+        self.event = event
+    }
 }
 
 extension CoreError {

@@ -13,8 +13,8 @@ public protocol AccountRepository: Sendable {
     func createDispatcher(_ dispatcher: Dispatcher, tokenHash: TokenHash) throws
     /// Who holds the token with this hash; nil when unknown or revoked.
     func principal(forTokenHash hash: TokenHash) throws -> Principal?
-    /// Revokes a token; true when it existed.
-    func revokeToken(_ hash: TokenHash) throws -> Bool
+    /// Revokes a token at `time`; true when it existed and was live.
+    func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool
     /// A rider by id.
     func rider(_ id: RiderID) throws -> Rider?
     /// A driver by id.
