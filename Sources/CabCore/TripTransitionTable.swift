@@ -2,7 +2,8 @@
 /// which timeout fires it. `GET /v1/trip-states` serves it as JSON; `TripStateMachine` enforces it.
 ///
 /// JSON shape: `{"states": [{"name", "terminal"}], "events": [...], "timeouts": {...TripTimeouts},
-/// "transitions": [{"from", "event", "to", "roles": [...], "timeout": {"name", "seconds"} | null}]}`.
+/// "transitions": [{"from", "event", "to", "roles": [...], "timeout": {"name", "seconds"}}]}`; `timeout` is
+/// present only on the transitions a timeout fires.
 public struct TripTransitionTable: Hashable, Sendable, Codable {
     /// One state, as listed in the JSON.
     public struct State: Hashable, Sendable, Codable {
