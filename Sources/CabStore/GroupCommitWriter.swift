@@ -103,6 +103,10 @@ final class GroupCommitWriter: @unchecked Sendable {
                 job.fail(StoreError.wrapping(error))
             }
         }
+        condition.lock()  // counted before any caller wakes, so a caller sees its own write in the statistics
+        batches += 1
+        jobs += batch.count
+        condition.unlock()
         do {
             try db.execute("COMMIT")
             for job in batch { job.finish(failure: nil) }
@@ -112,10 +116,6 @@ final class GroupCommitWriter: @unchecked Sendable {
             try? db.execute("ROLLBACK")
             for job in batch { job.finish(failure: StoreError.wrapping(error)) }
         }
-        condition.lock()
-        batches += 1
-        jobs += batch.count
-        condition.unlock()
     }
 }
 

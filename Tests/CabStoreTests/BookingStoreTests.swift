@@ -125,7 +125,7 @@ import Testing
             let attempts: [(Booking, TripTransitionRecord)] = [(accepter.booking, accept), (canceller.booking, cancel)]
             let outcomes = Outcomes()
             let store = f.store
-            DispatchQueue.concurrentPerform(iterations: 2) { i in
+            runOnThreads(2) { i in
                 do {
                     try store.transition(attempts[i].0, record: attempts[i].1)
                     outcomes.record(win: i)

@@ -41,12 +41,16 @@ final class StoreFixture {
     }
 
     func newBooking(for rider: RiderID, at offsetSeconds: Int = 0) -> Booking {
+        Self.newBooking(for: rider, at: clockStart.adding(seconds: offsetSeconds))
+    }
+
+    static func newBooking(for rider: RiderID, at time: Instant) -> Booking {
         Booking(
             id: .random(), riderID: rider, pickup: Coordinate(latitude: 60.1699, longitude: 24.9384),
             pickupName: "Rautatientori", dropoff: Coordinate(latitude: 60.1841, longitude: 24.9501),
             routeDistanceMeters: 2_345, routeDurationSeconds: 420,
             fareEstimate: Tariff.standard.fare(distanceMeters: 2_345, durationSeconds: 420).total,
-            pin: "1234", createdAt: clockStart.adding(seconds: offsetSeconds))
+            pin: "1234", createdAt: time)
     }
 
     /// Moves a stored booking by `command` through the state machine and the repository.
