@@ -92,12 +92,12 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
         for job in batch {
             do {
-                try db.execute("SAVEPOINT job")
+                try connection.run("SAVEPOINT job")  // prepared once, reused for every job
                 if job.run(connection) {
-                    try db.execute("RELEASE job")
+                    try connection.run("RELEASE job")
                 } else {
-                    try db.execute("ROLLBACK TO job")
-                    try db.execute("RELEASE job")
+                    try connection.run("ROLLBACK TO job")
+                    try connection.run("RELEASE job")
                 }
             } catch {
                 job.fail(StoreError.wrapping(error))
