@@ -10,22 +10,25 @@ import Foundation
 /// before it is on disk. While a batch commits, new requests queue up and form the next batch.
 final class GroupCommitWriter: @unchecked Sendable {
     // @unchecked Sendable: `connection` is touched only by the writer thread once it has started (and by `init`
-    // before); `queue` and `closed` are guarded by `condition`'s lock.
+    // before); `queue` and the statistics are guarded by `stop.condition`.
     private let connection: Connection
-    private let condition = NSCondition()
+    private let stop = StopSignal()
+    private var condition: NSCondition { stop.condition }
     private var queue: [any WriteJob] = []
-    private var closed = false
-    private var finished = false
     private let maximumBatch: Int
     private var thread: Thread?
+    private let checkpointer: Checkpointer?
+    /// Batches between checkpoint requests.
+    private let checkpointEvery = 32
 
     /// Statistics: batches committed and jobs in them (read under the lock).
     private(set) var batches = 0
     private(set) var jobs = 0
 
-    init(connection: Connection, maximumBatch: Int) {
+    init(connection: Connection, maximumBatch: Int, checkpointer: Checkpointer?) {
         self.connection = connection
         self.maximumBatch = maximumBatch
+        self.checkpointer = checkpointer
         let thread = Thread { [self] in run() }
         thread.name = "cab-store-writer"
         self.thread = thread
@@ -36,7 +39,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     func write<T: Sendable>(_ body: @escaping (Connection) throws -> T) throws -> T {
         let job = Job(body)
         condition.lock()
-        guard !closed else {
+        guard !stop.closed else {
             condition.unlock()
             throw StoreError(.closed, "The store is closed.")
         }
@@ -51,11 +54,8 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     /// Commits what is queued, then stops the thread; later writes throw `.closed`.
     func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
+        stop.close()
+        checkpointer?.close()
     }
 
     /// (batches, jobs) committed so far.
@@ -68,10 +68,9 @@ final class GroupCommitWriter: @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            while queue.isEmpty && !closed { condition.wait() }
+            while queue.isEmpty && !stop.closed { condition.wait() }
             if queue.isEmpty {
-                finished = true
-                condition.broadcast()
+                stop.finish()
                 condition.unlock()
                 return
             }
@@ -110,6 +109,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             try db.execute("COMMIT")
             for job in batch { job.finish(failure: nil) }
+            if batches % checkpointEvery == 0 { checkpointer?.request() }
         } catch {
             // Nothing of the batch is on disk; tell every caller, including those whose closure succeeded.
             // After a failed COMMIT SQLite may already have rolled back; the commit error is what callers need.

@@ -6,7 +6,7 @@ import CabSQLite
 ///
 /// Durability: WAL, `synchronous=FULL`, foreign keys on. Every write goes through one `GroupCommitWriter`
 /// thread that batches concurrent requests into one transaction and answers only after its fsync; reads use
-/// a pool of read-only connections. Methods block: call them from request threads, not the cooperative pool.
+/// a pool of read-only connections. Checkpoints run on a thread of their own, never inside a commit. Methods block: call them from request threads, not the cooperative pool.
 public final class SQLiteStore: Sendable {
     /// How to open the store.
     public struct Configuration: Sendable {
@@ -44,6 +44,9 @@ public final class SQLiteStore: Sendable {
             try db.execute(configuration.durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
             try db.execute("PRAGMA foreign_keys = ON")
             try Migrations.migrate(db, path: path)
+            try db.execute("PRAGMA wal_autocheckpoint = 0")  // the checkpointer thread does it, off the commit path
+            let checkpointDB = try SQLiteDatabase(path: path)
+            try checkpointDB.execute(configuration.durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
             var pool: [Connection] = []
             for _ in 0..<configuration.readers {
                 let reader = try SQLiteDatabase(path: path)
@@ -51,7 +54,9 @@ public final class SQLiteStore: Sendable {
                 pool.append(Connection(reader))
             }
             readers = ReaderPool(connections: pool)
-            writer = GroupCommitWriter(connection: Connection(db), maximumBatch: configuration.maximumBatch)
+            writer = GroupCommitWriter(
+                connection: Connection(db), maximumBatch: configuration.maximumBatch,
+                checkpointer: Checkpointer(connection: Connection(checkpointDB)))
         } catch {
             throw StoreError.translating(error)
         }

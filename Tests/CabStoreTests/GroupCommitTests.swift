@@ -52,6 +52,18 @@ import Testing
         #expect(batches < writes)  // concurrent writers shared transactions
     }
 
+    @Test func closingCheckpointsTheWALIntoTheFile() throws {
+        let f = try StoreFixture()
+        let rider = try f.makeRider()
+        for i in 0..<50 { _ = try f.store.create(f.newBooking(for: rider, at: i), idempotencyKey: nil) }
+        let wal = f.path + "-wal"
+        #expect(try (FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0) > 0)
+        f.store.close()
+        #expect(try (FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? -1) == 0)
+        try f.reopen()
+        #expect(try f.store.bookings(BookingQuery(riderID: rider, limit: 100)).items.count == 50)
+    }
+
     @Test func writesAfterCloseAreRefused() throws {
         let f = try StoreFixture()
         let rider = try f.makeRider()
