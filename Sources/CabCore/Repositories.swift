@@ -1,0 +1,178 @@
+import CabGeo
+
+/// Accounts and their tokens (implemented by `CabStore`).
+///
+/// Methods block until done (a write returns once it is durable); call them from request threads,
+/// not from the cooperative pool.
+public protocol AccountRepository: Sendable {
+    /// Stores a new rider and the hash of their token.
+    func createRider(_ rider: Rider, tokenHash: TokenHash) throws
+    /// Stores a new driver and the hash of their token.
+    func createDriver(_ driver: Driver, tokenHash: TokenHash) throws
+    /// Stores a new dispatcher and the hash of their token.
+    func createDispatcher(_ dispatcher: Dispatcher, tokenHash: TokenHash) throws
+    /// Who holds the token with this hash; nil when unknown or revoked.
+    func principal(forTokenHash hash: TokenHash) throws -> Principal?
+    /// Revokes a token at `time`; true when it existed and was live.
+    func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool
+    /// A rider by id.
+    func rider(_ id: RiderID) throws -> Rider?
+    /// A driver by id.
+    func driver(_ id: DriverID) throws -> Driver?
+    /// A dispatcher by id.
+    func dispatcher(_ id: DispatcherID) throws -> Dispatcher?
+}
+
+/// The outcome of `BookingRepository.create`.
+public struct BookingCreation: Hashable, Sendable {
+    /// The stored booking (the earlier one when the idempotency key was seen before).
+    public var booking: Booking
+    /// False when an earlier request with the same key had already created it.
+    public var created: Bool
+
+    /// Creates an outcome.
+    public init(booking: Booking, created: Bool) {
+        self.booking = booking
+        self.created = created
+    }
+}
+
+/// An idempotency key with the fingerprint (e.g. a hash) of the request body it came with.
+public struct IdempotencyKey: Hashable, Sendable {
+    /// The client's key (the `Idempotency-Key` header), 1 to 255 bytes.
+    public var key: String
+    /// A fingerprint of the request body; the same key with a different fingerprint is a conflict.
+    public var requestFingerprint: String
+
+    /// Creates a key.
+    public init(key: String, requestFingerprint: String) {
+        self.key = key
+        self.requestFingerprint = requestFingerprint
+    }
+}
+
+/// Which bookings to list, newest first, a page at a time.
+public struct BookingQuery: Hashable, Sendable {
+    /// Only this rider's.
+    public var riderID: RiderID?
+    /// Only this driver's.
+    public var driverID: DriverID?
+    /// Only bookings in one of these states (empty: all).
+    public var statuses: Set<TripState>
+    /// At most this many (1...100).
+    public var limit: Int
+    /// The `nextCursor` of the previous page; nil for the first page.
+    public var cursor: String?
+
+    /// Creates a query.
+    public init(
+        riderID: RiderID? = nil, driverID: DriverID? = nil, statuses: Set<TripState> = [], limit: Int = 20,
+        cursor: String? = nil
+    ) {
+        self.riderID = riderID
+        self.driverID = driverID
+        self.statuses = statuses
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// One page of a list.
+public struct Page<Item: Sendable & Hashable>: Hashable, Sendable {
+    /// The items, newest first.
+    public var items: [Item]
+    /// Pass as `cursor` for the next page; nil on the last page.
+    public var nextCursor: String?
+
+    /// Creates a page.
+    public init(items: [Item], nextCursor: String?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+}
+
+/// Bookings and their status history (implemented by `CabStore`).
+///
+/// Domain errors are `CoreError`s: `.idempotencyConflict`, `.transitionConflict` (naming the current state
+/// in `currentTripState`), `.notFound`, `.invalidValue`; storage failures are the store's own errors.
+public protocol BookingRepository: Sendable {
+    /// Stores a new booking (in `requested`) with its `book` history row, durably, once per idempotency key:
+    /// a repeat with the same key and fingerprint returns the first booking, a different fingerprint throws
+    /// `.idempotencyConflict`. Keys are per rider.
+    func create(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws -> BookingCreation
+    /// A booking by id.
+    func booking(_ id: BookingID) throws -> Booking?
+    /// Bookings matching `query`, newest first.
+    func bookings(_ query: BookingQuery) throws -> Page<Booking>
+    /// Replaces the booking with `updated` and appends `record` in one transaction, only if the stored status
+    /// is still `record.from` (compare-and-set); otherwise throws `.transitionConflict` naming the status.
+    func transition(_ updated: Booking, record: TripTransitionRecord) throws
+    /// Every transition of a booking, oldest first (the first is `book`).
+    func history(_ id: BookingID) throws -> [TripTransitionRecord]
+}
+
+extension BookingRepository {
+    /// Reads the booking, applies `command` with the state machine, and stores the result with a
+    /// compare-and-set; when another writer got there first it re-reads and tries again (up to `attempts`),
+    /// so a cancel racing an accept is judged against the state that won.
+    /// - Returns: the booking as stored and the step (whose actions the caller performs).
+    public func apply(
+        _ command: TripCommand, to id: BookingID, by actor: Principal, at time: Instant, tariff: Tariff,
+        table: TripTransitionTable = .standard, attempts: Int = 3
+    ) throws -> (booking: Booking, step: TripStep) {
+        var lastConflict: (any Error)?
+        for _ in 0..<max(1, attempts) {
+            guard let current = try booking(id) else {
+                throw CoreError(.notFound, "No booking \(id).")
+            }
+            var machine = TripStateMachine(booking: current, tariff: tariff, table: table)
+            let step = try machine.handle(command, by: actor, at: time)
+            guard let record = step.record else { return (current, step) }
+            do {
+                try transition(machine.booking, record: record)
+                return (machine.booking, step)
+            } catch let error as CoreError where error.code == .transitionConflict {
+                lastConflict = error
+            }
+        }
+        throw lastConflict ?? CoreError(.transitionConflict, "The booking kept changing; try again.")
+    }
+}
+
+/// One stored driver position (the trail).
+public struct DriverLocationRecord: Hashable, Sendable, Codable {
+    /// Whose.
+    public var driverID: DriverID
+    /// When the fix was taken.
+    public var time: Instant
+    /// Where.
+    public var coordinate: Coordinate
+    /// Horizontal accuracy, metres.
+    public var accuracyMeters: Double?
+    /// Speed, metres per second.
+    public var speedMetersPerSecond: Double?
+    /// Heading, degrees clockwise from north.
+    public var headingDegrees: Double?
+
+    /// Creates a record.
+    public init(
+        driverID: DriverID, time: Instant, coordinate: Coordinate, accuracyMeters: Double? = nil,
+        speedMetersPerSecond: Double? = nil, headingDegrees: Double? = nil
+    ) {
+        self.driverID = driverID
+        self.time = time
+        self.coordinate = coordinate
+        self.accuracyMeters = accuracyMeters
+        self.speedMetersPerSecond = speedMetersPerSecond
+        self.headingDegrees = headingDegrees
+    }
+}
+
+/// Driver position history, written in batches off the hot path (implemented by `CabStore`).
+public protocol LocationHistoryRepository: Sendable {
+    /// Appends `records` durably in one transaction; a (driver, time) already stored is skipped.
+    /// - Returns: how many were new.
+    func append(_ records: [DriverLocationRecord]) throws -> Int
+    /// A driver's positions with `from <= time < to`, oldest first, at most `limit`.
+    func trail(of driver: DriverID, from: Instant, to: Instant, limit: Int) throws -> [DriverLocationRecord]
+}

@@ -1,0 +1,106 @@
+/// An event with its data, as given to `TripStateMachine.handle(_:by:at:)`.
+public enum TripCommand: Hashable, Sendable {
+    /// Dispatch starts (system).
+    case dispatch
+    /// The request expired before dispatch started (system, after `request_expiry`).
+    case expire
+    /// A dispatcher assigns `DriverID` by hand.
+    case assign(DriverID)
+    /// `DriverID` accepts the offer; the actor must be that driver.
+    case accept(DriverID)
+    /// Dispatch gave up (system).
+    case noDriverFound
+    /// The driver sets off.
+    case depart
+    /// The driver is at the pickup.
+    case arrive
+    /// The rider is on board; `code` is the booking's PIN or its QR payload (the booking id).
+    case start(code: String)
+    /// Dropped off after driving `distanceMeters` in `durationSeconds` (from the trail), which set the final fare.
+    case complete(distanceMeters: Int, durationSeconds: Int)
+    /// The rider cancels, saying why.
+    case riderCancel(reason: String)
+    /// The driver cancels, saying why.
+    case driverCancel(reason: String)
+    /// The rider did not show up within the wait.
+    case noShow
+
+    /// The event this command causes.
+    public var event: TripEvent {
+        switch self {
+        case .dispatch: .dispatch
+        case .expire: .expire
+        case .assign: .assign
+        case .accept: .accept
+        case .noDriverFound: .noDriverFound
+        case .depart: .depart
+        case .arrive: .arrive
+        case .start: .start
+        case .complete: .complete
+        case .riderCancel: .riderCancel
+        case .driverCancel: .driverCancel
+        case .noShow: .noShow
+        }
+    }
+}
+
+/// What the owner of a trip must do after a transition (the machine itself does no I/O).
+public enum TripAction: Hashable, Sendable {
+    /// Tell the rider the new state.
+    case notifyRider(TripState)
+    /// Tell this driver the new state.
+    case notifyDriver(DriverID, TripState)
+    /// Start offering the trip to drivers.
+    case startDispatch
+    /// The driver is free for other offers.
+    case releaseDriver(DriverID)
+    /// Charge the rider this amount (a cancellation or no-show fee, or the final fare).
+    case chargeRider(Money)
+    /// Tracking links of this trip stop working.
+    case endTrackingLinks
+}
+
+/// One stored transition: the row of the booking's status history.
+public struct TripTransitionRecord: Hashable, Sendable, Codable {
+    /// The booking.
+    public var bookingID: BookingID
+    /// The state left; nil for the creation (`book`).
+    public var from: TripState?
+    /// The state entered.
+    public var to: TripState
+    /// What caused it.
+    public var event: TripEvent
+    /// Who caused it.
+    public var actor: Principal
+    /// When.
+    public var at: Instant
+    /// Why, when given (cancellations, no-shows).
+    public var reason: String?
+
+    /// Creates a record.
+    public init(
+        bookingID: BookingID, from: TripState?, to: TripState, event: TripEvent, actor: Principal, at: Instant,
+        reason: String? = nil
+    ) {
+        self.bookingID = bookingID
+        self.from = from
+        self.to = to
+        self.event = event
+        self.actor = actor
+        self.at = at
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case from, to, event, actor, at, reason
+        case bookingID = "booking_id"
+    }
+}
+
+/// The result of handling a command: the transition to store (nil when nothing changed) and the actions.
+public struct TripStep: Hashable, Sendable {
+    /// The transition to store with a compare-and-set on `from`; nil for a harmless repeat (a second cancel).
+    public var record: TripTransitionRecord?
+    /// What the owner must do once the transition is stored.
+    public var actions: [TripAction]
+}

@@ -1,0 +1,173 @@
+/// The trip lifecycle as a sans-I/O state machine over one `Booking`: commands in, a new booking value,
+/// a transition record to store and actions out. The owner (the API) stores the record with a
+/// compare-and-set on the old status and then performs the actions; it never mutates a booking itself.
+///
+/// Rules beyond the table (`TripTransitionTable`):
+/// - a rider may act only on their own booking, a driver only on the trip assigned to them (or, for
+///   `accept`, as themselves); dispatchers and the system act on any booking;
+/// - `expire` and `no_show` are refused before their timeout has run (`.tooEarly`);
+/// - `start` needs the booking's PIN or QR payload (`.wrongCode`);
+/// - repeating the cancellation that ended the booking (rider twice, driver twice) changes nothing and charges
+///   no second fee; any other event on a finished booking is `.illegalTransition` naming its state.
+public struct TripStateMachine: Sendable {
+    /// The booking as it stands.
+    public private(set) var booking: Booking
+    /// The tariff for final fares and cancellation fees.
+    public let tariff: Tariff
+    /// The transition table (and its timeouts).
+    public let table: TripTransitionTable
+
+    /// Wraps `booking`.
+    public init(booking: Booking, tariff: Tariff, table: TripTransitionTable = .standard) {
+        precondition(booking.fareEstimate.currency == tariff.currency, "the tariff's currency differs from the booking's")
+        self.booking = booking
+        self.tariff = tariff
+        self.table = table
+    }
+
+    /// The current state.
+    public var state: TripState { booking.status }
+
+    /// Longest free-text reason kept, in UTF-8 bytes.
+    public static let maximumReasonBytes = 500
+
+    /// Applies `command` by `actor` at `time`; on error nothing changes.
+    public mutating func handle(_ command: TripCommand, by actor: Principal, at time: Instant) throws(CoreError)
+        -> TripStep
+    {
+        let event = command.event
+        if isHarmlessRepeat(command) {
+            let roles = Set(table.transitions.filter { $0.event == event }.flatMap(\.roles))
+            guard roles.contains(actor.role) else { throw .illegalTransition(event, in: state) }
+            try checkOwnership(command, actor)
+            return TripStep(record: nil, actions: [])
+        }
+        guard let transition = table.transition(from: state, on: event) else {
+            throw .illegalTransition(event, in: state)
+        }
+        guard transition.roles.contains(actor.role) else {
+            throw CoreError(
+                .notPermitted, "A \(actor.role) may not \(event.rawValue) a booking; allowed: "
+                    + transition.roles.map(\.rawValue).joined(separator: ", ") + ".")
+        }
+        try checkOwnership(command, actor)
+        if let timeout = transition.timeout, event != .noDriverFound {
+            let due = booking.statusChangedAt.adding(seconds: timeout.seconds)
+            guard time >= due else {
+                throw CoreError(.tooEarly, "Cannot \(event.rawValue) before \(due) (\(timeout.name) timeout).")
+            }
+        }
+        var next = booking
+        var actions: [TripAction] = []
+        var reason: String?
+        next.status = transition.to
+        next.statusChangedAt = time
+        switch command {
+        case .dispatch:
+            actions = [.startDispatch, .notifyRider(.dispatching)]
+        case .expire, .noDriverFound:
+            actions = [.notifyRider(transition.to)]
+        case .assign(let driver), .accept(let driver):
+            next.driverID = driver
+            next.acceptedAt = time
+            actions = [.notifyRider(.accepted), .notifyDriver(driver, .accepted)]
+        case .depart, .arrive:
+            if event == .arrive { next.arrivedAt = time }
+            actions = [.notifyRider(transition.to)]
+        case .start(let code):
+            guard code == booking.pin || BookingID(code) == booking.id else {
+                throw CoreError(.wrongCode, "That code does not match this booking; ask the rider for their PIN.")
+            }
+            next.pickedUpAt = time
+            actions = [.notifyRider(.inProgress)]
+        case .complete(let meters, let seconds):
+            guard (0...Tariff.maximumDistanceMeters).contains(meters),
+                (0...Tariff.maximumDurationSeconds).contains(seconds)
+            else {
+                throw CoreError(.invalidValue, "The trip's distance or duration is out of range.")
+            }
+            let fare = tariff.fare(distanceMeters: meters, durationSeconds: seconds).total
+            next.finalFare = fare
+            next.completedAt = time
+            actions = [.notifyRider(.completed), .chargeRider(fare), .endTrackingLinks]
+        case .riderCancel(let text), .driverCancel(let text):
+            reason = try Self.checkedReason(text)
+            let fee =
+                event == .riderCancel
+                ? tariff.cancellationFee(
+                    driverAcceptedAt: booking.acceptedAt, driverArrived: booking.arrivedAt != nil,
+                    promisedPickupAt: booking.promisedPickupAt, cancelledAt: time)
+                : .zero(tariff.currency)
+            next.cancellation = Cancellation(by: actor, at: time, reason: reason ?? "", fee: fee)
+            actions = [.notifyRider(transition.to)]
+            if !fee.isZero { actions.append(.chargeRider(fee)) }
+            actions.append(.endTrackingLinks)
+        case .noShow:
+            reason = "no_show"
+            next.cancellation = Cancellation(by: actor, at: time, reason: "no_show", fee: tariff.noShowFee)
+            actions = [.notifyRider(.cancelledByDriver)]
+            if !tariff.noShowFee.isZero { actions.append(.chargeRider(tariff.noShowFee)) }
+            actions.append(.endTrackingLinks)
+        }
+        if let driver = booking.driverID, next.status.isTerminal {
+            if actor.driverID != driver { actions.append(.notifyDriver(driver, next.status)) }
+            actions.append(.releaseDriver(driver))
+        }
+        let record = TripTransitionRecord(
+            bookingID: booking.id, from: state, to: next.status, event: event, actor: actor, at: time, reason: reason)
+        booking = next
+        return TripStep(record: record, actions: actions)
+    }
+
+    /// The timed transition whose time has come at `now` (the system should handle it), if any.
+    public func dueTimeout(at now: Instant) -> TripCommand? {
+        guard let next = nextDeadline, now >= next.at else { return nil }
+        return next.command
+    }
+
+    /// The earliest timed transition out of the current state and when it is due; nil in untimed states.
+    public var nextDeadline: (command: TripCommand, at: Instant)? {
+        let timed = table.timedTransitions(from: state).compactMap { t -> (TripCommand, Instant)? in
+            let at = booking.statusChangedAt.adding(seconds: t.timeout?.seconds ?? 0)
+            switch t.event {
+            case .expire: return (.expire, at)
+            case .noDriverFound: return (.noDriverFound, at)
+            case .noShow: return (.noShow, at)
+            default: return nil
+            }
+        }
+        return timed.min { $0.1 < $1.1 }.map { (command: $0.0, at: $0.1) }
+    }
+
+    func isHarmlessRepeat(_ command: TripCommand) -> Bool {
+        switch command {
+        case .riderCancel: state == .cancelledByRider
+        case .driverCancel: state == .cancelledByDriver
+        default: false
+        }
+    }
+
+    func checkOwnership(_ command: TripCommand, _ actor: Principal) throws(CoreError) {
+        switch actor.role {
+        case .rider:
+            guard actor.riderID == booking.riderID else { throw Self.notYours }
+        case .driver:
+            if case .accept(let driver) = command {
+                guard actor.driverID == driver else { throw Self.notYours }
+            } else {
+                guard let assigned = booking.driverID, actor.driverID == assigned else { throw Self.notYours }
+            }
+        case .dispatcher, .system:
+            break
+        }
+    }
+
+    static let notYours = CoreError(.notPermitted, "This booking is not yours to change.")
+
+    static func checkedReason(_ text: String) throws(CoreError) -> String {
+        guard text.utf8.count <= maximumReasonBytes else {
+            throw CoreError(.invalidValue, "The reason is longer than \(maximumReasonBytes) bytes; shorten it.")
+        }
+        return text
+    }
+}

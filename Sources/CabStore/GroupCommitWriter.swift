@@ -1,0 +1,157 @@
+import CabSQLite
+import Foundation
+
+/// The one writer: a thread that owns the write connection and commits concurrent requests together.
+///
+/// Callers hand in a closure and block. The thread takes everything queued (up to `maximumBatch`), runs each
+/// closure inside `BEGIN IMMEDIATE` in its own `SAVEPOINT` (a closure that throws is rolled back alone and gets
+/// its error), then `COMMIT`s once. With `synchronous=FULL` the commit returns after the WAL is fsynced, and only
+/// then is every caller of the batch woken: one fsync pays for the whole batch, and nothing is acknowledged
+/// before it is on disk. While a batch commits, new requests queue up and form the next batch.
+final class GroupCommitWriter: @unchecked Sendable {
+    // @unchecked Sendable: `connection` is touched only by the writer thread once it has started (and by `init`
+    // before); `queue` and the statistics are guarded by `stop.condition`.
+    private let connection: Connection
+    private let stop = StopSignal()
+    private var condition: NSCondition { stop.condition }
+    private var queue: [any WriteJob] = []
+    private let maximumBatch: Int
+    private var thread: Thread?
+    private let checkpointer: Checkpointer?
+    /// Batches between checkpoint requests.
+    private let checkpointEvery = 32
+
+    /// Statistics: batches committed and jobs in them (read under the lock).
+    private(set) var batches = 0
+    private(set) var jobs = 0
+
+    init(connection: Connection, maximumBatch: Int, checkpointer: Checkpointer?) {
+        self.connection = connection
+        self.maximumBatch = maximumBatch
+        self.checkpointer = checkpointer
+        let thread = Thread { [self] in run() }
+        thread.name = "cab-store-writer"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Runs `body` on the writer thread within the next batch; returns after the batch's commit is durable.
+    func write<T: Sendable>(_ body: @escaping (Connection) throws -> T) throws -> T {
+        let job = Job(body)
+        condition.lock()
+        guard !stop.closed else {
+            condition.unlock()
+            throw StoreError(.closed, "The store is closed.")
+        }
+        queue.append(job)
+        condition.signal()
+        condition.unlock()
+        job.done.wait()
+        // The writer sets `result` before signalling `done`; the semaphore orders the two.
+        guard let result = job.result else { preconditionFailure("writer finished a job without a result") }
+        return try result.get()
+    }
+
+    /// Commits what is queued, then stops the thread; later writes throw `.closed`.
+    func close() {
+        stop.close()
+        checkpointer?.close()
+    }
+
+    /// (batches, jobs) committed so far.
+    var statistics: (batches: Int, jobs: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (batches, jobs)
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !stop.closed { condition.wait() }
+            if queue.isEmpty {
+                stop.finish()
+                condition.unlock()
+                return
+            }
+            let batch = Array(queue.prefix(maximumBatch))
+            queue.removeFirst(batch.count)
+            condition.unlock()
+            commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [any WriteJob]) {
+        let db = connection.db
+        do {
+            try db.execute("BEGIN IMMEDIATE")
+        } catch {
+            for job in batch { job.finish(failure: StoreError.wrapping(error)) }
+            return
+        }
+        for job in batch {
+            do {
+                try connection.run("SAVEPOINT job")  // prepared once, reused for every job
+                if job.run(connection) {
+                    try connection.run("RELEASE job")
+                } else {
+                    try connection.run("ROLLBACK TO job")
+                    try connection.run("RELEASE job")
+                }
+            } catch {
+                job.fail(StoreError.wrapping(error))
+            }
+        }
+        condition.lock()  // counted before any caller wakes, so a caller sees its own write in the statistics
+        batches += 1
+        jobs += batch.count
+        condition.unlock()
+        do {
+            try db.execute("COMMIT")
+            for job in batch { job.finish(failure: nil) }
+            if batches % checkpointEvery == 0 { checkpointer?.request() }
+        } catch {
+            // Nothing of the batch is on disk; tell every caller, including those whose closure succeeded.
+            // After a failed COMMIT SQLite may already have rolled back; the commit error is what callers need.
+            try? db.execute("ROLLBACK")
+            for job in batch { job.finish(failure: StoreError.wrapping(error)) }
+        }
+    }
+}
+
+/// A queued write, type-erased for the queue.
+private protocol WriteJob: AnyObject {
+    /// Runs the closure; false when it threw (its savepoint is then rolled back).
+    func run(_ connection: Connection) -> Bool
+    /// Records an error without waking the caller yet.
+    func fail(_ error: any Error)
+    /// Wakes the caller; a non-nil `failure` replaces any result.
+    func finish(failure: (any Error)?)
+}
+
+private final class Job<T: Sendable>: WriteJob, @unchecked Sendable {
+    // @unchecked Sendable: `result` is written by the writer thread before `done.signal()` and read by the
+    // caller only after `done.wait()`.
+    let body: (Connection) throws -> T
+    var result: Result<T, any Error>?
+    let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping (Connection) throws -> T) { self.body = body }
+
+    func run(_ connection: Connection) -> Bool {
+        do {
+            result = .success(try body(connection))
+            return true
+        } catch {
+            result = .failure(StoreError.translating(error))
+            return false
+        }
+    }
+
+    func fail(_ error: any Error) { result = .failure(error) }
+
+    func finish(failure: (any Error)?) {
+        if let failure { result = .failure(failure) }
+        done.signal()
+    }
+}

@@ -1,0 +1,39 @@
+import CabCore
+import CabGeo
+
+extension SQLiteStore: LocationHistoryRepository {
+    /// Appends `records` in one durable transaction; a (driver, time) already stored is skipped.
+    public func append(_ records: [DriverLocationRecord]) throws -> Int {
+        guard !records.isEmpty else { return 0 }
+        return try writer.write { c in
+            var added = 0
+            for r in records {
+                added += try c.run(
+                    "INSERT OR IGNORE INTO driver_locations "
+                        + "(driver_id, time_ms, lat, lon, accuracy_m, speed_mps, heading_deg) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        r.driverID.rawValue, r.time.millisecondsSinceEpoch, r.coordinate.latitude,
+                        r.coordinate.longitude, r.accuracyMeters, r.speedMetersPerSecond, r.headingDegrees,
+                    ])
+            }
+            return added
+        }
+    }
+
+    /// A driver's positions with `from <= time < to`, oldest first, at most `limit`.
+    public func trail(of driver: DriverID, from: Instant, to: Instant, limit: Int) throws -> [DriverLocationRecord] {
+        try readers.read { c in
+            try c.query(
+                "SELECT time_ms, lat, lon, accuracy_m, speed_mps, heading_deg FROM driver_locations "
+                    + "WHERE driver_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms LIMIT ?",
+                [driver.rawValue, from.millisecondsSinceEpoch, to.millisecondsSinceEpoch, max(0, limit)]
+            ) { r in
+                DriverLocationRecord(
+                    driverID: driver, time: Instant(millisecondsSinceEpoch: r.int64(0)),
+                    coordinate: Coordinate(latitude: r.double(1), longitude: r.double(2)),
+                    accuracyMeters: r.optionalDouble(3), speedMetersPerSecond: r.optionalDouble(4),
+                    headingDegrees: r.optionalDouble(5))
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import CabCore
+import CabSQLite
+
+/// SwiftCab's store on one SQLite file: accounts, bookings with their history, idempotency keys and driver
+/// trails. Implements `AccountRepository`, `BookingRepository` and `LocationHistoryRepository`.
+///
+/// Durability: WAL, `synchronous=FULL`, foreign keys on. Every write goes through one `GroupCommitWriter`
+/// thread that batches concurrent requests into one transaction and answers only after its fsync; reads use
+/// a pool of read-only connections. Checkpoints run on a thread of their own, never inside a commit. Methods block: call them from request threads, not the cooperative pool.
+public final class SQLiteStore: Sendable {
+    /// How to open the store.
+    public struct Configuration: Sendable {
+        /// Read connections (parallel readers).
+        public var readers: Int
+        /// Most writes committed in one transaction.
+        public var maximumBatch: Int
+        /// `synchronous=FULL` (true, durable on acknowledgement) or `NORMAL` (false; for benchmarks only).
+        public var durable: Bool
+
+        /// Creates a configuration.
+        public init(readers: Int = 4, maximumBatch: Int = 256, durable: Bool = true) {
+            precondition(readers > 0 && maximumBatch > 0, "need at least one reader and a batch of one")
+            self.readers = readers
+            self.maximumBatch = maximumBatch
+            self.durable = durable
+        }
+    }
+
+    /// The file.
+    public let path: String
+    let writer: GroupCommitWriter
+    let readers: ReaderPool
+
+    /// The schema version this binary writes.
+    public static var schemaVersion: Int { Migrations.latestVersion }
+
+    /// Opens (creating if needed) and migrates the store at `path`; throws `.schemaTooNew` for a file written
+    /// by a newer SwiftCab, `.notAStore` for another application's SQLite file.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        do {
+            let db = try SQLiteDatabase(path: path)
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.execute(configuration.durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            try db.execute("PRAGMA foreign_keys = ON")
+            try Migrations.migrate(db, path: path)
+            try db.execute("PRAGMA wal_autocheckpoint = 0")  // the checkpointer thread does it, off the commit path
+            let checkpointDB = try SQLiteDatabase(path: path)
+            try checkpointDB.execute(configuration.durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            var pool: [Connection] = []
+            for _ in 0..<configuration.readers {
+                let reader = try SQLiteDatabase(path: path)
+                try reader.execute("PRAGMA query_only = ON")
+                pool.append(Connection(reader))
+            }
+            readers = ReaderPool(connections: pool)
+            writer = GroupCommitWriter(
+                connection: Connection(db), maximumBatch: configuration.maximumBatch,
+                checkpointer: Checkpointer(connection: Connection(checkpointDB)))
+        } catch {
+            throw StoreError.translating(error)
+        }
+    }
+
+    /// Finishes queued writes and stops the writer; later writes throw `.closed`. Also run on deinit.
+    public func close() { writer.close() }
+
+    deinit { writer.close() }
+
+    /// Writes committed so far and the transactions they took (group commit's effect: jobs / batches).
+    public var writeStatistics: (batches: Int, writes: Int) {
+        let s = writer.statistics
+        return (s.batches, s.jobs)
+    }
+}
