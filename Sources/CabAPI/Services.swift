@@ -1,4 +1,6 @@
 import CabBaseMap
+import CabCore
+import CabStore
 
 /// The loaded parts the API answers from. A part that is nil makes its endpoints answer 503 with what to do.
 public struct Services: Sendable {
@@ -6,10 +8,22 @@ public struct Services: Sendable {
     public var routing: RoutingService?
     /// The drawable base map.
     public var baseMap: BaseMapIndex?
+    /// Accounts, bookings, trips and trails.
+    public var store: SQLiteStore?
+    /// Fares.
+    public var tariff: Tariff
+    /// The clock every endpoint reads (injected so tests can control time).
+    public var now: @Sendable () -> Instant
 
     /// Creates the set of services.
-    public init(routing: RoutingService? = nil, baseMap: BaseMapIndex? = nil) {
+    public init(
+        routing: RoutingService? = nil, baseMap: BaseMapIndex? = nil, store: SQLiteStore? = nil,
+        tariff: Tariff = .standard, now: @escaping @Sendable () -> Instant = { Instant.now() }
+    ) {
         self.routing = routing
         self.baseMap = baseMap
+        self.store = store
+        self.tariff = tariff
+        self.now = now
     }
 }

@@ -1,4 +1,5 @@
 import CCrypto
+import CabCore
 
 /// Makes bearer tokens from the OS's random source and hashes them with SHA-256 (OpenSSL's libcrypto).
 /// Only hashes are stored; a token is shown once, when its account is created.
@@ -17,14 +18,19 @@ public enum TokenAuthority {
     }
 
     /// The SHA-256 of `token`'s UTF-8 bytes, as lower-case hex (`SHA256`).
-    public static func hash(_ token: String) -> String {
+    public static func hash(_ token: String) -> String { hex(sha256(Array(token.utf8))) }
+
+    /// The SHA-256 digest of `bytes` (`SHA256`).
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        let bytes = Array(token.utf8)
         _ = bytes.withUnsafeBufferPointer { src in
             digest.withUnsafeMutableBufferPointer { SHA256(src.baseAddress, src.count, $0.baseAddress) }
         }
-        return hex(digest)
+        return digest
     }
+
+    /// The stored form of `token`: its SHA-256.
+    public static func tokenHash(_ token: String) -> TokenHash { TokenHash(bytes: sha256(Array(token.utf8))) }
 
     /// Lower-case hex of `bytes`.
     public static func hex(_ bytes: [UInt8]) -> String {

@@ -49,6 +49,7 @@ enum ServeCommand {
         }
         Console.line("listening on http://\(host):\(bound)")
         let signal = server.runUntilTerminated()
+        services.store?.close()
         Log.info("stopped", ["signal": "\(signal)"])
         exitProcess(0)
     }

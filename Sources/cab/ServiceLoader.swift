@@ -1,4 +1,7 @@
 import CabAPI
+import CabCore
+import CabStore
+import Foundation
 import CabBaseMap
 import CabImport
 import CabRouting
@@ -37,6 +40,28 @@ enum ServiceLoader {
         } catch {
             Console.fail("\(error) (\(directory.baseMapPath)); import the map again", code: 65)
         }
+        do {
+            services.store = try SQLiteStore(path: directory.storePath)
+        } catch {
+            Console.fail("cannot open the store \(directory.storePath): \(error)", code: 65)
+        }
+        if let tariffPath = arguments.value("tariff") {
+            services.tariff = loadTariff(tariffPath)
+        }
         return services
+    }
+
+    /// Reads a tariff JSON file, or exits 64 naming what is wrong with it.
+    static func loadTariff(_ path: String) -> Tariff {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Console.fail("cannot read the tariff file \(path)", code: 66)
+        }
+        do {
+            return try JSONDecoder().decode(Tariff.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) {
+            Console.fail("the tariff file \(path) is invalid: \(context.debugDescription)")
+        } catch {
+            Console.fail("the tariff file \(path) is invalid: \(error)")
+        }
     }
 }
