@@ -76,7 +76,7 @@ public struct ContractionBuilder {
                     edge.durationMs < existing.weight
                     || (edge.durationMs == existing.weight && edge.lengthMeters < arcLength[old])
                 if better {
-                    setWeight(from: edge.from, to: edge.to, weight: edge.durationMs, hops: 1)
+                    setWeight(from: edge.from, to: edge.to, weight: edge.durationMs, hops: 1, arc: existing.arc)
                     arcLength[old] = edge.lengthMeters
                     arcFirst[old] = ~Int32(id)
                 }
@@ -192,11 +192,12 @@ public struct ContractionBuilder {
         if let index = outs[Int(s.from)].firstIndex(where: { $0.other == s.to }) {
             let existing = outs[Int(s.from)][index]
             guard s.weight < existing.weight else { return }
-            let arc = Int(existing.arc)
-            setWeight(from: s.from, to: s.to, weight: s.weight, hops: s.hops)
-            arcLength[arc] = length
-            arcFirst[arc] = s.first
-            arcSecond[arc] = s.second
+            // A fresh table entry (the old one is left unused), so that halves always precede their shortcut.
+            let arc = Int32(arcFirst.count)
+            arcLength.append(length)
+            arcFirst.append(s.first)
+            arcSecond.append(s.second)
+            setWeight(from: s.from, to: s.to, weight: s.weight, hops: s.hops, arc: arc)
             return
         }
         let arc = Int32(arcFirst.count)
@@ -207,15 +208,12 @@ public struct ContractionBuilder {
         ins[Int(s.to)].append(DynamicArc(other: s.from, weight: s.weight, arc: arc, hops: s.hops))
     }
 
-    /// Changes the weight of the existing arc `from → to` at both of its ends.
-    private mutating func setWeight(from: Int32, to: Int32, weight: UInt32, hops: UInt32) {
-        for i in outs[Int(from)].indices where outs[Int(from)][i].other == to {
-            outs[Int(from)][i].weight = weight
-            outs[Int(from)][i].hops = hops
-        }
+    /// Changes the existing arc `from → to` at both of its ends.
+    private mutating func setWeight(from: Int32, to: Int32, weight: UInt32, hops: UInt32, arc: Int32) {
+        let replacement = DynamicArc(other: to, weight: weight, arc: arc, hops: hops)
+        for i in outs[Int(from)].indices where outs[Int(from)][i].other == to { outs[Int(from)][i] = replacement }
         for i in ins[Int(to)].indices where ins[Int(to)][i].other == from {
-            ins[Int(to)][i].weight = weight
-            ins[Int(to)][i].hops = hops
+            ins[Int(to)][i] = DynamicArc(other: from, weight: weight, arc: arc, hops: hops)
         }
     }
 
