@@ -49,21 +49,12 @@ public struct ContractionGraph: Sendable, Equatable {
     /// from another graph is refused.
     /// - Complexity: O(edges).
     public var fingerprint: UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        @inline(__always) func mix(_ value: UInt32) {
-            var v = value
-            for _ in 0..<4 {
-                hash = (hash ^ UInt64(v & 0xff)) &* 0x100_0000_01b3
-                v >>= 8
-            }
-        }
-        mix(UInt32(truncatingIfNeeded: nodeCount))
+        var hash = FNV1a()
+        hash.add(UInt64(nodeCount))
         for edge in edges {
-            mix(UInt32(bitPattern: edge.from))
-            mix(UInt32(bitPattern: edge.to))
-            mix(edge.durationMs)
-            mix(edge.lengthMeters.bitPattern)
+            hash.add(UInt64(UInt32(bitPattern: edge.from)) << 32 | UInt64(UInt32(bitPattern: edge.to)))
+            hash.add(UInt64(edge.durationMs) << 32 | UInt64(edge.lengthMeters.bitPattern))
         }
-        return hash
+        return hash.value
     }
 }

@@ -34,14 +34,21 @@ public final class FastRouter {
     /// The preprocessed data.
     public let index: FastRouterIndex
     private let nodeCoordinates: [Coordinate]
+    /// The road graph, for the road-level queries (`FastRouter+RoadGraph`).
+    let roadGraph: RoadGraph?
     private let contraction: ContractionQuery
     private let labelQuery: ManyToOneQuery?
 
     /// A router over `index`; `nodeCoordinates` (one per graph node, or empty) give routes their geometry.
-    public init(index: FastRouterIndex, nodeCoordinates: [Coordinate] = []) {
+    public convenience init(index: FastRouterIndex, nodeCoordinates: [Coordinate] = []) {
+        self.init(index: index, nodeCoordinates: nodeCoordinates, roadGraph: nil)
+    }
+
+    init(index: FastRouterIndex, nodeCoordinates: [Coordinate], roadGraph: RoadGraph?) {
         precondition(nodeCoordinates.isEmpty || nodeCoordinates.count == index.nodeCount, "one coordinate per node")
         self.index = index
         self.nodeCoordinates = nodeCoordinates
+        self.roadGraph = roadGraph
         contraction = ContractionQuery(hierarchy: index.hierarchy)
         labelQuery = index.labels.map { ManyToOneQuery(labels: $0) }
     }
@@ -94,6 +101,11 @@ public final class FastRouter {
     /// - Complexity: one one-to-many query per source.
     public func matrix(from sources: [[ContractionSeed]], to destinations: [[ContractionSeed]]) -> [[FastDuration?]] {
         sources.map { durations(from: $0, to: destinations) }
+    }
+
+    func requireRoadGraph() -> RoadGraph {
+        guard let roadGraph else { preconditionFailure("this FastRouter was made without a RoadGraph") }
+        return roadGraph
     }
 
     private static func optional(_ pair: (UInt32, Float)) -> FastDuration? {

@@ -42,28 +42,49 @@ extension FastRouterIndex {
         return out.bytes
     }
 
+    /// Writes the index to `path` (see `fileBytes()`).
+    /// - Throws: `RoutingError.fileAccess`.
+    public func write(to path: String) throws(RoutingError) {
+        let file = try BinaryFile(path: path, mode: "wb")
+        try file.write(fileBytes())
+        try file.flush()
+    }
+
+    /// Loads an index written by `write(to:)`, refusing one of another format version or built from another
+    /// graph (`expectedFingerprint` is `ContractionGraph.fingerprint` of the graph in use).
+    /// - Throws: `RoutingError` `.fileAccess`, `.corruptFile`, `.wrongVersion` or `.wrongMap`, naming the file.
+    public static func load(from path: String, expectedFingerprint: UInt64) throws(RoutingError) -> FastRouterIndex {
+        let file = try BinaryFile(path: path, mode: "rb")
+        let bytes = try file.read(UInt8.self, count: file.remainingBytes())
+        do {
+            return try FastRouterIndex(fileBytes: bytes, expectedFingerprint: expectedFingerprint)
+        } catch {
+            throw RoutingError(error.code, "\(path): \(error.message)")
+        }
+    }
+
     /// Loads an index from file bytes, checking that it was built by this format version from the graph whose
     /// `ContractionGraph.fingerprint` is `expectedFingerprint`.
-    /// - Throws: `RoutingError` `.preprocessedFormat` (not such a file, other version, damaged) or
-    ///   `.preprocessedMismatch` (built from another map).
+    /// - Throws: `RoutingError` `.corruptFile` (not such a file, or damaged), `.wrongVersion`, or `.wrongMap`
+    ///   (built from another map).
     public init(fileBytes bytes: [UInt8], expectedFingerprint: UInt64) throws(RoutingError) {
         var input = ContractionFileReader(bytes: bytes)
         guard bytes.count >= Self.fileMagic.count, Array(bytes.prefix(Self.fileMagic.count)) == Self.fileMagic else {
             throw RoutingError(
-                .preprocessedFormat, "The preprocessed routing file is not a SwiftCab routing file; run `cab import`.")
+                .corruptFile, "The preprocessed routing file is not a SwiftCab routing file; run `cab import`.")
         }
         input.offset = Self.fileMagic.count
         let version: UInt32 = try input.scalar()
         guard version == Self.fileFormatVersion else {
             throw RoutingError(
-                .preprocessedFormat,
+                .wrongVersion,
                 "The preprocessed routing file has format version \(version), this build reads version "
                     + "\(Self.fileFormatVersion); run `cab import` again.")
         }
         let fingerprint: UInt64 = try input.scalar()
         guard fingerprint == expectedFingerprint else {
             throw RoutingError(
-                .preprocessedMismatch,
+                .wrongMap,
                 "The preprocessed routing file was built from a different map; run `cab import` again.")
         }
         let nodeCount = Int(try input.scalar() as UInt64)
@@ -105,7 +126,7 @@ extension FastRouterIndex {
                 nodeCount: nodeCount, rankOf: hierarchy.rankOf, forward: directions[0], backward: directions[1])
         }
         guard input.offset == bytes.count else {
-            throw RoutingError(.preprocessedFormat, "The preprocessed routing file has trailing bytes; run `cab import`.")
+            throw RoutingError(.corruptFile, "The preprocessed routing file has trailing bytes; run `cab import`.")
         }
         try Self.validate(hierarchy, labels: labels, edgeFrom: edgeFrom, edgeTo: edgeTo)
         self.init(hierarchy: hierarchy, labels: labels, edgeFrom: edgeFrom, edgeTo: edgeTo)
@@ -115,7 +136,7 @@ extension FastRouterIndex {
     private static func validate(
         _ h: ContractionHierarchy, labels: HubLabels?, edgeFrom: [Int32], edgeTo: [Int32]
     ) throws(RoutingError) {
-        let damaged = RoutingError(.preprocessedFormat, "The preprocessed routing file is damaged; run `cab import`.")
+        let damaged = RoutingError(.corruptFile, "The preprocessed routing file is damaged; run `cab import`.")
         let n = Int32(h.nodeCount)
         let arcs = Int32(h.arcCount)
         for i in 0..<h.nodeCount {
@@ -152,13 +173,6 @@ extension FastRouterIndex {
             guard (0..<n).contains(edgeFrom[e]), (0..<n).contains(edgeTo[e]) else { throw damaged }
         }
     }
-}
-
-extension RoutingError.Code {
-    /// A preprocessed routing file that is not one, is damaged, or has another format version.
-    public static let preprocessedFormat = Self("preprocessed_format")
-    /// A preprocessed routing file built from a different map.
-    public static let preprocessedMismatch = Self("preprocessed_mismatch")
 }
 
 /// Appends scalars and arrays as raw little-endian bytes.
@@ -210,5 +224,5 @@ struct ContractionFileReader {
     }
 
     static let truncated = RoutingError(
-        .preprocessedFormat, "The preprocessed routing file is truncated or damaged; run `cab import` again.")
+        .corruptFile, "The preprocessed routing file is truncated or damaged; run `cab import` again.")
 }

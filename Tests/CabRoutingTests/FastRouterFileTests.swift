@@ -27,7 +27,7 @@ import Testing
         let error = #expect(throws: RoutingError.self) {
             try FastRouterIndex(fileBytes: bytes, expectedFingerprint: other.fingerprint)
         }
-        #expect(error?.code == .preprocessedMismatch)
+        #expect(error?.code == .wrongMap)
         #expect(error?.message.contains("different map") == true)
     }
 
@@ -37,7 +37,7 @@ import Testing
         var versioned = bytes
         versioned[8] = 99
         let error = #expect(throws: RoutingError.self) { try FastRouterIndex(fileBytes: versioned, expectedFingerprint: fingerprint) }
-        #expect(error?.code == .preprocessedFormat)
+        #expect(error?.code == .wrongVersion)
         #expect(error?.message.contains("version 99") == true)
         #expect(throws: RoutingError.self) { try FastRouterIndex(fileBytes: Array("hello".utf8), expectedFingerprint: fingerprint) }
         for cut in [10, 30, bytes.count / 2, bytes.count - 1] {
