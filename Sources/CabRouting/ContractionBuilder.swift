@@ -10,10 +10,15 @@
 public struct ContractionBuilder {
     /// Tuning knobs.
     public struct Configuration: Sendable {
-        /// Nodes a witness search may settle before giving up.
+        /// Nodes a witness search may settle before giving up, when contracting.
         public var witnessSettleLimit: Int
+        /// The same while only estimating a node's priority (cheaper, slightly pessimistic).
+        public var simulationSettleLimit: Int
         /// Creates a configuration.
-        public init(witnessSettleLimit: Int = 60) { self.witnessSettleLimit = witnessSettleLimit }
+        public init(witnessSettleLimit: Int = 60, simulationSettleLimit: Int = 20) {
+            self.witnessSettleLimit = witnessSettleLimit
+            self.simulationSettleLimit = simulationSettleLimit
+        }
     }
 
     /// An arc of the shrinking graph, stored at both ends.
@@ -37,8 +42,10 @@ public struct ContractionBuilder {
     private let nodeCount: Int
     private let edgeCount: Int
     private let fingerprint: UInt64
-    private var outs: [[DynamicArc]]
-    private var ins: [[DynamicArc]]
+    private var outs: ContractionAdjacency
+    private var ins: ContractionAdjacency
+    private var incoming: [DynamicArc] = []
+    private var outgoing: [DynamicArc] = []
     // The arc table: every original arc and shortcut.
     private var arcLength: [Float] = []
     private var arcFirst: [Int32] = []
@@ -59,8 +66,8 @@ public struct ContractionBuilder {
         nodeCount = graph.nodeCount
         edgeCount = graph.edges.count
         fingerprint = graph.fingerprint
-        outs = Array(repeating: [], count: nodeCount)
-        ins = Array(repeating: [], count: nodeCount)
+        outs = ContractionAdjacency(nodeCount: nodeCount)
+        ins = ContractionAdjacency(nodeCount: nodeCount)
         rank = Array(repeating: -1, count: nodeCount)
         depth = Array(repeating: 0, count: nodeCount)
         witness = WitnessSearch(nodeCount: nodeCount)
@@ -68,9 +75,8 @@ public struct ContractionBuilder {
         arcFirst.reserveCapacity(graph.edges.count)
         arcSecond.reserveCapacity(graph.edges.count)
         for (id, edge) in graph.edges.enumerated() where edge.from != edge.to {
-            let u = Int(edge.from)
-            if let index = outs[u].firstIndex(where: { $0.other == edge.to }) {
-                let existing = outs[u][index]
+            if let index = outs.index(of: edge.to, at: edge.from) {
+                let existing = outs.pool[index]
                 let old = Int(existing.arc)
                 let better =
                     edge.durationMs < existing.weight
@@ -86,8 +92,8 @@ public struct ContractionBuilder {
             arcLength.append(edge.lengthMeters)
             arcFirst.append(~Int32(id))
             arcSecond.append(-1)
-            outs[u].append(DynamicArc(other: edge.to, weight: edge.durationMs, arc: arc, hops: 1))
-            ins[Int(edge.to)].append(DynamicArc(other: edge.from, weight: edge.durationMs, arc: arc, hops: 1))
+            outs.append(DynamicArc(other: edge.to, weight: edge.durationMs, arc: arc, hops: 1), to: edge.from)
+            ins.append(DynamicArc(other: edge.from, weight: edge.durationMs, arc: arc, hops: 1), to: edge.to)
         }
     }
 
@@ -95,12 +101,15 @@ public struct ContractionBuilder {
     /// - Complexity: dominated by witness searches, each bounded by `witnessSettleLimit`.
     public mutating func build() -> ContractionHierarchy {
         let queue = ContractionHeap(capacity: nodeCount)
-        for v in 0..<nodeCount { queue.push(Int32(v), key: priority(of: Int32(v), collect: false)) }
+        let estimate = configuration.simulationSettleLimit
+        for v in 0..<nodeCount {
+            queue.push(Int32(v), key: priority(of: Int32(v), collect: false, settleLimit: estimate))
+        }
         var nextRank: Int32 = 0
         var neighbours: [Int32] = []
         while !queue.isEmpty {
             let (v, _) = queue.pop()
-            let key = priority(of: v, collect: true)
+            let key = priority(of: v, collect: true, settleLimit: configuration.witnessSettleLimit)
             if !queue.isEmpty && key > queue.minKey {
                 queue.push(v, key: key)
                 continue
@@ -111,19 +120,21 @@ public struct ContractionBuilder {
             contract(v, neighbours: &neighbours)
             for n in neighbours {
                 depth[Int(n)] = max(depth[Int(n)], depth[Int(v)] + 1)
-                queue.update(n, to: priority(of: n, collect: false))
+                queue.update(n, to: priority(of: n, collect: false, settleLimit: estimate))
             }
         }
         return makeHierarchy()
     }
 
     /// The queue key of `v`, from a simulated contraction; with `collect`, the shortcuts land in `shortcuts`.
-    private mutating func priority(of v: Int32, collect: Bool) -> UInt32 {
+    private mutating func priority(of v: Int32, collect: Bool, settleLimit: Int) -> UInt32 {
         shortcuts.removeAll(keepingCapacity: true)
         var added = 0
         var hopsAdded: UInt32 = 0
-        let incoming = ins[Int(v)]
-        let outgoing = outs[Int(v)]
+        incoming.removeAll(keepingCapacity: true)
+        incoming.append(contentsOf: ins.arcs(v))
+        outgoing.removeAll(keepingCapacity: true)
+        outgoing.append(contentsOf: outs.arcs(v))
         if !incoming.isEmpty && !outgoing.isEmpty {
             var maxOut: UInt32 = 0
             for out in outgoing { maxOut = max(maxOut, out.weight) }
@@ -131,7 +142,7 @@ public struct ContractionBuilder {
                 let u = inArc.other
                 witness.run(
                     from: u, avoiding: v, limit: inArc.weight + maxOut, targets: outgoing, outs: outs,
-                    settleLimit: configuration.witnessSettleLimit)
+                    settleLimit: settleLimit)
                 for out in outgoing where out.other != u {
                     let through = inArc.weight + out.weight
                     if witness.distance(to: out.other) <= through { continue }
@@ -158,39 +169,29 @@ public struct ContractionBuilder {
 
     /// Removes `v` from the shrinking graph, records its remaining arcs as upward arcs, adds `shortcuts`.
     private mutating func contract(_ v: Int32, neighbours: inout [Int32]) {
-        let outgoing = outs[Int(v)]
-        let incoming = ins[Int(v)]
-        outs[Int(v)] = []
-        ins[Int(v)] = []
+        outgoing.removeAll(keepingCapacity: true)
+        outgoing.append(contentsOf: outs.arcs(v))
+        incoming.removeAll(keepingCapacity: true)
+        incoming.append(contentsOf: ins.arcs(v))
+        outs.removeAll(at: v)
+        ins.removeAll(at: v)
         for arc in outgoing {
             upForward.append((v, arc.other, arc.weight, arc.arc))
-            Self.remove(v, from: &ins[Int(arc.other)])
+            ins.remove(v, at: arc.other)
             neighbours.append(arc.other)
         }
         for arc in incoming {
             upBackward.append((v, arc.other, arc.weight, arc.arc))
-            Self.remove(v, from: &outs[Int(arc.other)])
+            outs.remove(v, at: arc.other)
             if !outgoing.contains(where: { $0.other == arc.other }) { neighbours.append(arc.other) }
         }
         for shortcut in shortcuts { add(shortcut) }
     }
 
-    private static func remove(_ node: Int32, from list: inout [DynamicArc]) {
-        var i = 0
-        while i < list.count {
-            if list[i].other == node {
-                list.swapAt(i, list.count - 1)
-                list.removeLast()
-            } else {
-                i += 1
-            }
-        }
-    }
-
     private mutating func add(_ s: Shortcut) {
         let length = arcLength[Int(s.first)] + arcLength[Int(s.second)]
-        if let index = outs[Int(s.from)].firstIndex(where: { $0.other == s.to }) {
-            let existing = outs[Int(s.from)][index]
+        if let index = outs.index(of: s.to, at: s.from) {
+            let existing = outs.pool[index]
             guard s.weight < existing.weight else { return }
             // A fresh table entry (the old one is left unused), so that halves always precede their shortcut.
             let arc = Int32(arcFirst.count)
@@ -204,17 +205,14 @@ public struct ContractionBuilder {
         arcLength.append(length)
         arcFirst.append(s.first)
         arcSecond.append(s.second)
-        outs[Int(s.from)].append(DynamicArc(other: s.to, weight: s.weight, arc: arc, hops: s.hops))
-        ins[Int(s.to)].append(DynamicArc(other: s.from, weight: s.weight, arc: arc, hops: s.hops))
+        outs.append(DynamicArc(other: s.to, weight: s.weight, arc: arc, hops: s.hops), to: s.from)
+        ins.append(DynamicArc(other: s.from, weight: s.weight, arc: arc, hops: s.hops), to: s.to)
     }
 
     /// Changes the existing arc `from → to` at both of its ends.
     private mutating func setWeight(from: Int32, to: Int32, weight: UInt32, hops: UInt32, arc: Int32) {
-        let replacement = DynamicArc(other: to, weight: weight, arc: arc, hops: hops)
-        for i in outs[Int(from)].indices where outs[Int(from)][i].other == to { outs[Int(from)][i] = replacement }
-        for i in ins[Int(to)].indices where ins[Int(to)][i].other == from {
-            ins[Int(to)][i] = DynamicArc(other: from, weight: weight, arc: arc, hops: hops)
-        }
+        if let i = outs.index(of: to, at: from) { outs.set(i, DynamicArc(other: to, weight: weight, arc: arc, hops: hops)) }
+        if let i = ins.index(of: from, at: to) { ins.set(i, DynamicArc(other: from, weight: weight, arc: arc, hops: hops)) }
     }
 
     /// Lays the recorded upward arcs out by rank.
@@ -274,7 +272,7 @@ struct WitnessSearch {
 
     mutating func run(
         from source: Int32, avoiding skipped: Int32, limit: UInt32, targets: [ContractionBuilder.DynamicArc],
-        outs: [[ContractionBuilder.DynamicArc]], settleLimit: Int
+        outs: ContractionAdjacency, settleLimit: Int
     ) {
         stamp &+= 1
         if stamp == 0 {
@@ -301,7 +299,9 @@ struct WitnessSearch {
             }
             settled += 1
             if settled > settleLimit { break }
-            for arc in outs[Int(node)] where arc.other != skipped {
+            for k in outs.range(node) {
+                let arc = outs.pool[k]
+                if arc.other == skipped { continue }
                 let candidate = distance + arc.weight
                 if candidate > limit { continue }
                 let next = Int(arc.other)
