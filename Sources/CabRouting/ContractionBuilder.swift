@@ -217,18 +217,19 @@ public struct ContractionBuilder {
 
     /// Lays the recorded upward arcs out by rank.
     private mutating func makeHierarchy() -> ContractionHierarchy {
+        outs = ContractionAdjacency(nodeCount: 0)
+        ins = ContractionAdjacency(nodeCount: 0)
         var nodeAt = [Int32](repeating: 0, count: nodeCount)
         for v in 0..<nodeCount { nodeAt[Int(rank[v])] = Int32(v) }
-        func layout(_ arcs: [(low: Int32, high: Int32, weight: UInt32, arc: Int32)])
-            -> (first: [Int32], head: [Int32], weight: [UInt32], arc: [Int32])
-        {
-            var first = [Int32](repeating: 0, count: nodeCount + 1)
+        // Straight into the query buffers, so that no second copy of the arcs is alive at the peak.
+        func layout(_ arcs: [(low: Int32, high: Int32, weight: UInt32, arc: Int32)]) -> ContractionHierarchy.Arcs {
+            let first = ContractionBuffer<Int32>(repeating: 0, count: nodeCount + 1)
             for a in arcs { first[Int(rank[Int(a.low)]) + 1] += 1 }
             for r in 0..<nodeCount { first[r + 1] += first[r] }
-            var fill = first
-            var head = [Int32](repeating: 0, count: arcs.count)
-            var weight = [UInt32](repeating: 0, count: arcs.count)
-            var arc = [Int32](repeating: 0, count: arcs.count)
+            var fill = first.array
+            let head = ContractionBuffer<Int32>(repeating: 0, count: arcs.count)
+            let weight = ContractionBuffer<UInt32>(repeating: 0, count: arcs.count)
+            let arc = ContractionBuffer<Int32>(repeating: 0, count: arcs.count)
             for a in arcs {
                 let r = Int(rank[Int(a.low)])
                 let slot = Int(fill[r])

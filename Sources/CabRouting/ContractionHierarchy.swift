@@ -46,25 +46,23 @@ public struct ContractionHierarchy: Sendable {
         return count
     }
 
+    /// One direction's upward arcs (CSR by rank).
+    typealias Arcs = (
+        first: ContractionBuffer<Int32>, head: ContractionBuffer<Int32>, weight: ContractionBuffer<UInt32>,
+        arc: ContractionBuffer<Int32>
+    )
+
     init(
         nodeCount: Int, edgeCount: Int, graphFingerprint: UInt64, rankOf: [Int32], nodeAt: [Int32],
-        forward: (first: [Int32], head: [Int32], weight: [UInt32], arc: [Int32]),
-        backward: (first: [Int32], head: [Int32], weight: [UInt32], arc: [Int32]),
-        arcLength: [Float], arcFirst: [Int32], arcSecond: [Int32]
+        forward: Arcs, backward: Arcs, arcLength: [Float], arcFirst: [Int32], arcSecond: [Int32]
     ) {
         self.nodeCount = nodeCount
         self.edgeCount = edgeCount
         self.graphFingerprint = graphFingerprint
         self.rankOf = ContractionBuffer(rankOf)
         self.nodeAt = ContractionBuffer(nodeAt)
-        forwardFirst = ContractionBuffer(forward.first)
-        forwardHead = ContractionBuffer(forward.head)
-        forwardWeight = ContractionBuffer(forward.weight)
-        forwardArc = ContractionBuffer(forward.arc)
-        backwardFirst = ContractionBuffer(backward.first)
-        backwardHead = ContractionBuffer(backward.head)
-        backwardWeight = ContractionBuffer(backward.weight)
-        backwardArc = ContractionBuffer(backward.arc)
+        (forwardFirst, forwardHead, forwardWeight, forwardArc) = forward
+        (backwardFirst, backwardHead, backwardWeight, backwardArc) = backward
         self.arcLength = ContractionBuffer(arcLength)
         self.arcFirst = ContractionBuffer(arcFirst)
         self.arcSecond = ContractionBuffer(arcSecond)

@@ -107,7 +107,9 @@ extension FastRouterIndex {
         let hasLabels: UInt32 = try input.scalar()
         let hierarchy = ContractionHierarchy(
             nodeCount: nodeCount, edgeCount: edgeCount, graphFingerprint: fingerprint, rankOf: rankOf, nodeAt: nodeAt,
-            forward: (fFirst, fHead, fWeight, fArc), backward: (bFirst, bHead, bWeight, bArc), arcLength: arcLength,
+            forward: (ContractionBuffer(fFirst), ContractionBuffer(fHead), ContractionBuffer(fWeight), ContractionBuffer(fArc)),
+            backward: (ContractionBuffer(bFirst), ContractionBuffer(bHead), ContractionBuffer(bWeight), ContractionBuffer(bArc)),
+            arcLength: arcLength,
             arcFirst: arcFirst, arcSecond: arcSecond)
         var labels: HubLabels?
         if hasLabels == 1 {
