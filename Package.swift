@@ -25,7 +25,8 @@ let package = Package(
         .target(name: "CabRouting", dependencies: ["CabGeo"]),
         .target(name: "CabSQLite", dependencies: ["CSQLite"]),
         .target(name: "CabPlaces", dependencies: ["CabGeo", "CabSQLite"]),
-        .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces"]),
+        .target(name: "CabBaseMap", dependencies: ["CabGeo", "CabSQLite"]),
+        .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap"]),
         .target(name: "CabCore", dependencies: ["CabGeo"]),
         .target(name: "CabTracking", dependencies: ["CabGeo", "CabCore"]),
         .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite"]),
@@ -33,7 +34,7 @@ let package = Package(
         .target(
             name: "CabAPI",
             dependencies: [
-                "CabGeo", "CabRouting", "CabPlaces", "CabCore", "CabTracking", "CabStore", "CabHTTP",
+                "CabGeo", "CabRouting", "CabPlaces", "CabBaseMap", "CabCore", "CabTracking", "CabStore", "CabHTTP",
                 "CQREncode", "CCrypto", "CZlib",
             ]
         ),
@@ -41,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "cab",
             dependencies: [
-                "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabImport", "CabCore", "CabTracking", "CabStore",
+                "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap", "CabImport", "CabCore", "CabTracking", "CabStore",
                 "CabHTTP", "CabAPI", "CabClient",
             ]
         ),
@@ -52,6 +53,8 @@ let package = Package(
         .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
         .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabTestSupport"]),
+        .testTarget(
+            name: "CabBaseMapTests", dependencies: ["CabBaseMap", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabTestSupport"]),
         .testTarget(name: "CabCoreTests", dependencies: ["CabCore", "CabTestSupport"]),
         .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),

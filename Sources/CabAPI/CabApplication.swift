@@ -37,6 +37,8 @@ public final class CabApplication: Sendable {
     public func makeRouter() -> Router {
         var router = Router()
         router.addHealthAndMetrics(metrics)
+        registerRoutingEndpoints(on: &router)
+        registerMapEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }

@@ -25,6 +25,8 @@ enum CommandLineInterface {
         switch command {
         case "serve": ServeCommand.run(rest)
         case "bench": BenchCommand.run(rest)
+        case "import": ImportCommand.run(rest)
+        case "route": RouteCommand.run(rest)
         default: break
         }
         Console.fail("unknown command '\(command)'\n\n\(usage)")

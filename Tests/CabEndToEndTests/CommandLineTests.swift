@@ -9,4 +9,68 @@ import CabTestSupport
         #expect(result.status == 64)
         #expect(result.standardError.contains("unknown command"))
     }
+
+    @Test(arguments: [[], ["import"], ["route"], ["serve"], ["bench"]])
+    func helpExplainsEveryFlag(_ command: [String]) throws {
+        let result = try CabProcess.run(command + ["--help"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("usage: cab"))
+    }
+
+    @Test func importPrintsCountsAndRouteAnswers() throws {
+        let data = try ImportedMap.dataDirectory("helsinki")
+        let manifest = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: data.appendingPathComponent("map.json"))) as? [String: Any]
+        let counts = try #require(manifest?["counts"] as? [String: Int])
+        #expect(counts["osm_nodes"] == 24_260)
+        #expect(counts["osm_ways"] == 5_130)
+        let route = try CabProcess.run([
+            "route", "--data", data.path, "--from", "60.1699,24.9384", "--to", "60.1655,24.9466", "--json",
+        ])
+        #expect(route.status == 0, "\(route.standardError)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(route.standardOutput.utf8)) as? [String: Any])
+        let meters = try #require(json["distance_m"] as? Double)
+        let seconds = try #require(json["duration_s"] as? Double)
+        // The two points are ~650 m apart by air; the road route must be longer, but not absurdly.
+        #expect(meters > 650 && meters < 2_000)
+        #expect(seconds > 30 && seconds < 600)
+    }
+
+    @Test(arguments: [
+        (["--from", "91,24.9", "--to", "60.1655,24.9466"], 64, "out of range"),
+        (["--from", "nan,24.9", "--to", "60.1655,24.9466"], 64, "out of range"),
+        (["--from", "60.17", "--to", "60.1655,24.9466"], 64, "LAT,LON"),
+        (["--to", "60.1655,24.9466"], 64, "--from"),
+        (["--from", "60.1699,24.9384", "--to", "61.5,25.5"], 65, "no road within"),
+    ])
+    func routeRejectsBadInputWithAClearMessage(_ flags: [String], _ status: Int32, _ message: String) throws {
+        let data = try ImportedMap.dataDirectory("helsinki")
+        let result = try CabProcess.run(["route", "--data", data.path] + flags)
+        #expect(result.status == status)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+    }
+
+    @Test func importOfACorruptFileFailsAndKeepsThePreviousMap() throws {
+        let dir = try TestData.temporaryDirectory("corrupt-import")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = try CabProcess.run(["import", TestData.sharedExtract("helsinki").path, "--data", dir.path, "--quiet"])
+        #expect(good.status == 0)
+        let before = try Data(contentsOf: dir.appendingPathComponent("map.json"))
+        var bytes = try Data(contentsOf: TestData.sharedExtract("monaco"))
+        bytes = bytes.prefix(bytes.count / 2)
+        let truncated = dir.appendingPathComponent("truncated.osm.pbf")
+        try bytes.write(to: truncated)
+        let bad = try CabProcess.run(["import", truncated.path, "--data", dir.path, "--quiet"])
+        #expect(bad.status == 65)
+        #expect(bad.standardError.contains("byte"), "the error names the byte offset: \(bad.standardError)")
+        #expect(try Data(contentsOf: dir.appendingPathComponent("map.json")) == before)
+    }
+
+    @Test func routeWithoutAnImportSaysHowToImport() throws {
+        let dir = try TestData.temporaryDirectory("empty")
+        let result = try CabProcess.run(["route", "--data", dir.path, "--from", "60.17,24.94", "--to", "60.16,24.95"])
+        #expect(result.status == 66)
+        #expect(result.standardError.contains("cab import"))
+    }
 }

@@ -1,0 +1,225 @@
+// The offline base map: Leaflet drawing SwiftCab's own imported features (GET /v1/map/features), no tiles.
+/* global L */
+import { api, ApiError } from './api.js';
+import { debounce } from './ui.js';
+
+/** Where a map opens before it knows better (the default Helsinki extract). */
+export const DEFAULT_VIEW = { center: [60.1708, 24.9441], zoom: 15 };
+
+const BLOCK_SHIFT = 2; // a block is one tile of zoom z-2: 1024 px square at zoom z
+const CACHE_BLOCKS = 48;
+const MAX_DRAWN = 15000;
+const LABEL_ZOOM = 16;
+const MAX_LABELS = 80;
+
+const ROAD = {
+  motorway: { color: '#e07a8c', casing: '#b05567', width: 8 },
+  trunk: { color: '#f4a380', casing: '#c0775a', width: 7.5 },
+  primary: { color: '#f9c98a', casing: '#b98b48', width: 7 },
+  secondary: { color: '#f2f3a8', casing: '#a5a65c', width: 6 },
+  tertiary: { color: '#ffffff', casing: '#a9a29a', width: 5.5 },
+  residential: { color: '#ffffff', casing: '#b3aca4', width: 4.5 },
+  unclassified: { color: '#ffffff', casing: '#b3aca4', width: 4.5 },
+  living_street: { color: '#f4f4f4', casing: '#b3aca4', width: 4 },
+  road: { color: '#ffffff', casing: '#b3aca4', width: 4 },
+  pedestrian: { color: '#ececf2', casing: '#a7a7b5', width: 4 },
+  service: { color: '#ffffff', casing: '#bdb6ae', width: 2.5 },
+  track: { color: '#c9a46e', casing: null, width: 1.5, dashArray: '4 3' },
+  footway: { color: '#e5726b', casing: null, width: 1.2, dashArray: '2 3' },
+  path: { color: '#e5726b', casing: null, width: 1.2, dashArray: '2 3' },
+  steps: { color: '#e5726b', casing: null, width: 2, dashArray: '1 2' },
+  cycleway: { color: '#4a6fe0', casing: null, width: 1.2, dashArray: '3 3' },
+  bridleway: { color: '#5a9e4a', casing: null, width: 1.2, dashArray: '3 3' },
+};
+
+function roadWidth(base, zoom) {
+  return Math.min(28, Math.max(1, base * Math.pow(2, (zoom - 15) * 0.75)));
+}
+
+function areaStyle(kind, cls) {
+  if (kind === 'water') return { stroke: false, fillColor: '#a9cfe0', fillOpacity: 1 };
+  if (kind === 'building') return { color: '#c2b5a9', weight: 0.8, fillColor: '#ddd3ca', fillOpacity: 1 };
+  const fill = { forest: '#add19e', wood: '#add19e', cemetery: '#aacbaf', pitch: '#aae0cb', playground: '#dffce2' };
+  return { stroke: false, fillColor: fill[cls] || '#c8e8b4', fillOpacity: 1 };
+}
+
+function lineStyle(kind, cls, zoom) {
+  if (kind === 'water') {
+    const width = cls === 'river' ? 6 : cls === 'canal' ? 4 : cls === 'coastline' ? 1.5 : 2;
+    return { color: cls === 'coastline' ? '#6fa4c2' : '#a9cfe0', weight: roadWidth(width, zoom), lineCap: 'round' };
+  }
+  if (kind === 'railway') {
+    return { color: '#707070', weight: cls === 'rail' ? 2 : 1.5, dashArray: cls === 'tram' ? null : '6 3' };
+  }
+  const road = ROAD[cls] || ROAD.service;
+  return {
+    color: road.color, weight: roadWidth(road.width, zoom), dashArray: road.dashArray || null,
+    lineCap: 'round', lineJoin: 'round',
+  };
+}
+
+function tileX(lon, z) { return Math.floor(((lon + 180) / 360) * 2 ** z); }
+function tileY(lat, z) {
+  const r = (lat * Math.PI) / 180;
+  return Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * 2 ** z);
+}
+function tileLon(x, z) { return (x / 2 ** z) * 360 - 180; }
+function tileLat(y, z) {
+  const n = Math.PI - (2 * Math.PI * y) / 2 ** z;
+  return (180 / Math.PI) * Math.atan(0.5 * (Math.exp(n) - Math.exp(-n)));
+}
+
+/**
+ * Creates a Leaflet map in `element` with the base layer. `onError(message)` is told when map data cannot be
+ * loaded. Returns the map; `map.baseLayer.refresh()` forces a reload.
+ */
+export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } = {}) {
+  const map = L.map(element, { zoomSnap: 1, minZoom: 3, maxZoom: 19, keyboard: true, attributionControl: true });
+  map.attributionControl.setPrefix(false);
+  map.attributionControl.addAttribution('Map data © OpenStreetMap contributors (ODbL)');
+  const panes = ['bm-areas', 'bm-casings', 'bm-roads', 'bm-rail'];
+  const renderers = {};
+  panes.forEach((name, i) => {
+    map.createPane(name).style.zIndex = String(200 + i * 10);
+    renderers[name] = L.canvas({ pane: name, padding: 0.3 });
+  });
+  map.createPane('bm-labels').style.zIndex = '250';
+  map.getPane('bm-labels').style.pointerEvents = 'none';
+  const groups = Object.fromEntries([...panes, 'bm-labels'].map((p) => [p, L.layerGroup().addTo(map)]));
+
+  const cache = new Map(); // key -> FeatureCollection (LRU by insertion order)
+  const inflight = new Map();
+  let drawnZoom = null;
+  let drawnIds = new Set();
+  let namedRoads = [];
+
+  function clearDrawn() {
+    Object.values(groups).forEach((g) => g.clearLayers());
+    drawnIds = new Set();
+    namedRoads = [];
+  }
+
+  function draw(collection, zoom) {
+    for (const feature of collection.features) {
+      if (drawnIds.has(feature.id)) continue;
+      drawnIds.add(feature.id);
+      const { kind, class: cls, name } = feature.properties;
+      const type = feature.geometry?.type;
+      if (!type || type === 'Point' || type === 'MultiPoint') continue;
+      if (type === 'Polygon' || type === 'MultiPolygon') {
+        L.geoJSON(feature, { style: areaStyle(kind, cls), renderer: renderers['bm-areas'], interactive: false })
+          .addTo(groups['bm-areas']);
+        continue;
+      }
+      const style = lineStyle(kind, cls, zoom);
+      const pane = kind === 'railway' ? 'bm-rail' : 'bm-roads';
+      const road = kind === 'road' ? ROAD[cls] || ROAD.service : null;
+      if (road?.casing && zoom >= 13) {
+        L.geoJSON(feature, {
+          style: { color: road.casing, weight: style.weight + 1.5, lineCap: 'round', lineJoin: 'round' },
+          renderer: renderers['bm-casings'], interactive: false,
+        }).addTo(groups['bm-casings']);
+      }
+      L.geoJSON(feature, { style, renderer: renderers[pane], interactive: false }).addTo(groups[pane]);
+      if (kind === 'road' && name) namedRoads.push(feature);
+    }
+  }
+
+  async function loadBlock(z, bx, by, zoom) {
+    const key = `${zoom}/${bx}/${by}`;
+    if (cache.has(key)) {
+      const hit = cache.get(key);
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    if (inflight.has(key)) return inflight.get(key);
+    const bbox = [tileLon(bx, z), tileLat(by + 1, z), tileLon(bx + 1, z), tileLat(by, z)]
+      .map((v) => v.toFixed(6)).join(',');
+    const promise = api('GET', `/v1/map/features?bbox=${bbox}&zoom=${zoom}`)
+      .then((collection) => {
+        cache.set(key, collection);
+        while (cache.size > CACHE_BLOCKS) cache.delete(cache.keys().next().value);
+        return collection;
+      })
+      .finally(() => inflight.delete(key));
+    inflight.set(key, promise);
+    return promise;
+  }
+
+  async function refresh() {
+    const zoom = Math.round(map.getZoom());
+    if (zoom !== drawnZoom || drawnIds.size > MAX_DRAWN) {
+      clearDrawn();
+      drawnZoom = zoom;
+    }
+    const z = Math.max(0, zoom - BLOCK_SHIFT);
+    const bounds = map.getBounds().pad(0.1);
+    const x0 = tileX(bounds.getWest(), z);
+    const x1 = tileX(bounds.getEast(), z);
+    const y0 = tileY(bounds.getNorth(), z);
+    const y1 = tileY(bounds.getSouth(), z);
+    const jobs = [];
+    for (let bx = x0; bx <= x1; bx++) {
+      for (let by = y0; by <= y1; by++) {
+        jobs.push(loadBlock(z, bx, by, zoom).then((collection) => {
+          if (drawnZoom === zoom) draw(collection, zoom);
+        }));
+      }
+    }
+    const results = await Promise.allSettled(jobs);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) {
+      const reason = failed.reason instanceof ApiError ? failed.reason.message : 'the server did not answer';
+      onError(`The map could not be loaded: ${reason}`);
+    }
+    if (drawnZoom === zoom) placeLabels(zoom);
+    element.dataset.basemapFeatures = String(drawnIds.size);
+    element.dispatchEvent(new CustomEvent('basemap:drawn', { detail: { features: drawnIds.size } }));
+  }
+
+  function placeLabels(zoom) {
+    groups['bm-labels'].clearLayers();
+    if (zoom < LABEL_ZOOM) return;
+    const size = map.getSize();
+    const placed = [];
+    for (const feature of namedRoads) {
+      if (placed.length >= MAX_LABELS) break;
+      const name = feature.properties.name;
+      const lines = feature.geometry.type === 'LineString' ? [feature.geometry.coordinates] : feature.geometry.coordinates;
+      let best = null;
+      for (const line of lines) {
+        for (let i = 1; i < line.length; i++) {
+          const a = map.latLngToContainerPoint([line[i - 1][1], line[i - 1][0]]);
+          const b = map.latLngToContainerPoint([line[i][1], line[i][0]]);
+          const length = a.distanceTo(b);
+          if (!best || length > best.length) best = { a, b, length };
+        }
+      }
+      if (!best || best.length < name.length * 6.5 + 10) continue;
+      const mid = best.a.add(best.b).divideBy(2);
+      if (mid.x < 0 || mid.y < 0 || mid.x > size.x || mid.y > size.y) continue;
+      if (placed.some((p) => p.mid.distanceTo(mid) < (p.name === name ? 250 : 40))) continue;
+      let angle = (Math.atan2(best.b.y - best.a.y, best.b.x - best.a.x) * 180) / Math.PI;
+      if (angle > 90) angle -= 180;
+      if (angle < -90) angle += 180;
+      placed.push({ name, mid });
+      const icon = L.divIcon({
+        className: 'street-label', iconSize: null,
+        html: `<span style="transform: translate(-50%, -50%) rotate(${angle.toFixed(1)}deg)"></span>`,
+      });
+      const marker = L.marker(map.containerPointToLatLng(mid), {
+        icon, interactive: false, keyboard: false, pane: 'bm-labels',
+      });
+      marker.addTo(groups['bm-labels']);
+      marker.getElement().firstChild.textContent = name;
+    }
+  }
+
+  const scheduled = debounce(() => refresh().catch((e) => onError(`The map could not be drawn: ${e.message}`)), 200);
+  map.on('moveend zoomend', scheduled);
+  map.baseLayer = { refresh };
+  map.setView(view.center, view.zoom);
+  scheduled();
+  return map;
+}

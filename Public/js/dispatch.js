@@ -1,0 +1,145 @@
+// The dispatcher page (/dispatch): every driver live, trips in progress, nearest drivers on click, pickup stats.
+/* global L */
+import { api, openStream, stored } from './api.js';
+import { createMap } from './basemap.js';
+import { $, announce, clearError, formatKm, isTerminal, showError, statusText } from './ui.js';
+
+const errorBox = $('#error');
+const fail = (error) => showError(errorBox, error);
+const COLOURS = { available: '#1e8e3e', online: '#1e8e3e', offline: '#8a8f98' };
+const colourOf = (status) => COLOURS[status] || '#0b57d0';
+
+let token = stored.get('cab.dispatcher');
+let stream = null;
+let timers = [];
+const drivers = new Map(); // id -> { marker, status, time }
+let nearbyLayer = null;
+
+const map = createMap($('#map'), { onError: fail });
+
+function showBoard() {
+  $('#signin').hidden = !!token;
+  $('#board').hidden = !token;
+}
+
+$('#signin').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  clearError(errorBox);
+  const candidate = $('#token').value.trim();
+  try {
+    await api('GET', '/v1/stats', { token: candidate });
+  } catch (error) {
+    return fail(error.status === 401 ? 'That token is not a dispatcher token. Check it and try again.' : error);
+  }
+  token = candidate;
+  stored.set('cab.dispatcher', token);
+  start();
+});
+
+$('#sign-out').addEventListener('click', () => {
+  stop();
+  token = null;
+  stored.set('cab.dispatcher', null);
+  showBoard();
+});
+
+function start() {
+  showBoard();
+  stream = openStream('/v1/fleet/stream', token, { position: onPosition }, {
+    onError: (message) => announce(message),
+  });
+  refreshTrips();
+  refreshStats();
+  timers = [setInterval(refreshTrips, 10000), setInterval(refreshStats, 15000), setInterval(renderCounts, 5000)];
+}
+
+function stop() {
+  stream?.close();
+  timers.forEach(clearInterval);
+  drivers.forEach((d) => d.marker.remove());
+  drivers.clear();
+}
+
+function onPosition(p) {
+  let entry = drivers.get(p.driver_id);
+  const style = { radius: 8, color: '#fff', weight: 2, fillColor: colourOf(p.status), fillOpacity: 1 };
+  if (!entry) {
+    const marker = L.circleMarker([p.lat, p.lon], style).addTo(map);
+    marker.bindTooltip('');
+    entry = { marker };
+    drivers.set(p.driver_id, entry);
+  }
+  entry.marker.setLatLng([p.lat, p.lon]).setStyle(style);
+  entry.marker.setTooltipContent(`Driver ${p.driver_id}: ${p.status}`);
+  Object.assign(entry, { status: p.status, time: p.time });
+  renderCounts();
+}
+
+function renderCounts() {
+  const counts = {};
+  drivers.forEach((d) => { counts[d.status] = (counts[d.status] || 0) + 1; });
+  const parts = Object.entries(counts).map(([status, n]) => `${n} ${status}`);
+  $('#driver-counts').textContent = drivers.size ? `${drivers.size} drivers: ${parts.join(', ')}.` : 'No drivers seen yet.';
+  $('#driver-counts').dataset.total = String(drivers.size);
+}
+
+async function refreshTrips() {
+  try {
+    const answer = await api('GET', '/v1/bookings?limit=50', { token });
+    const open = (answer.bookings || []).filter((b) => !isTerminal(b.status));
+    $('#trips').replaceChildren(...open.map((b) => {
+      const row = document.createElement('tr');
+      for (const text of [b.id, statusText[b.status] || b.status, b.pickup_name || `${b.pickup.lat}, ${b.pickup.lon}`]) {
+        const cell = document.createElement('td');
+        cell.textContent = text;
+        row.append(cell);
+      }
+      return row;
+    }));
+  } catch (error) {
+    fail(`Trips could not be loaded: ${error.message}`);
+  }
+}
+
+async function refreshStats() {
+  try {
+    const stats = await api('GET', '/v1/stats', { token });
+    const list = $('#stats');
+    list.replaceChildren();
+    const add = (key, value) => {
+      const dt = document.createElement('dt');
+      dt.textContent = key.replaceAll('_', ' ');
+      const dd = document.createElement('dd');
+      dd.textContent = typeof value === 'object' ? JSON.stringify(value) : String(value);
+      list.append(dt, dd);
+    };
+    Object.entries(stats || {}).forEach(([k, v]) => add(k, v));
+  } catch (error) {
+    fail(`Statistics could not be loaded: ${error.message}`);
+  }
+}
+
+async function nearest(latlng) {
+  clearError(errorBox);
+  try {
+    const answer = await api('GET', `/v1/drivers/nearby?lat=${latlng.lat.toFixed(6)}&lon=${latlng.lng.toFixed(6)}&k=5`, { token });
+    nearbyLayer?.remove();
+    nearbyLayer = L.layerGroup(answer.drivers.map((d) =>
+      L.polyline([latlng, [d.position.lat, d.position.lon]], { color: '#6b2fbf', weight: 2, dashArray: '4 4' })))
+      .addTo(map);
+    $('#nearby').replaceChildren(...answer.drivers.map((d) => {
+      const item = document.createElement('li');
+      item.textContent = `Driver ${d.id} — ${formatKm(d.distance_m)} away, ${d.status}`;
+      return item;
+    }));
+    announce(`${answer.drivers.length} drivers nearby.`);
+  } catch (error) {
+    fail(error);
+  }
+}
+
+map.on('click', (event) => token && nearest(event.latlng));
+$('#nearby-centre').addEventListener('click', () => nearest(map.getCenter()));
+
+if (token) start();
+else showBoard();

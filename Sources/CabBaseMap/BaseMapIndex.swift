@@ -1,0 +1,139 @@
+import CabGeo
+import CabSQLite
+import Synchronization
+
+/// A GeoJSON FeatureCollection answering one base-map query.
+public struct BaseMapFeatureCollection: Sendable {
+    /// The FeatureCollection as UTF-8 JSON text. Each feature has an `id` (stable within one imported file) and
+    /// `properties` `{"kind", "class", "name"}` (`name` omitted when the feature has none); the collection has a
+    /// foreign member `"truncated": true|false`.
+    public var geoJSON: String
+    /// How many features it holds.
+    public var featureCount: Int
+    /// True when more features matched than the limit allowed; the least important were left out.
+    public var truncated: Bool
+}
+
+/// Reads a base-map file written by `BaseMapWriter`: the drawable features in a box at a zoom.
+///
+/// Safe to share between threads: one read-only connection, used under a lock.
+public final class BaseMapIndex: Sendable {
+    /// The file name `cab import` writes in the data directory.
+    public static let fileName = "basemap.sqlite"
+    /// The cap on features per query when the caller gives none.
+    public static let defaultLimit = 5_000
+    /// The largest cap a caller may ask for.
+    public static let maximumLimit = 20_000
+
+    /// The connection and its statements. `@unchecked Sendable`: only used inside `connection.withLock`.
+    private final class Connection: @unchecked Sendable {
+        let database: SQLiteDatabase
+        let queries: [BaseMapZoomBand: SQLiteStatement]
+
+        init(database: SQLiteDatabase) throws(SQLiteError) {
+            self.database = database
+            var queries: [BaseMapZoomBand: SQLiteStatement] = [:]
+            for band in BaseMapZoomBand.allCases {
+                // One statement per band: the column name cannot be a bound parameter.
+                let column =
+                    switch band {
+                    case .far: "coordinates_far"
+                    case .middle: "coordinates_middle"
+                    case .near: "coordinates_near"
+                    }
+                queries[band] = try database.prepare(
+                    """
+                    SELECT f.id, f.kind, f.class, f.name, f.geometry_type, f.\(column)
+                    FROM feature_box b JOIN feature f ON f.id = b.id
+                    WHERE b.max_lon >= ?1 AND b.min_lon <= ?2 AND b.max_lat >= ?3 AND b.min_lat <= ?4
+                      AND b.min_zoom <= ?5 AND f.\(column) IS NOT NULL
+                    ORDER BY f.rank, f.id
+                    LIMIT ?6
+                    """, persistent: true)
+            }
+            self.queries = queries
+        }
+    }
+
+    private let connection: Mutex<Connection>
+
+    /// Opens the base-map file at `path` read-only.
+    /// - Throws: `BaseMapError.unreadable` when the file is missing, damaged or from another format version.
+    public init(path: String) throws(BaseMapError) {
+        do {
+            let database = try SQLiteDatabase(path: path, mode: .readOnly)
+            let version = try database.query("SELECT value FROM meta WHERE key = 'format_version'") { $0.string(0) }
+            guard version == [String(BaseMapWriter.formatVersion)] else {
+                throw BaseMapError(
+                    .unreadable,
+                    "The base map at \(path) has format \(version.first ?? "none"), not \(BaseMapWriter.formatVersion): run `cab import` again.")
+            }
+            connection = Mutex(try Connection(database: database))
+        } catch let error as BaseMapError {
+            throw error
+        } catch {
+            throw BaseMapError(
+                .unreadable, "Could not open the base map at \(path) (run `cab import`): \(error)", underlying: error)
+        }
+    }
+
+    /// The features that intersect `box` and are drawn at `zoom`, most important first, at most `limit`
+    /// (clamped to 1 ... `maximumLimit`), as a GeoJSON FeatureCollection. Geometry is simplified for the zoom band
+    /// (zoom ≤ 12: 20 m, 13-14: 5 m, ≥ 15: as imported); buildings, footways and service roads appear from zoom 15.
+    /// Features crossing the box are returned whole, so neighbouring boxes may share features (same `id`).
+    /// - Complexity: an R*Tree search, O(log n + k log k) for k matching features.
+    public func features(in box: BoundingBox, zoom: Int, limit: Int = BaseMapIndex.defaultLimit) throws(BaseMapError)
+        -> BaseMapFeatureCollection
+    {
+        let cap = min(max(limit, 1), Self.maximumLimit)
+        let band = BaseMapZoomBand(zoom: zoom)
+        do {
+            return try connection.withLock { connection throws(SQLiteError) in
+                // `queries` holds every band (built in init), so the subscript cannot be nil.
+                let statement = connection.queries[band]!
+                statement.reset()
+                try statement.bind([
+                    box.southWest.longitude, box.northEast.longitude, box.southWest.latitude, box.northEast.latitude,
+                    zoom, cap + 1,
+                ])
+                var parts: [String] = []
+                var truncated = false
+                while try statement.step() {
+                    if parts.count == cap {
+                        truncated = true
+                        break
+                    }
+                    let row = statement.row
+                    let name = row.optionalString(3).map { ",\"name\":" + GeoJSONText.quoted($0) } ?? ""
+                    parts.append(
+                        "{\"type\":\"Feature\",\"id\":\(row.int64(0)),\"properties\":{\"kind\":\"\(row.string(1))\","
+                            + "\"class\":\(GeoJSONText.quoted(row.string(2)))\(name)},\"geometry\":{\"type\":\""
+                            + row.string(4) + "\",\"coordinates\":" + row.string(5) + "}}")
+                }
+                statement.reset()
+                return BaseMapFeatureCollection(
+                    geoJSON: "{\"type\":\"FeatureCollection\",\"truncated\":\(truncated),\"features\":["
+                        + parts.joined(separator: ",") + "]}",
+                    featureCount: parts.count, truncated: truncated)
+            }
+        } catch {
+            throw BaseMapError(.unreadable, "Could not read the base map: \(error.message)", underlying: error)
+        }
+    }
+
+    /// How many features of each kind the file holds.
+    public func countsByKind() throws(BaseMapError) -> [BaseMapKind: Int] {
+        do {
+            let rows = try connection.withLock { connection throws(SQLiteError) in
+                try connection.database.query("SELECT kind, count(*) FROM feature GROUP BY kind") {
+                    ($0.string(0), $0.int(1))
+                }
+            }
+            var counts: [BaseMapKind: Int] = [:]
+            for (kind, count) in rows { if let kind = BaseMapKind(rawValue: kind) { counts[kind] = count } }
+            return counts
+        } catch {
+            throw BaseMapError(.unreadable, "Could not read the base map: \(error.message)", underlying: error)
+        }
+    }
+}

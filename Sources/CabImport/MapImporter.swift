@@ -1,0 +1,158 @@
+import CabBaseMap
+import CabGeo
+import CabOSM
+import CabRouting
+import Foundation
+
+/// Imports an OSM extract into a data directory in one streaming pass: the road graph, and (as they exist) the
+/// place index and the base map. Files are written beside the old ones and swapped in at the end, so a failed
+/// import leaves the previous map in place.
+public enum MapImporter {
+    /// A stage of the import, for progress lines.
+    public enum Stage: String, Sendable {
+        case reading = "reading map"
+        case buildingGraph = "building road graph"
+        case writing = "writing files"
+    }
+
+    /// Imports `mapPath` into `directory`. `progress` receives a stage and its completed fraction 0...1.
+    public static func run(
+        mapPath: String, into directory: DataDirectory, profile: TravelProfile = .taxi,
+        progress: (Stage, Double) -> Void = { _, _ in }
+    ) throws(ImportError) -> MapManifest {
+        let clock = ContinuousClock()
+        var seconds: [String: Double] = [:]
+        func measure<T>(_ name: String, _ body: () throws(ImportError) -> T) throws(ImportError) -> T {
+            let start = clock.now
+            defer { seconds[name] = (clock.now - start).seconds }
+            return try body()
+        }
+
+        let fingerprint: UInt64
+        do {
+            fingerprint = try MapFingerprint.ofFile(atPath: mapPath)
+        } catch {
+            throw ImportError(.unreadableMap, "Cannot read the map \(mapPath): \(error.message)", underlying: error)
+        }
+        let staging = DataDirectory(path: directory.path + "/.import-\(UInt32.random(in: 0...UInt32.max))")
+        do {
+            try FileManager.default.createDirectory(atPath: staging.path, withIntermediateDirectories: true)
+        } catch {
+            throw ImportError(.writeFailed, "Cannot create \(staging.path): \(error.localizedDescription)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: staging.path) }  // gone after the swap; best effort
+
+        let baseMapWriter: BaseMapWriter
+        do {
+            baseMapWriter = try BaseMapWriter(path: staging.baseMapPath)
+        } catch {
+            throw ImportError(.writeFailed, "Cannot create the base map: \(error.message)", underlying: error)
+        }
+        var handler = ImportPass(
+            roads: RoadImport(profile: profile, sourceFingerprint: fingerprint),
+            baseMap: BaseMapImport(writer: baseMapWriter))
+        let summary = try measure("read") { () throws(ImportError) -> PBFReadSummary in
+            do {
+                let reader = try PBFReader(path: mapPath)
+                return try reader.read(into: &handler) { done, total in
+                    progress(.reading, total > 0 ? Double(done) / Double(total) : 1)
+                }
+            } catch let error as OSMError {
+                throw ImportError(.unreadableMap, "Cannot import \(mapPath): \(error.message)", underlying: error)
+            } catch {
+                throw ImportError(.unreadableMap, "Cannot import \(mapPath): \(error)")
+            }
+        }
+        progress(.buildingGraph, 0)
+        let (graph, report) = try measure("graph") { () throws(ImportError) in handler.roads.build() }
+        progress(.buildingGraph, 1)
+        progress(.writing, 0)
+        try measure("basemap") { () throws(ImportError) in
+            do {
+                try handler.baseMap.finish()
+            } catch {
+                throw ImportError(.writeFailed, "Cannot write the base map: \(error)")
+            }
+        }
+        try measure("write") { () throws(ImportError) in
+            do throws(RoutingError) {
+                try graph.write(to: staging.roadGraphPath)
+            } catch {
+                throw ImportError(.writeFailed, "Cannot write the road graph: \(error.message)", underlying: error)
+            }
+        }
+        let manifest = MapManifest(
+            version: 1, source: mapPath, fingerprint: fingerprint,
+            importedAt: ISO8601DateFormatter().string(from: Date()),
+            counts: [
+                "osm_nodes": summary.nodes, "osm_ways": summary.ways, "osm_relations": summary.relations,
+                "highway_ways": report.highwayClassWays, "graph_nodes": graph.nodeCount, "graph_edges": graph.edgeCount,
+                "turn_restrictions": handler.roads.notes.restrictions,
+                "basemap_features": baseMapWriter.countsByKind.values.reduce(0, +),
+            ],
+            seconds: seconds)
+        try write(manifest, to: staging.manifestPath)
+        try swap(from: staging, into: directory)
+        progress(.writing, 1)
+        return manifest
+    }
+
+    private static func write(_ manifest: MapManifest, to path: String) throws(ImportError) {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(manifest).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw ImportError(.writeFailed, "Cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Moves every staged file over its counterpart (each `rename` is atomic); the manifest goes last so that a
+    /// crash midway leaves the old manifest, whose fingerprint the new files do not match: `serve` then refuses
+    /// with a clear message instead of mixing maps.
+    private static func swap(from staging: DataDirectory, into directory: DataDirectory) throws(ImportError) {
+        let fm = FileManager.default
+        do {
+            let names = try fm.contentsOfDirectory(atPath: staging.path).filter { $0 != "map.json" } + ["map.json"]
+            for name in names {
+                let target = directory.file(name)
+                if rename(staging.file(name), target) != 0 {
+                    throw ImportError(.writeFailed, "Cannot move \(name) into \(directory.path) (errno \(errno)).")
+                }
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(.writeFailed, "Cannot list \(staging.path): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// The one pass over the file: every element goes to every consumer.
+struct ImportPass: OSMElementHandler {
+    var roads: RoadImport
+    var baseMap: BaseMapImport
+
+    mutating func handle(_ node: OSMNode) throws {
+        try roads.handle(node)
+        try baseMap.handle(node)
+    }
+
+    mutating func handle(_ way: OSMWay) throws {
+        try roads.handle(way)
+        try baseMap.handle(way)
+    }
+
+    mutating func handle(_ relation: OSMRelation) throws {
+        try roads.handle(relation)
+        try baseMap.handle(relation)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double`.
+    var seconds: Double {
+        let (s, attoseconds) = components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+}
