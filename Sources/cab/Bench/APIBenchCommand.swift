@@ -9,8 +9,8 @@ enum APIBenchCommand {
         .init(name: "connections", valueName: "N", help: "open connections (default 64)"),
         .init(name: "threads", valueName: "N", help: "wrk threads (default 2)"),
         .init(name: "riders", valueName: "N", help: "rider accounts the bookings are spread over (default 16)"),
-        .init(name: "pickup", valueName: "LAT,LON", help: "pickup inside the map (default central Helsinki)"),
-        .init(name: "dropoff", valueName: "LAT,LON", help: "dropoff inside the map (default central Helsinki)"),
+        .init(name: "pickup", valueName: "LAT,LON", help: "pickup (default: a road node at the map's centre)"),
+        .init(name: "dropoff", valueName: "LAT,LON", help: "dropoff (default: a road node ~1.5 km north-east)"),
         .init(name: "server-log", valueName: "FILE", help: "where the server's stderr goes (default /dev/null)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
@@ -26,20 +26,24 @@ enum APIBenchCommand {
         \(Arguments.describe(flags))
         """
 
-    static let defaultPickup = Coordinate(latitude: 60.1699, longitude: 24.9384)
-    static let defaultDropoff = Coordinate(latitude: 60.1841, longitude: 24.9501)
+    /// Central Helsinki (the Makefile's default map), when the data directory has no road graph to pick from.
+    static let fallbackPair = (
+        Coordinate(latitude: 60.1699, longitude: 24.9384), Coordinate(latitude: 60.1841, longitude: 24.9501)
+    )
 
     static func run(_ arguments: [String]) -> Never {
         let args = Arguments(arguments, flags: flags, usage: usage)
         guard args.positional.isEmpty else { Console.fail("bench api takes no positional arguments\n\n\(usage)") }
+        let data = dataDirectory(args)
+        let central = MapPoints.centralPair(dataDirectory: data) ?? fallbackPair
         let configuration = APIBenchmark.Configuration(
-            dataDirectory: dataDirectory(args),
+            dataDirectory: data,
             durationSeconds: args.integer("duration", default: 10, in: 1...3600),
             connections: args.integer("connections", default: 64, in: 1...10_000),
             wrkThreads: args.integer("threads", default: 2, in: 1...64),
             riders: args.integer("riders", default: 16, in: 1...10_000),
-            pickup: args.value("pickup").map { Arguments.parseCoordinate($0, what: "--pickup") } ?? defaultPickup,
-            dropoff: args.value("dropoff").map { Arguments.parseCoordinate($0, what: "--dropoff") } ?? defaultDropoff,
+            pickup: args.value("pickup").map { Arguments.parseCoordinate($0, what: "--pickup") } ?? central.0,
+            dropoff: args.value("dropoff").map { Arguments.parseCoordinate($0, what: "--dropoff") } ?? central.1,
             serverLog: args.value("server-log") ?? "/dev/null")
         if !FileManager.default.fileExists(atPath: configuration.dataDirectory) {
             Console.error("cab: \(configuration.dataDirectory) does not exist (run `make run` or `cab import`); "

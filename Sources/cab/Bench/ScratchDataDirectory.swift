@@ -1,3 +1,4 @@
+import CabImport
 import Foundation
 
 /// A temporary data directory for a benchmark server: symbolic links to an imported data directory's files
@@ -33,9 +34,8 @@ final class ScratchDataDirectory {
     /// Whether `name` is part of the bookings store (SQLite file, WAL, shared memory, journal) rather than of the
     /// imported map.
     static func isStoreFile(_ name: String) -> Bool {
-        let base = name.split(separator: ".").first.map(String.init) ?? name
-        return base == "store" || base == "cab" || name.hasSuffix("-wal") || name.hasSuffix("-shm")
-            || name.hasSuffix("-journal")
+        let store = URL(fileURLWithPath: DataDirectory(path: "/").storePath).lastPathComponent
+        return name == store || name.hasSuffix("-wal") || name.hasSuffix("-shm") || name.hasSuffix("-journal")
     }
 
     /// Deletes the directory and everything in it (the links, not what they point to).
