@@ -78,6 +78,11 @@ struct WrkRunner {
 
     /// Runs `script` against `baseURL` (which must be on 127.0.0.1) and returns the figures.
     func run(baseURL: String, script: WrkScript) throws(BenchError) -> WrkResult {
+        try start(baseURL: baseURL, script: script).finish()
+    }
+
+    /// Starts wrk in the background; `finish()` waits for it (or `interrupt()` ends it early, still reporting).
+    func start(baseURL: String, script: WrkScript) throws(BenchError) -> RunningWrk {
         guard baseURL.hasPrefix("http://127.0.0.1:") else { throw BenchError("load goes to 127.0.0.1 only") }
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw BenchError("\(executable) not found: install Debian's wrk (apt-get install wrk)")
@@ -86,20 +91,40 @@ struct WrkRunner {
         guard FileManager.default.createFile(atPath: scriptPath, contents: Data(script.source.utf8)) else {
             throw BenchError("cannot write the wrk script to \(scriptPath)")
         }
-        defer { try? FileManager.default.removeItem(atPath: scriptPath) }
-        let errorPath = scriptPath + ".err"
-        defer { try? FileManager.default.removeItem(atPath: errorPath) }
         let process = try ChildProcess(
             executable: executable,
             arguments: [
                 "-t", "\(max(1, min(threads, connections)))", "-c", "\(connections)", "-d", "\(durationSeconds)s",
                 "--timeout", "\(timeoutSeconds)s", "-s", scriptPath, baseURL,
             ],
-            stderrPath: errorPath)
+            stderrPath: scriptPath + ".err")
+        return RunningWrk(process: process, scriptPath: scriptPath)
+    }
+}
+
+/// A wrk run in progress.
+final class RunningWrk {
+    private let process: ChildProcess
+    private let scriptPath: String
+
+    init(process: ChildProcess, scriptPath: String) {
+        self.process = process
+        self.scriptPath = scriptPath
+    }
+
+    /// Ends the run early (SIGINT); wrk still prints its summary and `done()` line.
+    func interrupt() { process.send(SIGINT) }
+
+    /// Waits for wrk to end and parses its figures; removes the script.
+    func finish() throws(BenchError) -> WrkResult {
+        defer {
+            try? FileManager.default.removeItem(atPath: scriptPath)
+            try? FileManager.default.removeItem(atPath: scriptPath + ".err")
+        }
         let output = process.readAll()
         let status = process.waitForExit()
         guard status == 0, let result = WrkResult(wrkOutput: output) else {
-            let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+            let errors = (try? String(contentsOfFile: scriptPath + ".err", encoding: .utf8)) ?? ""
             throw BenchError("wrk failed (exit \(status)): \(errors.isEmpty ? output : errors)")
         }
         return result
