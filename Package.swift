@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "CabTestSupport", dependencies: ["CabGeo"], path: "Tests/CabTestSupport"),
         .testTarget(name: "CabGeoTests", dependencies: ["CabGeo", "CabTestSupport"]),
         .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),
-        .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabTestSupport"]),
+        .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
         .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabTestSupport"]),
         .testTarget(
