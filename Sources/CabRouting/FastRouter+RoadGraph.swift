@@ -1,3 +1,5 @@
+import CabGeo
+
 /// Road-level queries: snapped points and `RouteEndpoints` in, `Route`s and milliseconds out, with the same
 /// answers as `DijkstraRouter` (including the direct leg when both points share a piece of road).
 extension FastRouter {
@@ -49,21 +51,77 @@ extension FastRouter {
     }
 
     /// Travel times in milliseconds from each start (drivers) to one end (a pickup); nil where unroutable.
-    /// - Complexity: with labels, one table fill plus O(label size) per start.
+    /// - Complexity: with labels, one table fill plus O(label size) per start, no allocation per start.
     public func durationsMilliseconds(from starts: [SnappedPoint], to end: SnappedPoint) -> [Int?] {
-        let seeds = seeds(pairing: end, with: starts, fixedIsEnd: true)
-        return zip(durations(from: seeds.others, to: seeds.fixed), seeds.direct).map {
-            Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
+        guard labelQuery != nil else {
+            let seeds = seeds(pairing: end, with: starts, fixedIsEnd: true)
+            return zip(durations(from: seeds.others, to: seeds.fixed), seeds.direct).map {
+                Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
+            }
         }
+        return manyToOne(to: end, count: starts.count) { starts[$0] }
+    }
+
+    /// Travel times in milliseconds from each start coordinate (drivers) to one end (a pickup), snapping them
+    /// with `snapper`: nil where a start is off the roads or cannot reach the end. The dispatch hot path.
+    /// - Throws: `RoutingError` when `end` cannot be snapped.
+    /// - Complexity: one snap per point, then as `durationsMilliseconds(from:to:)` on snapped points.
+    public func durationsMilliseconds(
+        from starts: [Coordinate], to end: Coordinate, snappingWith snapper: Snapper
+    ) throws(RoutingError) -> [Int?] {
+        let pickup = try snapper.snap(end)
+        guard labelQuery != nil else {
+            return starts.map { start in
+                (try? snapper.snap(start)).flatMap { durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: requireRoadGraph())) }
+            }
+        }
+        return manyToOne(to: pickup, count: starts.count) { try? snapper.snap(starts[$0]) }
     }
 
     /// Travel times in milliseconds from one start to each end; nil where unroutable.
-    /// - Complexity: with labels, one table fill plus O(label size) per end.
+    /// - Complexity: with labels, one table fill plus O(label size) per end, no allocation per end.
     public func durationsMilliseconds(from start: SnappedPoint, to ends: [SnappedPoint]) -> [Int?] {
-        let seeds = seeds(pairing: start, with: ends, fixedIsEnd: false)
-        return zip(durations(from: seeds.fixed, to: seeds.others), seeds.direct).map {
-            Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
+        guard let labelQuery else {
+            let seeds = seeds(pairing: start, with: ends, fixedIsEnd: false)
+            return zip(durations(from: seeds.fixed, to: seeds.others), seeds.direct).map {
+                Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
+            }
         }
+        let graph = requireRoadGraph()
+        seedScratch.removeAll(keepingCapacity: true)
+        graph.forEachSourceSeed(of: start) { seedScratch.append(ContractionSeed($0)) }
+        labelQuery.fill(labelQuery.labels.forward, seedScratch)
+        var result: [Int?] = []
+        result.reserveCapacity(ends.count)
+        for end in ends {
+            seedScratch.removeAll(keepingCapacity: true)
+            graph.forEachTargetSeed(of: end) { seedScratch.append(ContractionSeed($0)) }
+            let (d, _) = labelQuery.scan(labelQuery.labels.backward, seedScratch)
+            result.append(Self.best(d == .max ? nil : Int(d), graph.directSeed(from: start, to: end)?.costMilliseconds))
+        }
+        return result
+    }
+
+    /// Many-to-one by labels: `end`'s arrival seeds fill the table once, then each start's leaving seeds scan it.
+    private func manyToOne(to end: SnappedPoint, count: Int, start: (Int) -> SnappedPoint?) -> [Int?] {
+        guard let labelQuery else { preconditionFailure("many-to-one by labels without labels") }
+        let graph = requireRoadGraph()
+        seedScratch.removeAll(keepingCapacity: true)
+        graph.forEachTargetSeed(of: end) { seedScratch.append(ContractionSeed($0)) }
+        labelQuery.fill(labelQuery.labels.backward, seedScratch)
+        var result: [Int?] = []
+        result.reserveCapacity(count)
+        for i in 0..<count {
+            guard let point = start(i) else {
+                result.append(nil)
+                continue
+            }
+            seedScratch.removeAll(keepingCapacity: true)
+            graph.forEachSourceSeed(of: point) { seedScratch.append(ContractionSeed($0)) }
+            let (d, _) = labelQuery.scan(labelQuery.labels.forward, seedScratch)
+            result.append(Self.best(d == .max ? nil : Int(d), graph.directSeed(from: point, to: end)?.costMilliseconds))
+        }
+        return result
     }
 
     /// Durations and distances between every start and every end (`result[i][j]`); nil where unroutable.

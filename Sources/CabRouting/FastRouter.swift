@@ -37,7 +37,9 @@ public final class FastRouter {
     /// The road graph, for the road-level queries (`FastRouter+RoadGraph`).
     let roadGraph: RoadGraph?
     private let contraction: ContractionQuery
-    private let labelQuery: ManyToOneQuery?
+    let labelQuery: ManyToOneQuery?
+    /// Reused seed lists for the road-level many-to-one queries (no allocation per driver).
+    var seedScratch: [ContractionSeed] = []
 
     /// A router over `index`; `nodeCoordinates` (one per graph node, or empty) give routes their geometry.
     public convenience init(index: FastRouterIndex, nodeCoordinates: [Coordinate] = []) {

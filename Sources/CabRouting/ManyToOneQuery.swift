@@ -32,7 +32,7 @@ final class ManyToOneQuery {
     }
 
     /// Writes the seeds' labels, shifted by each seed's cost, into the table (keeping the smaller per hub).
-    private func fill(_ direction: HubLabels.Direction, _ seeds: [ContractionSeed]) {
+    func fill(_ direction: HubLabels.Direction, _ seeds: [ContractionSeed]) {
         stamp &+= 1
         if stamp == 0 {
             tableStamp.fill(0)
@@ -59,7 +59,7 @@ final class ManyToOneQuery {
     }
 
     /// The best path from the seeds' labels through the table.
-    @inline(__always) private func scan(_ direction: HubLabels.Direction, _ seeds: [ContractionSeed]) -> (UInt32, Float) {
+    @inline(__always) func scan(_ direction: HubLabels.Direction, _ seeds: [ContractionSeed]) -> (UInt32, Float) {
         let hubs = direction.hub.base
         let durations = direction.duration.base
         let stamps = tableStamp.base

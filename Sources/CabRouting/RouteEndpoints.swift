@@ -28,37 +28,62 @@ public struct RouteEndpoints: Sendable, Hashable {
         self.end = end
         var sources: [RouteSeed] = []
         var targets: [RouteSeed] = []
-        var direct: RouteSeed?
-        let startLength = graph.pieceLengthMeters(start.piece)
-        for edge in graph.edges(ofPiece: start.piece) {
-            let reversed = graph.edgeRunsBackwards(edge)
-            let share = reversed ? start.fraction : 1 - start.fraction
-            let seed = RouteSeed(
-                node: graph.edgeTarget(edge), costMilliseconds: partialCost(graph.edgeDurationsMs[edge], share),
-                distanceMeters: share * startLength, isReversed: reversed)
-            insertKeepingCheapest(seed, into: &sources)
-            if end.piece == start.piece {
-                let ahead = reversed ? start.fraction - end.fraction : end.fraction - start.fraction
-                if ahead >= 0 {
-                    let leg = RouteSeed(
-                        node: graph.edgeTarget(edge), costMilliseconds: partialCost(graph.edgeDurationsMs[edge], ahead),
-                        distanceMeters: ahead * startLength, isReversed: reversed)
-                    if direct.map({ leg.costMilliseconds < $0.costMilliseconds }) ?? true { direct = leg }
-                }
-            }
-        }
-        let endLength = graph.pieceLengthMeters(end.piece)
-        for edge in graph.edges(ofPiece: end.piece) {
-            let reversed = graph.edgeRunsBackwards(edge)
-            let share = reversed ? 1 - end.fraction : end.fraction
-            let seed = RouteSeed(
-                node: graph.edgeSource(edge), costMilliseconds: partialCost(graph.edgeDurationsMs[edge], share),
-                distanceMeters: share * endLength, isReversed: reversed)
-            insertKeepingCheapest(seed, into: &targets)
-        }
+        graph.forEachSourceSeed(of: start) { insertKeepingCheapest($0, into: &sources) }
+        graph.forEachTargetSeed(of: end) { insertKeepingCheapest($0, into: &targets) }
         self.sources = sources
         self.targets = targets
-        self.direct = direct
+        self.direct = graph.directSeed(from: start, to: end)
+    }
+}
+
+extension RoadGraph {
+    /// Calls `body` with each seed leaving `point` (one per edge driving its piece; a node may come twice).
+    /// - Complexity: O(edges of the piece), no allocation.
+    @inline(__always)
+    func forEachSourceSeed(of point: SnappedPoint, _ body: (RouteSeed) -> Void) {
+        let length = pieceLengthMeters(point.piece)
+        for k in Int(pieceFirstEdge[point.piece])..<Int(pieceFirstEdge[point.piece + 1]) {
+            let edge = Int(pieceEdges[k])
+            let reversed = edgeRunsBackwards(edge)
+            let share = reversed ? point.fraction : 1 - point.fraction
+            body(
+                RouteSeed(
+                    node: edgeTarget(edge), costMilliseconds: partialCost(edgeDurationsMs[edge], share),
+                    distanceMeters: share * length, isReversed: reversed))
+        }
+    }
+
+    /// Calls `body` with each seed arriving at `point` (one per edge driving its piece; a node may come twice).
+    /// - Complexity: O(edges of the piece), no allocation.
+    @inline(__always)
+    func forEachTargetSeed(of point: SnappedPoint, _ body: (RouteSeed) -> Void) {
+        let length = pieceLengthMeters(point.piece)
+        for k in Int(pieceFirstEdge[point.piece])..<Int(pieceFirstEdge[point.piece + 1]) {
+            let edge = Int(pieceEdges[k])
+            let reversed = edgeRunsBackwards(edge)
+            let share = reversed ? 1 - point.fraction : point.fraction
+            body(
+                RouteSeed(
+                    node: edgeSource(edge), costMilliseconds: partialCost(edgeDurationsMs[edge], share),
+                    distanceMeters: share * length, isReversed: reversed))
+        }
+    }
+
+    /// The cheapest leg driving straight from `start` to `end` along the piece they share, if any.
+    func directSeed(from start: SnappedPoint, to end: SnappedPoint) -> RouteSeed? {
+        guard start.piece == end.piece else { return nil }
+        var direct: RouteSeed?
+        let length = pieceLengthMeters(start.piece)
+        for edge in edges(ofPiece: start.piece) {
+            let reversed = edgeRunsBackwards(edge)
+            let ahead = reversed ? start.fraction - end.fraction : end.fraction - start.fraction
+            guard ahead >= 0 else { continue }
+            let leg = RouteSeed(
+                node: edgeTarget(edge), costMilliseconds: partialCost(edgeDurationsMs[edge], ahead),
+                distanceMeters: ahead * length, isReversed: reversed)
+            if direct.map({ leg.costMilliseconds < $0.costMilliseconds }) ?? true { direct = leg }
+        }
+        return direct
     }
 }
 
