@@ -88,15 +88,16 @@ extension FastRouter {
             }
         }
         let graph = requireRoadGraph()
-        seedScratch.removeAll(keepingCapacity: true)
-        graph.forEachSourceSeed(of: start) { seedScratch.append(ContractionSeed($0)) }
-        labelQuery.fill(labelQuery.labels.forward, seedScratch)
+        var seeds: [ContractionSeed] = []
+        seeds.reserveCapacity(8)
+        graph.forEachSourceSeed(of: start) { seeds.append(ContractionSeed($0)) }
+        labelQuery.fill(labelQuery.labels.forward, seeds)
         var result: [Int?] = []
         result.reserveCapacity(ends.count)
         for end in ends {
-            seedScratch.removeAll(keepingCapacity: true)
-            graph.forEachTargetSeed(of: end) { seedScratch.append(ContractionSeed($0)) }
-            let (d, _) = labelQuery.scan(labelQuery.labels.backward, seedScratch)
+            seeds.removeAll(keepingCapacity: true)
+            graph.forEachTargetSeed(of: end) { seeds.append(ContractionSeed($0)) }
+            let (d, _) = labelQuery.scan(labelQuery.labels.backward, seeds)
             result.append(Self.best(d == .max ? nil : Int(d), graph.directSeed(from: start, to: end)?.costMilliseconds))
         }
         return result
@@ -106,9 +107,10 @@ extension FastRouter {
     private func manyToOne(to end: SnappedPoint, count: Int, start: (Int) -> SnappedPoint?) -> [Int?] {
         guard let labelQuery else { preconditionFailure("many-to-one by labels without labels") }
         let graph = requireRoadGraph()
-        seedScratch.removeAll(keepingCapacity: true)
-        graph.forEachTargetSeed(of: end) { seedScratch.append(ContractionSeed($0)) }
-        labelQuery.fill(labelQuery.labels.backward, seedScratch)
+        var seeds: [ContractionSeed] = []
+        seeds.reserveCapacity(8)
+        graph.forEachTargetSeed(of: end) { seeds.append(ContractionSeed($0)) }
+        labelQuery.fill(labelQuery.labels.backward, seeds)
         var result: [Int?] = []
         result.reserveCapacity(count)
         for i in 0..<count {
@@ -116,9 +118,9 @@ extension FastRouter {
                 result.append(nil)
                 continue
             }
-            seedScratch.removeAll(keepingCapacity: true)
-            graph.forEachSourceSeed(of: point) { seedScratch.append(ContractionSeed($0)) }
-            let (d, _) = labelQuery.scan(labelQuery.labels.forward, seedScratch)
+            seeds.removeAll(keepingCapacity: true)
+            graph.forEachSourceSeed(of: point) { seeds.append(ContractionSeed($0)) }
+            let (d, _) = labelQuery.scan(labelQuery.labels.forward, seeds)
             result.append(Self.best(d == .max ? nil : Int(d), graph.directSeed(from: point, to: end)?.costMilliseconds))
         }
         return result

@@ -38,8 +38,6 @@ public final class FastRouter {
     let roadGraph: RoadGraph?
     private let contraction: ContractionQuery
     let labelQuery: ManyToOneQuery?
-    /// Reused seed lists for the road-level many-to-one queries (no allocation per driver).
-    var seedScratch: [ContractionSeed] = []
 
     /// A router over `index`; `nodeCoordinates` (one per graph node, or empty) give routes their geometry.
     public convenience init(index: FastRouterIndex, nodeCoordinates: [Coordinate] = []) {

@@ -146,7 +146,12 @@ struct HubLabelBuilder {
             label(
                 rank: r, into: &backward, opposite: forward, first: h.backwardFirst, head: h.backwardHead,
                 weight: h.backwardWeight, arc: h.backwardArc, stampOffset: 1)
-            if forward.hub.count + backward.hub.count > entryLimit { return nil }
+            let entries = forward.hub.count + backward.hub.count
+            if entries > entryLimit { return nil }
+            // Labels grow towards the bottom of the hierarchy: once the labels so far, extrapolated to every node,
+            // exceed the budget, the rest would too; give up early instead of filling memory (grids do this).
+            let done = n - r
+            if done >= max(1_000, n / 64) && Double(entries) / Double(done) * Double(n) > Double(entryLimit) { return nil }
             r -= 1
         }
         return HubLabels(

@@ -57,8 +57,10 @@ public enum RoutingBenchmark {
         public var shortcuts: Int
         /// Average hubs per label, nil without labels.
         public var averageLabelSize: Double?
-        /// Peak resident memory of the process so far, in MB (`getrusage`).
+        /// Peak resident memory of the process up to the end of preprocessing, in MB (`getrusage`).
         public var peakRSSMegabytes: Double
+        /// Peak resident memory of the process after the queries too (snapper, Dijkstra scratch), in MB.
+        public var peakRSSAfterQueriesMegabytes: Double
         /// Pairs timed.
         public var pairs: Int
         /// Pairs also timed with plain Dijkstra.
@@ -90,6 +92,7 @@ public enum RoutingBenchmark {
             case hubLabelSeconds = "hub_labels_s"
             case averageLabelSize = "average_label_size"
             case peakRSSMegabytes = "peak_rss_mb"
+            case peakRSSAfterQueriesMegabytes = "peak_rss_after_queries_mb"
             case dijkstraPairs = "dijkstra_pairs"
             case p2pMedianMicroseconds = "p2p_median_us"
             case p2pHierarchyMedianMicroseconds = "p2p_ch_median_us"
@@ -102,28 +105,62 @@ public enum RoutingBenchmark {
         }
     }
 
+    /// A preprocessed graph: the index and what building it cost.
+    public struct Preprocessed: Sendable {
+        /// The index (hierarchy, labels when they fit, edge ends).
+        public let index: FastRouterIndex
+        /// Seconds of the contraction.
+        public let contractionSeconds: Double
+        /// Seconds computing hub labels.
+        public let hubLabelSeconds: Double
+        /// Peak resident memory of the process right after preprocessing, in MB.
+        public let peakRSSMegabytes: Double
+    }
+
+    /// Builds the fast-routing index of `graph`, timed. The contraction's input is freed before contracting.
+    /// - Complexity: the contraction plus the hub labels.
+    public static func preprocess(_ graph: RoadGraph, configuration: FastRouterIndex.Configuration = .init())
+        -> Preprocessed
+    {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var builder = ContractionBuilder(graph: ContractionGraph(roadGraph: graph), configuration: configuration.contraction)
+        let hierarchy = builder.build()
+        let contracted = clock.now
+        let labels =
+            configuration.buildsHubLabels
+            ? HubLabels(hierarchy: hierarchy, entryLimit: configuration.hubLabelEntryLimit) : nil
+        let labelled = clock.now
+        let index = FastRouterIndex(
+            hierarchy: hierarchy, labels: labels, edgeFrom: graph.edgeSources.map { Int32(bitPattern: $0) },
+            edgeTo: graph.edgeTargets.map { Int32(bitPattern: $0) })
+        return Preprocessed(
+            index: index, contractionSeconds: seconds(contracted - start), hubLabelSeconds: seconds(labelled - contracted),
+            peakRSSMegabytes: peakResidentMegabytes())
+    }
+
     /// Preprocesses `graph` and times every query kind on it.
     /// - Complexity: preprocessing plus `pairs` fast queries and `dijkstraPairs` Dijkstra searches.
     public static func run(
         on graph: RoadGraph, importSeconds: Double? = nil, configuration: Configuration = .init()
     ) -> Result {
+        measure(on: graph, preprocessed: preprocess(graph, configuration: configuration.index),
+                importSeconds: importSeconds, configuration: configuration)
+    }
+
+    /// Times every query kind on `graph` with an index already built by `preprocess`.
+    /// - Complexity: `pairs` fast queries and `dijkstraPairs` Dijkstra searches.
+    public static func measure(
+        on graph: RoadGraph, preprocessed: Preprocessed, importSeconds: Double? = nil,
+        configuration: Configuration = .init()
+    ) -> Result {
         let clock = ContinuousClock()
-        let start = clock.now
-        let contraction = ContractionGraph(roadGraph: graph)
-        let hierarchy = ContractionHierarchy(graph: contraction, configuration: configuration.index.contraction)
-        let contracted = clock.now
-        let labels =
-            configuration.index.buildsHubLabels
-            ? HubLabels(hierarchy: hierarchy, entryLimit: configuration.index.hubLabelEntryLimit) : nil
-        let labelled = clock.now
-        let index = FastRouterIndex(
-            hierarchy: hierarchy, labels: labels, edgeFrom: contraction.edges.map(\.from),
-            edgeTo: contraction.edges.map(\.to))
+        let index = preprocessed.index
         let router = FastRouter(index: index, graph: graph)
         let hierarchyOnly = FastRouter(
             index: FastRouterIndex(
-                hierarchy: hierarchy, labels: nil, edgeFrom: contraction.edges.map(\.from),
-                edgeTo: contraction.edges.map(\.to)), graph: graph)
+                hierarchy: index.hierarchy, labels: nil, edgeFrom: index.edgeFrom.array, edgeTo: index.edgeTo.array),
+            graph: graph)
         let snapper = Snapper(graph: graph)
         var random = SplitMix64(seed: configuration.seed)
         let points = randomPoints(graph, count: configuration.pairs + 1, random: &random)
@@ -142,10 +179,10 @@ public enum RoutingBenchmark {
         func manyToOne(_ drivers: Int) -> [Double] {
             (0..<configuration.manyToOneRounds).map { _ in
                 let group = randomPoints(graph, count: drivers + 1, random: &random)
+                let starts = Array(group.prefix(drivers))
                 return time(clock) {
-                    guard let pickup = try? snapper.snap(group[drivers]) else { return }
-                    let starts = group.prefix(drivers).compactMap { try? snapper.snap($0) }
-                    for d in router.durationsMilliseconds(from: starts, to: pickup) { sink &+= d ?? 0 }
+                    let found = try? router.durationsMilliseconds(from: starts, to: group[drivers], snappingWith: snapper)
+                    for d in found ?? [] { sink &+= d ?? 0 }
                 }
             }
         }
@@ -153,8 +190,9 @@ public enum RoutingBenchmark {
         let many100 = manyToOne(100)
         let routingOnly = (0..<configuration.manyToOneRounds).map { round in
             let group = (0..<21).map { snapped[(round * 21 + $0) % snapped.count] }
+            let starts = Array(group.prefix(20))
             return time(clock) {
-                for d in router.durationsMilliseconds(from: Array(group.prefix(20)), to: group[20]) { sink &+= d ?? 0 }
+                for d in router.durationsMilliseconds(from: starts, to: group[20]) { sink &+= d ?? 0 }
             }
         }
         let snapping = points.prefix(configuration.pairs).map { point in
@@ -163,10 +201,11 @@ public enum RoutingBenchmark {
         precondition(sink != 42, "keeps the optimizer from dropping the timed work")
         return Result(
             nodes: graph.nodeCount, edges: graph.edgeCount, importSeconds: importSeconds,
-            preprocessSeconds: seconds(labelled - start), contractionSeconds: seconds(contracted - start),
-            hubLabelSeconds: seconds(labelled - contracted), shortcuts: hierarchy.shortcutCount,
-            averageLabelSize: labels?.averageLabelSize, peakRSSMegabytes: peakResidentMegabytes(), pairs: pairs.count,
-            dijkstraPairs: slow.count, p2pMedianMicroseconds: median(fast),
+            preprocessSeconds: preprocessed.contractionSeconds + preprocessed.hubLabelSeconds,
+            contractionSeconds: preprocessed.contractionSeconds, hubLabelSeconds: preprocessed.hubLabelSeconds,
+            shortcuts: index.hierarchy.shortcutCount, averageLabelSize: index.labels?.averageLabelSize,
+            peakRSSMegabytes: preprocessed.peakRSSMegabytes, peakRSSAfterQueriesMegabytes: peakResidentMegabytes(),
+            pairs: pairs.count, dijkstraPairs: slow.count, p2pMedianMicroseconds: median(fast),
             p2pHierarchyMedianMicroseconds: median(viaHierarchy), p2pDijkstraMedianMicroseconds: median(slow),
             p2pGeometryMedianMicroseconds: median(geometry), manyToOne20MedianMicroseconds: median(many20),
             manyToOne100MedianMicroseconds: median(many100), manyToOne20RoutingMedianMicroseconds: median(routingOnly),

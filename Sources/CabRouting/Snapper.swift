@@ -4,11 +4,12 @@ import CabGeo
 /// corner) over the segments of every piece in the largest strongly connected component (or of every piece, when
 /// asked).
 ///
-/// Every shape point is projected to planar metres once, when the index is built, and every piece's running
-/// length is kept, so a query is a ring search over cells with squared-distance comparisons and one exact
-/// projection of the winning segment: no trigonometry per candidate. The ring search stops as soon as the nearest
-/// segment found is closer than any cell not yet looked at. Of two segments exactly as near, the one stored first
-/// wins.
+/// Every shape point is projected to planar metres once, when the index is built, each cell stores its segments'
+/// ends inline (Float metres from the cell's corner: one cache line holds several), and every piece's running
+/// length is kept. A query scans a rectangle of cells grown one row or column at a time on the side nearest the
+/// point, and stops as soon as the nearest segment found is closer than anything outside it; candidates close to
+/// the best are measured again in Double, and the winner is projected exactly: no trigonometry per candidate.
+/// Of two segments exactly as near, the one stored first wins.
 public struct Snapper: Sendable {
     /// The graph snapped onto.
     public let graph: RoadGraph
@@ -20,8 +21,8 @@ public struct Snapper: Sendable {
     private let columns: Int
     private let rows: Int
     private let cellFirst: [UInt32]
-    /// Global coordinate index of each segment's first point (its piece is found through `segmentPieces`).
-    private let cellSegments: [UInt32]
+    /// The segments filed under each cell, with their ends relative to the cell's south-west corner.
+    private let cellEntries: [SnapEntry]
     private let segmentPieces: [UInt32]
     /// Each coordinate in planar metres from `origin`.
     private let planar: [SIMD2<Double>]
@@ -31,9 +32,9 @@ public struct Snapper: Sendable {
     /// Indexes `graph`'s roads.
     /// - Complexity: O(segments), a few cells per street-sized segment.
     /// With `largestComponentOnly` false it also snaps onto roads cut off from the rest (routes may then fail).
-    /// `cellMeters` grows on sparse maps so that there are at most about four cells per segment.
+    /// `cellMeters` grows on sparse maps so that there are at most about two cells per segment.
     public init(
-        graph: RoadGraph, maxDistanceMeters: Double = 1000, cellMeters: Double = 40,
+        graph: RoadGraph, maxDistanceMeters: Double = 1000, cellMeters: Double = 32,
         largestComponentOnly: Bool = true
     ) {
         self.graph = graph
@@ -66,9 +67,9 @@ public struct Snapper: Sendable {
         }
         let extent = projection.offsetMeters(of: box.northEast, from: origin)
         var cell = max(cellMeters, 1)
-        while (extent.x / cell + 1) * (extent.y / cell + 1) > Double(4 * max(segments.count, 1)) { cell *= 2 }
+        while (extent.x / cell + 1) * (extent.y / cell + 1) > Double(2 * max(segments.count, 1)) { cell *= 1.5 }
         let grid = SnapGrid(cellMeters: cell, columns: max(1, Int(extent.x / cell) + 1), rows: max(1, Int(extent.y / cell) + 1))
-        (cellFirst, cellSegments) = grid.index(segments: segments, planar: planar)
+        (cellFirst, cellEntries) = grid.index(segments: segments, planar: planar)
         self.cellMeters = cell
         columns = grid.columns
         rows = grid.rows
@@ -90,49 +91,60 @@ public struct Snapper: Sendable {
         let cy = Int(min(max((p.y / cellMeters).rounded(.down), -1e9), 1e9))
         var bestSegment = -1
         var bestSquared = Double.infinity
-        var ring = 0
-        planar.withUnsafeBufferPointer { planar in
-            cellSegments.withUnsafeBufferPointer { cellSegments in
-                cellFirst.withUnsafeBufferPointer { cellFirst in
-                    func scan(_ x: Int, _ y: Int) {
-                        let cell = y * columns + x
-                        for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
-                            let s = Int(cellSegments[k])
-                            let a = planar[s]
-                            let ab = planar[s + 1] - a
-                            let ap = p - a
-                            let lengthSquared = (ab * ab).sum()
-                            var t = lengthSquared > 0 ? (ap * ab).sum() / lengthSquared : 0
-                            t = min(1, max(0, t))
-                            let d = ap - t * ab
-                            let squared = (d * d).sum()
-                            if squared < bestSquared || (squared == bestSquared && s < bestSegment) {
-                                bestSquared = squared
-                                bestSegment = s
-                            }
-                        }
-                    }
-                    while true {
-                        let (x0, x1, y0, y1) = (cx - ring, cx + ring, cy - ring, cy + ring)
-                        let xs = max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0))
-                        for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) {
-                            if y == y0 || y == y1 {
-                                for x in xs { scan(x, y) }
-                            } else {
-                                if x0 >= 0 && x0 < columns { scan(x0, y) }
-                                if x1 != x0 && x1 >= 0 && x1 < columns { scan(x1, y) }
-                            }
-                        }
-                        // Every cell not yet looked at lies outside the square of rings scanned so far.
-                        let margin = min(
-                            min(p.x - Double(x0) * cellMeters, Double(x1 + 1) * cellMeters - p.x),
-                            min(p.y - Double(y0) * cellMeters, Double(y1 + 1) * cellMeters - p.y))
-                        if margin > maxDistanceMeters { break }
-                        if margin > 0 && bestSquared < margin * margin { break }
-                        if x0 <= 0 && y0 <= 0 && x1 >= columns - 1 && y1 >= rows - 1 { break }
-                        ring += 1
-                    }
+        // Candidates are compared in Float, relative to their cell's corner; any within `slack` of the best so far
+        // is measured again in Double, so the answer is the Double-exact nearest segment.
+        let slack: Float = 0.05
+        var refineBelow = Float.infinity
+        func consider(_ cell: Int, _ x: Int, _ y: Int) {
+            let q = SIMD2<Float>(Float(p.x - Double(x) * cellMeters), Float(p.y - Double(y) * cellMeters))
+            for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
+                let e = cellEntries[k]
+                let abx = e.bx - e.ax
+                let aby = e.by - e.ay
+                let apx = q.x - e.ax
+                let apy = q.y - e.ay
+                let lengthSquared = abx * abx + aby * aby
+                var t = lengthSquared > 0 ? (apx * abx + apy * aby) / lengthSquared : 0
+                t = min(1, max(0, t))
+                let dx = apx - t * abx
+                let dy = apy - t * aby
+                let squared = dx * dx + dy * dy
+                guard squared <= refineBelow else { continue }
+                let s = Int(e.segment)
+                let exact = squaredDistance(p, planar[s], planar[s + 1])
+                if exact < bestSquared || (exact == bestSquared && s < bestSegment) {
+                    bestSquared = exact
+                    bestSegment = s
+                    let reach = Float(exact.squareRoot()) + slack
+                    refineBelow = reach * reach
                 }
+            }
+        }
+        // Grow a rectangle of scanned cells one row or column at a time, on the side nearest the point, until the
+        // best segment found is nearer than anything outside it.
+        var (x0, x1, y0, y1) = (cx, cx, cy, cy)
+        if cx >= 0 && cx < columns && cy >= 0 && cy < rows { consider(cy * columns + cx, cx, cy) }
+        while true {
+            let west = p.x - Double(x0) * cellMeters
+            let east = Double(x1 + 1) * cellMeters - p.x
+            let south = p.y - Double(y0) * cellMeters
+            let north = Double(y1 + 1) * cellMeters - p.y
+            let margin = min(min(west, east), min(south, north))
+            if margin > maxDistanceMeters { break }
+            if margin > 0 && bestSquared < margin * margin { break }
+            if x0 <= 0 && y0 <= 0 && x1 >= columns - 1 && y1 >= rows - 1 { break }
+            if margin == west {
+                x0 -= 1
+                if x0 >= 0 && x0 < columns { for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { consider(y * columns + x0, x0, y) } }
+            } else if margin == east {
+                x1 += 1
+                if x1 >= 0 && x1 < columns { for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { consider(y * columns + x1, x1, y) } }
+            } else if margin == south {
+                y0 -= 1
+                if y0 >= 0 && y0 < rows { for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { consider(y0 * columns + x, x, y0) } }
+            } else {
+                y1 += 1
+                if y1 >= 0 && y1 < rows { for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { consider(y1 * columns + x, x, y1) } }
             }
         }
         guard bestSegment >= 0 else {
@@ -167,7 +179,7 @@ private struct SnapGrid {
 
     /// Files each segment (by its first coordinate's index) under every cell it passes through: the cells of its
     /// bounding box whose centre lies within half a cell diagonal of it. Returns CSR offsets and entries.
-    func index(segments: [UInt32], planar: [SIMD2<Double>]) -> (first: [UInt32], entries: [UInt32]) {
+    func index(segments: [UInt32], planar: [SIMD2<Double>]) -> (first: [UInt32], entries: [SnapEntry]) {
         // Half a cell diagonal, squared, with a little room for rounding (a superset of cells is harmless).
         let halfDiagonalSquared = cellMeters * cellMeters / 2 * (1 + 1e-9) + 1e-9
         func cells(of s: Int, _ visit: (Int) -> Void) {
@@ -196,15 +208,41 @@ private struct SnapGrid {
         for s in segments { cells(of: Int(s)) { first[$0 + 1] += 1 } }
         for c in 0..<(columns * rows) { first[c + 1] += first[c] }
         var next = first
-        var entries = [UInt32](repeating: 0, count: Int(first[columns * rows]))
+        var entries = [SnapEntry](
+            repeating: SnapEntry(ax: 0, ay: 0, bx: 0, by: 0, segment: 0), count: Int(first[columns * rows]))
         for s in segments {
+            let a = planar[Int(s)]
+            let b = planar[Int(s) + 1]
             cells(of: Int(s)) { cell in
-                entries[Int(next[cell])] = s
+                let corner = SIMD2(Double(cell % columns), Double(cell / columns)) * cellMeters
+                entries[Int(next[cell])] = SnapEntry(
+                    ax: Float(a.x - corner.x), ay: Float(a.y - corner.y), bx: Float(b.x - corner.x),
+                    by: Float(b.y - corner.y), segment: s)
                 next[cell] += 1
             }
         }
         return (first, entries)
     }
+}
+
+/// A segment filed under a cell: its ends in metres from the cell's south-west corner, and its first coordinate.
+private struct SnapEntry {
+    var ax: Float
+    var ay: Float
+    var bx: Float
+    var by: Float
+    var segment: UInt32
+}
+
+/// The squared distance in metres from `p` to the segment `a`-`b` (planar).
+@inline(__always)
+private func squaredDistance(_ p: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
+    let ab = b - a
+    let ap = p - a
+    let lengthSquared = (ab * ab).sum()
+    let t = lengthSquared > 0 ? min(1, max(0, (ap * ab).sum() / lengthSquared)) : 0
+    let d = ap - t * ab
+    return (d * d).sum()
 }
 
 private func clamp(_ value: Int, _ count: Int) -> Int { min(max(value, 0), count - 1) }

@@ -6,6 +6,7 @@ enum BenchCommand {
         ("sse", "CabHTTP SSE fan-out ceiling: 5,000 raw-socket clients, events/s and p99 delivery", SSEBenchCommand.run),
         ("tracking-http", "single-fix location posts/s (wrk) and fleet-stream SSE fan-out over HTTP",
          TrackingHTTPBenchCommand.run),
+        ("route", "fast routing vs Dijkstra, many-to-one, import+preprocess, GET /v1/route p50", BenchRouteCommand.run),
     ]
 
     static var usage: String {
