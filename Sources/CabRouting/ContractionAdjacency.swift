@@ -15,6 +15,9 @@ struct ContractionAdjacency {
         capacity = Array(repeating: 0, count: nodeCount)
     }
 
+    /// Reserves room for `arcs` pool slots (address space; pages become resident as they are written).
+    mutating func reserve(arcs: Int) { pool.reserveCapacity(arcs) }
+
     /// Pool indices of `node`'s arcs.
     @inline(__always) func range(_ node: Int32) -> Range<Int> {
         let s = Int(start[Int(node)])
@@ -76,7 +79,7 @@ struct ContractionAdjacency {
     /// Copies every live slot into a fresh pool.
     private mutating func compact() {
         var fresh: [ContractionBuilder.DynamicArc] = []
-        fresh.reserveCapacity(pool.count - abandoned)
+        fresh.reserveCapacity(pool.capacity)
         for n in start.indices {
             let s = Int(start[n])
             start[n] = Int32(fresh.count)

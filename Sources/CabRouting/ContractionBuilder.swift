@@ -26,7 +26,13 @@ public struct ContractionBuilder {
         var other: Int32
         var weight: UInt32
         var arc: Int32
-        var hops: UInt32
+    }
+
+    /// An arc recorded when its lower end is contracted (the lower end is implied by where it is filed).
+    struct UpArc {
+        var high: Int32
+        var weight: UInt32
+        var arc: Int32
     }
 
     struct Shortcut {
@@ -50,12 +56,17 @@ public struct ContractionBuilder {
     private var arcLength: [Float] = []
     private var arcFirst: [Int32] = []
     private var arcSecond: [Int32] = []
+    /// Original edges each arc stands for (kept here rather than in both adjacency copies: 12-byte arcs).
+    private var arcHops: [UInt32] = []
     // Per node.
     private var rank: [Int32]
     private var depth: [Int32]
     // Arcs recorded when their lower end is contracted: (low node, high node, arc), forward or backward.
-    private var upForward: [(low: Int32, high: Int32, weight: UInt32, arc: Int32)] = []
-    private var upBackward: [(low: Int32, high: Int32, weight: UInt32, arc: Int32)] = []
+    // Ranks are handed out in contraction order, so the arcs land grouped by rank: CSR as they are recorded.
+    private var upForward: [UpArc] = []
+    private var upBackward: [UpArc] = []
+    private var upForwardFirst: [Int32] = [0]
+    private var upBackwardFirst: [Int32] = [0]
     // Witness search scratch.
     private var witness: WitnessSearch
     private var shortcuts: [Shortcut] = []
@@ -71,9 +82,19 @@ public struct ContractionBuilder {
         rank = Array(repeating: -1, count: nodeCount)
         depth = Array(repeating: 0, count: nodeCount)
         witness = WitnessSearch(nodeCount: nodeCount)
-        arcLength.reserveCapacity(graph.edges.count)
-        arcFirst.reserveCapacity(graph.edges.count)
-        arcSecond.reserveCapacity(graph.edges.count)
+        // Room for the shortcuts too (grids add about one per edge): reserved address space is not resident
+        // until written, and growing a large array by copying would briefly hold it twice.
+        let expectedArcs = 3 * graph.edges.count + 1024
+        arcLength.reserveCapacity(expectedArcs)
+        arcFirst.reserveCapacity(expectedArcs)
+        arcSecond.reserveCapacity(expectedArcs)
+        arcHops.reserveCapacity(expectedArcs)
+        upForward.reserveCapacity(expectedArcs)
+        upBackward.reserveCapacity(expectedArcs)
+        upForwardFirst.reserveCapacity(nodeCount + 1)
+        upBackwardFirst.reserveCapacity(nodeCount + 1)
+        outs.reserve(arcs: 2 * expectedArcs)
+        ins.reserve(arcs: 2 * expectedArcs)
         for (id, edge) in graph.edges.enumerated() where edge.from != edge.to {
             if let index = outs.index(of: edge.to, at: edge.from) {
                 let existing = outs.pool[index]
@@ -82,7 +103,7 @@ public struct ContractionBuilder {
                     edge.durationMs < existing.weight
                     || (edge.durationMs == existing.weight && edge.lengthMeters < arcLength[old])
                 if better {
-                    setWeight(from: edge.from, to: edge.to, weight: edge.durationMs, hops: 1, arc: existing.arc)
+                    setWeight(from: edge.from, to: edge.to, weight: edge.durationMs, arc: existing.arc)
                     arcLength[old] = edge.lengthMeters
                     arcFirst[old] = ~Int32(id)
                 }
@@ -92,8 +113,9 @@ public struct ContractionBuilder {
             arcLength.append(edge.lengthMeters)
             arcFirst.append(~Int32(id))
             arcSecond.append(-1)
-            outs.append(DynamicArc(other: edge.to, weight: edge.durationMs, arc: arc, hops: 1), to: edge.from)
-            ins.append(DynamicArc(other: edge.from, weight: edge.durationMs, arc: arc, hops: 1), to: edge.to)
+            arcHops.append(1)
+            outs.append(DynamicArc(other: edge.to, weight: edge.durationMs, arc: arc), to: edge.from)
+            ins.append(DynamicArc(other: edge.from, weight: edge.durationMs, arc: arc), to: edge.to)
         }
     }
 
@@ -147,20 +169,21 @@ public struct ContractionBuilder {
                     let through = inArc.weight + out.weight
                     if witness.distance(to: out.other) <= through { continue }
                     added += 1
-                    hopsAdded += inArc.hops + out.hops
+                    let hops = arcHops[Int(inArc.arc)] + arcHops[Int(out.arc)]
+                    hopsAdded += hops
                     if collect {
                         shortcuts.append(
                             Shortcut(
                                 from: u, to: out.other, weight: through, first: inArc.arc, second: out.arc,
-                                hops: inArc.hops + out.hops))
+                                hops: hops))
                     }
                 }
             }
         }
         let removed = incoming.count + outgoing.count
         var hopsRemoved: UInt32 = 0
-        for arc in incoming { hopsRemoved += arc.hops }
-        for arc in outgoing { hopsRemoved += arc.hops }
+        for arc in incoming { hopsRemoved += arcHops[Int(arc.arc)] }
+        for arc in outgoing { hopsRemoved += arcHops[Int(arc.arc)] }
         var value = Float(depth[Int(v)])
         if removed > 0 { value += 2 * Float(added) / Float(removed) }
         if hopsRemoved > 0 { value += 4 * Float(hopsAdded) / Float(hopsRemoved) }
@@ -176,15 +199,17 @@ public struct ContractionBuilder {
         outs.removeAll(at: v)
         ins.removeAll(at: v)
         for arc in outgoing {
-            upForward.append((v, arc.other, arc.weight, arc.arc))
+            upForward.append(UpArc(high: arc.other, weight: arc.weight, arc: arc.arc))
             ins.remove(v, at: arc.other)
             neighbours.append(arc.other)
         }
         for arc in incoming {
-            upBackward.append((v, arc.other, arc.weight, arc.arc))
+            upBackward.append(UpArc(high: arc.other, weight: arc.weight, arc: arc.arc))
             outs.remove(v, at: arc.other)
             if !outgoing.contains(where: { $0.other == arc.other }) { neighbours.append(arc.other) }
         }
+        upForwardFirst.append(Int32(upForward.count))
+        upBackwardFirst.append(Int32(upBackward.count))
         for shortcut in shortcuts { add(shortcut) }
     }
 
@@ -198,52 +223,50 @@ public struct ContractionBuilder {
             arcLength.append(length)
             arcFirst.append(s.first)
             arcSecond.append(s.second)
-            setWeight(from: s.from, to: s.to, weight: s.weight, hops: s.hops, arc: arc)
+            arcHops.append(s.hops)
+            setWeight(from: s.from, to: s.to, weight: s.weight, arc: arc)
             return
         }
         let arc = Int32(arcFirst.count)
         arcLength.append(length)
         arcFirst.append(s.first)
         arcSecond.append(s.second)
-        outs.append(DynamicArc(other: s.to, weight: s.weight, arc: arc, hops: s.hops), to: s.from)
-        ins.append(DynamicArc(other: s.from, weight: s.weight, arc: arc, hops: s.hops), to: s.to)
+        arcHops.append(s.hops)
+        outs.append(DynamicArc(other: s.to, weight: s.weight, arc: arc), to: s.from)
+        ins.append(DynamicArc(other: s.from, weight: s.weight, arc: arc), to: s.to)
     }
 
     /// Changes the existing arc `from → to` at both of its ends.
-    private mutating func setWeight(from: Int32, to: Int32, weight: UInt32, hops: UInt32, arc: Int32) {
-        if let i = outs.index(of: to, at: from) { outs.set(i, DynamicArc(other: to, weight: weight, arc: arc, hops: hops)) }
-        if let i = ins.index(of: from, at: to) { ins.set(i, DynamicArc(other: from, weight: weight, arc: arc, hops: hops)) }
+    private mutating func setWeight(from: Int32, to: Int32, weight: UInt32, arc: Int32) {
+        if let i = outs.index(of: to, at: from) { outs.set(i, DynamicArc(other: to, weight: weight, arc: arc)) }
+        if let i = ins.index(of: from, at: to) { ins.set(i, DynamicArc(other: from, weight: weight, arc: arc)) }
     }
 
     /// Lays the recorded upward arcs out by rank.
     private mutating func makeHierarchy() -> ContractionHierarchy {
         outs = ContractionAdjacency(nodeCount: 0)
         ins = ContractionAdjacency(nodeCount: 0)
+        arcHops = []
         var nodeAt = [Int32](repeating: 0, count: nodeCount)
         for v in 0..<nodeCount { nodeAt[Int(rank[v])] = Int32(v) }
-        // Straight into the query buffers, so that no second copy of the arcs is alive at the peak.
-        func layout(_ arcs: [(low: Int32, high: Int32, weight: UInt32, arc: Int32)]) -> ContractionHierarchy.Arcs {
-            let first = ContractionBuffer<Int32>(repeating: 0, count: nodeCount + 1)
-            for a in arcs { first[Int(rank[Int(a.low)]) + 1] += 1 }
-            for r in 0..<nodeCount { first[r + 1] += first[r] }
-            var fill = first.array
+        // Straight into the query buffers, one array at a time, so that no second copy of all arcs is alive.
+        func layout(_ arcs: inout [UpArc], _ first: inout [Int32]) -> ContractionHierarchy.Arcs {
+            precondition(first.count == nodeCount + 1, "every node contracted once")
+            let offsets = ContractionBuffer(first)
+            first = []
             let head = ContractionBuffer<Int32>(repeating: 0, count: arcs.count)
             let weight = ContractionBuffer<UInt32>(repeating: 0, count: arcs.count)
             let arc = ContractionBuffer<Int32>(repeating: 0, count: arcs.count)
-            for a in arcs {
-                let r = Int(rank[Int(a.low)])
-                let slot = Int(fill[r])
-                fill[r] += 1
+            for (slot, a) in arcs.enumerated() {
                 head[slot] = rank[Int(a.high)]
                 weight[slot] = a.weight
                 arc[slot] = a.arc
             }
-            return (first, head, weight, arc)
+            arcs = []
+            return (offsets, head, weight, arc)
         }
-        let forward = layout(upForward)
-        upForward = []
-        let backward = layout(upBackward)
-        upBackward = []
+        let forward = layout(&upForward, &upForwardFirst)
+        let backward = layout(&upBackward, &upBackwardFirst)
         return ContractionHierarchy(
             nodeCount: nodeCount, edgeCount: edgeCount, graphFingerprint: fingerprint, rankOf: rank,
             nodeAt: nodeAt, forward: forward, backward: backward, arcLength: arcLength, arcFirst: arcFirst,

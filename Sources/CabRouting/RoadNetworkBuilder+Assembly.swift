@@ -15,6 +15,18 @@ struct PieceTable {
 
     var count: Int { wayIDs.count }
 
+    mutating func reserve(pieces: Int, coordinates count: Int) {
+        wayIDs.reserveCapacity(pieces)
+        tails.reserveCapacity(pieces)
+        heads.reserveCapacity(pieces)
+        forward.reserveCapacity(pieces)
+        backward.reserveCapacity(pieces)
+        distancesDm.reserveCapacity(pieces)
+        durationsMs.reserveCapacity(pieces)
+        firstCoordinate.reserveCapacity(pieces + 1)
+        coordinates.reserveCapacity(count)
+    }
+
     mutating func add(
         way: Int64, rule: TravelProfile.WayRule, nodes: ArraySlice<Int32>, coordinates nodeCoordinates: [Coordinate]
     ) {
@@ -133,6 +145,10 @@ enum GraphAssembler {
         var sources: [UInt32] = []
         var targets: [UInt32] = []
         var bases: [UInt32] = []
+        // Split via nodes can add edges beyond one per base edge; reserved space is not resident until written.
+        sources.reserveCapacity(baseCount * 2)
+        targets.reserveCapacity(baseCount * 2)
+        bases.reserveCapacity(baseCount * 2)
         for base in 0..<baseCount where pieces.exists(base) {
             let head = pieces.head(base)
             let tail = pieces.tail(base)
@@ -156,12 +172,19 @@ enum GraphAssembler {
         for s in sources { firstEdge[Int(s) + 1] += 1 }
         for n in 0..<nodeCount { firstEdge[n + 1] += firstEdge[n] }
         var next = firstEdge
-        var order = [Int](repeating: 0, count: edgeCount)
+        var order = [UInt32](repeating: 0, count: edgeCount)
         for (i, s) in sources.enumerated() {
-            order[Int(next[Int(s)])] = i
+            order[Int(next[Int(s)])] = UInt32(i)
             next[Int(s)] += 1
         }
-        let edgePieces = order.map { bases[$0] }
+        // Each temporary is dropped as soon as its permuted copy exists, to keep the peak low.
+        let edgePieces = order.map { bases[Int($0)] }
+        bases = []
+        let edgeSources = order.map { sources[Int($0)] }
+        sources = []
+        let edgeTargets = order.map { targets[Int($0)] }
+        targets = []
+        order = []
         // Edges of each piece, for snapping and seeds.
         var pieceFirstEdge = [UInt32](repeating: 0, count: pieces.count + 1)
         for b in edgePieces { pieceFirstEdge[Int(b >> 1) + 1] += 1 }
@@ -173,7 +196,7 @@ enum GraphAssembler {
             slot[Int(b >> 1)] += 1
         }
         return RoadGraph(
-            firstEdge: firstEdge, edgeSources: order.map { sources[$0] }, edgeTargets: order.map { targets[$0] },
+            firstEdge: firstEdge, edgeSources: edgeSources, edgeTargets: edgeTargets,
             edgeDurationsMs: edgePieces.map { pieces.durationsMs[Int($0 >> 1)] },
             edgeDistancesDm: edgePieces.map { pieces.distancesDm[Int($0 >> 1)] }, edgePieces: edgePieces,
             nodeCoordinates: nodeCoordinates, nodeOSMIDs: nodeOSMIDs,

@@ -28,6 +28,13 @@ public struct RoadNetworkBuilder: Sendable {
     /// How many ways with a `highway` tag were added.
     public var highwayWayCount: Int { wayIDs.count }
 
+    /// Reserves room for about `nodes` nodes and `wayNodes` way node references (optional; saves copying).
+    public mutating func reserve(nodes: Int, wayNodes: Int) {
+        nodeIDs.reserveCapacity(nodes)
+        nodeCoordinates.reserveCapacity(nodes)
+        wayNodeIDs.reserveCapacity(wayNodes)
+    }
+
     /// Adds a node.
     public mutating func addNode(id: Int64, coordinate: Coordinate) {
         if let last = nodeIDs.last, last >= id { nodesSorted = false }
@@ -122,6 +129,8 @@ public struct RoadNetworkBuilder: Sendable {
 
         // Cut every run into pieces between junctions; each piece yields up to two base edges.
         var pieces = PieceTable()
+        // Upper bounds, so that no large array grows by copying (unwritten capacity is not resident).
+        pieces.reserve(pieces: wayNodeIDs.count, coordinates: wayNodeIDs.count * 2)
         for way in wayIDs.indices {
             guard let rule = rules[Int(wayTagSets[way])] else { continue }
             var start: Int? = nil

@@ -15,6 +15,7 @@ public enum SyntheticCity {
         var random = SplitMix64(seed: seed)
         var builder = RoadNetworkBuilder()
         builder.sourceFingerprint = seed
+        builder.reserve(nodes: rows * cols, wayNodes: 2 * rows * cols + rows + cols)
         let origin = Coordinate(latitude: 47.0, longitude: 9.5)
         let step = 100.0 / 111_195.0  // ~100 m of latitude, in degrees
         let lonStep = step / 0.682  // cos(47 deg)
