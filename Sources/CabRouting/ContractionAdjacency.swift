@@ -73,7 +73,7 @@ struct ContractionAdjacency {
         abandoned += Int(capacity[n])
         count[n] = 0
         capacity[n] = 0
-        if abandoned > 1 << 16 && abandoned > pool.count / 2 { compact() }
+        if abandoned > 1 << 16 && abandoned > pool.count / 4 { compact() }
     }
 
     /// Copies every live slot into a fresh pool.

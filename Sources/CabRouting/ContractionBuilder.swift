@@ -267,10 +267,18 @@ public struct ContractionBuilder {
         }
         let forward = layout(&upForward, &upForwardFirst)
         let backward = layout(&upBackward, &upBackwardFirst)
+        // Each table moves into its query buffer and is released before the next, never all twice at once.
+        func buffer<T: BitwiseCopyable>(_ array: inout [T]) -> ContractionBuffer<T> {
+            defer { array = [] }
+            return ContractionBuffer(array)
+        }
+        let arcLengths = buffer(&arcLength)
+        let arcFirsts = buffer(&arcFirst)
+        let arcSeconds = buffer(&arcSecond)
         return ContractionHierarchy(
-            nodeCount: nodeCount, edgeCount: edgeCount, graphFingerprint: fingerprint, rankOf: rank,
-            nodeAt: nodeAt, forward: forward, backward: backward, arcLength: arcLength, arcFirst: arcFirst,
-            arcSecond: arcSecond)
+            nodeCount: nodeCount, edgeCount: edgeCount, graphFingerprint: fingerprint, rankOf: buffer(&rank),
+            nodeAt: ContractionBuffer(nodeAt), forward: forward, backward: backward, arcLength: arcLengths,
+            arcFirst: arcFirsts, arcSecond: arcSeconds)
     }
 }
 

@@ -53,19 +53,20 @@ public struct ContractionHierarchy: Sendable {
     )
 
     init(
-        nodeCount: Int, edgeCount: Int, graphFingerprint: UInt64, rankOf: [Int32], nodeAt: [Int32],
-        forward: Arcs, backward: Arcs, arcLength: [Float], arcFirst: [Int32], arcSecond: [Int32]
+        nodeCount: Int, edgeCount: Int, graphFingerprint: UInt64, rankOf: ContractionBuffer<Int32>,
+        nodeAt: ContractionBuffer<Int32>, forward: Arcs, backward: Arcs, arcLength: ContractionBuffer<Float>,
+        arcFirst: ContractionBuffer<Int32>, arcSecond: ContractionBuffer<Int32>
     ) {
         self.nodeCount = nodeCount
         self.edgeCount = edgeCount
         self.graphFingerprint = graphFingerprint
-        self.rankOf = ContractionBuffer(rankOf)
-        self.nodeAt = ContractionBuffer(nodeAt)
+        self.rankOf = rankOf
+        self.nodeAt = nodeAt
         (forwardFirst, forwardHead, forwardWeight, forwardArc) = forward
         (backwardFirst, backwardHead, backwardWeight, backwardArc) = backward
-        self.arcLength = ContractionBuffer(arcLength)
-        self.arcFirst = ContractionBuffer(arcFirst)
-        self.arcSecond = ContractionBuffer(arcSecond)
+        self.arcLength = arcLength
+        self.arcFirst = arcFirst
+        self.arcSecond = arcSecond
     }
 
     /// Builds the hierarchy of `graph` (see `ContractionBuilder`).

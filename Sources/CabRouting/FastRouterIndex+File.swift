@@ -106,11 +106,12 @@ extension FastRouterIndex {
         let edgeTo: [Int32] = try input.array(count: edgeCount)
         let hasLabels: UInt32 = try input.scalar()
         let hierarchy = ContractionHierarchy(
-            nodeCount: nodeCount, edgeCount: edgeCount, graphFingerprint: fingerprint, rankOf: rankOf, nodeAt: nodeAt,
+            nodeCount: nodeCount, edgeCount: edgeCount, graphFingerprint: fingerprint,
+            rankOf: ContractionBuffer(rankOf), nodeAt: ContractionBuffer(nodeAt),
             forward: (ContractionBuffer(fFirst), ContractionBuffer(fHead), ContractionBuffer(fWeight), ContractionBuffer(fArc)),
             backward: (ContractionBuffer(bFirst), ContractionBuffer(bHead), ContractionBuffer(bWeight), ContractionBuffer(bArc)),
-            arcLength: arcLength,
-            arcFirst: arcFirst, arcSecond: arcSecond)
+            arcLength: ContractionBuffer(arcLength), arcFirst: ContractionBuffer(arcFirst),
+            arcSecond: ContractionBuffer(arcSecond))
         var labels: HubLabels?
         if hasLabels == 1 {
             var directions: [HubLabels.Direction] = []

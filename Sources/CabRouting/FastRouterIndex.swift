@@ -39,10 +39,18 @@ public struct FastRouterIndex: Sendable {
     public var graphFingerprint: UInt64 { hierarchy.graphFingerprint }
 
     init(hierarchy: ContractionHierarchy, labels: HubLabels?, edgeFrom: [Int32], edgeTo: [Int32]) {
+        self.init(
+            hierarchy: hierarchy, labels: labels, edgeFrom: ContractionBuffer(edgeFrom), edgeTo: ContractionBuffer(edgeTo))
+    }
+
+    init(
+        hierarchy: ContractionHierarchy, labels: HubLabels?, edgeFrom: ContractionBuffer<Int32>,
+        edgeTo: ContractionBuffer<Int32>
+    ) {
         self.hierarchy = hierarchy
         self.labels = labels
-        self.edgeFrom = ContractionBuffer(edgeFrom)
-        self.edgeTo = ContractionBuffer(edgeTo)
+        self.edgeFrom = edgeFrom
+        self.edgeTo = edgeTo
     }
 
     /// Preprocesses `graph`.

@@ -133,8 +133,8 @@ public enum RoutingBenchmark {
     ) -> Preprocessed {
         let clock = ContinuousClock()
         let start = clock.now
-        let edgeFrom = input.edges.map(\.from)
-        let edgeTo = input.edges.map(\.to)
+        let edgeFrom = ContractionBuffer(input.edges.map(\.from))
+        let edgeTo = ContractionBuffer(input.edges.map(\.to))
         var builder = ContractionBuilder(graph: input, configuration: configuration.contraction)  // consumes it
         let hierarchy = builder.build()
         let contracted = clock.now
@@ -168,7 +168,7 @@ public enum RoutingBenchmark {
         let router = FastRouter(index: index, graph: graph)
         let hierarchyOnly = FastRouter(
             index: FastRouterIndex(
-                hierarchy: index.hierarchy, labels: nil, edgeFrom: index.edgeFrom.array, edgeTo: index.edgeTo.array),
+                hierarchy: index.hierarchy, labels: nil, edgeFrom: index.edgeFrom, edgeTo: index.edgeTo),
             graph: graph)
         let snapper = Snapper(graph: graph)
         var random = SplitMix64(seed: configuration.seed)
