@@ -4,9 +4,8 @@ import CabGeo
 /// corner) over the segments of every piece in the largest strongly connected component (or of every piece, when
 /// asked).
 ///
-/// Every shape point is projected to planar metres once, when the index is built, each cell stores its segments'
-/// ends inline (Float metres from the cell's corner: one cache line holds several), and every piece's running
-/// length is kept. A query scans a rectangle of cells grown one row or column at a time on the side nearest the
+/// Each cell stores its segments' ends inline, projected to planar metres once when the index is built (Float
+/// metres from the cell's corner: one cache line holds several), and every piece's running length is kept. A query scans a rectangle of cells grown one row or column at a time on the side nearest the
 /// point, and stops as soon as the nearest segment found is closer than anything outside it; candidates close to
 /// the best are measured again in Double, and the winner is projected exactly: no trigonometry per candidate.
 /// Of two segments exactly as near, the one stored first wins.
@@ -24,8 +23,6 @@ public struct Snapper: Sendable {
     /// The segments filed under each cell, with their ends relative to the cell's south-west corner.
     private let cellEntries: [SnapEntry]
     private let segmentPieces: [UInt32]
-    /// Each coordinate in planar metres from `origin`.
-    private let planar: [SIMD2<Double>]
     /// Metres along its piece (great-circle, summed segment by segment) before each coordinate.
     private let metersAlongPiece: [Double]
 
@@ -74,7 +71,6 @@ public struct Snapper: Sendable {
         columns = grid.columns
         rows = grid.rows
         self.segmentPieces = segmentPieces
-        self.planar = planar
         self.metersAlongPiece = metersAlongPiece
     }
 
@@ -111,7 +107,9 @@ public struct Snapper: Sendable {
                 let squared = dx * dx + dy * dy
                 guard squared <= refineBelow else { continue }
                 let s = Int(e.segment)
-                let exact = squaredDistance(p, planar[s], planar[s + 1])
+                let a = projection.offsetMeters(of: graph.coordinates[s], from: origin)
+                let b = projection.offsetMeters(of: graph.coordinates[s + 1], from: origin)
+                let exact = squaredDistance(p, SIMD2(a.x, a.y), SIMD2(b.x, b.y))
                 if exact < bestSquared || (exact == bestSquared && s < bestSegment) {
                     bestSquared = exact
                     bestSegment = s
