@@ -108,7 +108,7 @@ enum BenchRouteCommand {
         do throws(BenchError) {
             let child = try ChildProcess(
                 executable: executable, arguments: ["bench", "route", "--synthetic-only", String(nodes)],
-                stderrPath: "/dev/stderr")
+                stderrPath: "/proc/\(getpid())/fd/2")  // this process's stderr (the child's own fd 2 is replaced)
             let output = child.readAll()
             let status = child.waitForExit()
             guard status == 0, let line = output.split(separator: "\n").last,
