@@ -72,7 +72,9 @@ extension FastRouter {
         let pickup = try snapper.snap(end)
         guard labelQuery != nil else {
             return starts.map { start in
-                (try? snapper.snap(start)).flatMap { durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: requireRoadGraph())) }
+                (try? snapper.snap(start)).flatMap {
+                    durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: requireRoadGraph()))
+                }
             }
         }
         return manyToOne(to: pickup, count: starts.count) { try? snapper.snap(starts[$0]) }
@@ -152,7 +154,8 @@ extension FastRouter {
         for other in others {
             let endpoints = RouteEndpoints(
                 start: fixedIsEnd ? other : fixed, end: fixedIsEnd ? fixed : other, in: graph)
-            let (mine, theirs) = fixedIsEnd ? (endpoints.targets, endpoints.sources) : (endpoints.sources, endpoints.targets)
+            let (mine, theirs) =
+                fixedIsEnd ? (endpoints.targets, endpoints.sources) : (endpoints.sources, endpoints.targets)
             if fixedSeeds.isEmpty { fixedSeeds = mine.map(ContractionSeed.init) }
             otherSeeds.append(theirs.map(ContractionSeed.init))
             direct.append(endpoints.direct)
@@ -162,8 +165,8 @@ extension FastRouter {
 
     private static func best(_ a: Int?, _ b: Int?) -> Int? {
         switch (a, b) {
-        case let (a?, b?): return min(a, b)
-        case let (a, b): return a ?? b
+        case (let a?, let b?): return min(a, b)
+        case (let a, let b): return a ?? b
         }
     }
 }

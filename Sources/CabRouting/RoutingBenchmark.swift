@@ -1,3 +1,5 @@
+import CabGeo
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import CabGeo
 
 /// Issue 3's routing measurements on one road graph, as a library function that `cab bench route` prints.
 ///
@@ -144,7 +145,8 @@ public enum RoutingBenchmark {
         let labelled = clock.now
         let index = FastRouterIndex(hierarchy: hierarchy, labels: labels, edgeFrom: edgeFrom, edgeTo: edgeTo)
         return Preprocessed(
-            index: index, contractionSeconds: seconds(contracted - start), hubLabelSeconds: seconds(labelled - contracted),
+            index: index, contractionSeconds: seconds(contracted - start),
+            hubLabelSeconds: seconds(labelled - contracted),
             peakRSSMegabytes: peakResidentMegabytes())
     }
 
@@ -153,8 +155,9 @@ public enum RoutingBenchmark {
     public static func run(
         on graph: RoadGraph, importSeconds: Double? = nil, configuration: Configuration = .init()
     ) -> Result {
-        measure(on: graph, preprocessed: preprocess(graph, configuration: configuration.index),
-                importSeconds: importSeconds, configuration: configuration)
+        measure(
+            on: graph, preprocessed: preprocess(graph, configuration: configuration.index),
+            importSeconds: importSeconds, configuration: configuration)
     }
 
     /// Times every query kind on `graph` with an index already built by `preprocess`.
@@ -175,7 +178,9 @@ public enum RoutingBenchmark {
         let points = randomPoints(graph, count: configuration.pairs + 1, random: &random)
         let snapped = points.compactMap { try? snapper.snap($0) }
         var pairs: [RouteEndpoints] = []
-        for i in 0..<max(0, snapped.count - 1) { pairs.append(RouteEndpoints(start: snapped[i], end: snapped[i + 1], in: graph)) }
+        for i in 0..<max(0, snapped.count - 1) {
+            pairs.append(RouteEndpoints(start: snapped[i], end: snapped[i + 1], in: graph))
+        }
 
         var sink = 0
         let fast = pairs.map { pair in time(clock) { sink &+= router.durationMilliseconds(pair) ?? 0 } }
@@ -190,7 +195,8 @@ public enum RoutingBenchmark {
                 let group = randomPoints(graph, count: drivers + 1, random: &random)
                 let starts = Array(group.prefix(drivers))
                 return time(clock) {
-                    let found = try? router.durationsMilliseconds(from: starts, to: group[drivers], snappingWith: snapper)
+                    let found = try? router.durationsMilliseconds(
+                        from: starts, to: group[drivers], snappingWith: snapper)
                     for d in found ?? [] { sink &+= d ?? 0 }
                 }
             }

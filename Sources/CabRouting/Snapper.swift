@@ -36,8 +36,10 @@ public struct Snapper: Sendable {
     ) {
         self.graph = graph
         self.maxDistanceMeters = maxDistanceMeters
-        let box = BoundingBox(enclosing: graph.coordinates) ?? BoundingBox(
-            southWest: Coordinate(latitude: 0, longitude: 0), northEast: Coordinate(latitude: 0, longitude: 0))
+        let box =
+            BoundingBox(enclosing: graph.coordinates)
+            ?? BoundingBox(
+                southWest: Coordinate(latitude: 0, longitude: 0), northEast: Coordinate(latitude: 0, longitude: 0))
         let origin = box.southWest
         let projection = LocalProjection(referenceLatitude: box.center.latitude)
         self.origin = origin
@@ -65,7 +67,8 @@ public struct Snapper: Sendable {
         let extent = projection.offsetMeters(of: box.northEast, from: origin)
         var cell = max(cellMeters, 1)
         while (extent.x / cell + 1) * (extent.y / cell + 1) > Double(2 * max(segments.count, 1)) { cell *= 1.5 }
-        let grid = SnapGrid(cellMeters: cell, columns: max(1, Int(extent.x / cell) + 1), rows: max(1, Int(extent.y / cell) + 1))
+        let grid = SnapGrid(
+            cellMeters: cell, columns: max(1, Int(extent.x / cell) + 1), rows: max(1, Int(extent.y / cell) + 1))
         (cellFirst, cellEntries) = grid.index(segments: segments, planar: planar)
         self.cellMeters = cell
         columns = grid.columns
@@ -133,16 +136,24 @@ public struct Snapper: Sendable {
             if x0 <= 0 && y0 <= 0 && x1 >= columns - 1 && y1 >= rows - 1 { break }
             if margin == west {
                 x0 -= 1
-                if x0 >= 0 && x0 < columns { for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { consider(y * columns + x0, x0, y) } }
+                if x0 >= 0 && x0 < columns {
+                    for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { consider(y * columns + x0, x0, y) }
+                }
             } else if margin == east {
                 x1 += 1
-                if x1 >= 0 && x1 < columns { for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { consider(y * columns + x1, x1, y) } }
+                if x1 >= 0 && x1 < columns {
+                    for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { consider(y * columns + x1, x1, y) }
+                }
             } else if margin == south {
                 y0 -= 1
-                if y0 >= 0 && y0 < rows { for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { consider(y0 * columns + x, x, y0) } }
+                if y0 >= 0 && y0 < rows {
+                    for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { consider(y0 * columns + x, x, y0) }
+                }
             } else {
                 y1 += 1
-                if y1 >= 0 && y1 < rows { for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { consider(y1 * columns + x, x, y1) } }
+                if y1 >= 0 && y1 < rows {
+                    for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { consider(y1 * columns + x, x, y1) }
+                }
             }
         }
         guard bestSegment >= 0 else {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CabAPI
 import CabGeo
 import CabHTTP
@@ -8,6 +5,10 @@ import CabImport
 import CabOSM
 import CabRouting
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `cab bench route`: imports a PBF in process (timed), runs `RoutingBenchmark` on it (fast router against plain
 /// Dijkstra in the same run), measures `GET /v1/route` over HTTP on loopback, and optionally synthetic grid
@@ -103,7 +104,8 @@ enum BenchRouteCommand {
 
     /// Runs `--synthetic-only nodes` in a fresh process (its own peak RSS) and decodes its JSON line.
     static func runSyntheticChild(nodes: Int) -> RoutingBenchmark.Result {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         do throws(BenchError) {
             let child = try ChildProcess(
@@ -176,8 +178,9 @@ enum BenchRouteCommand {
             String(
                 format: "import              %.3f s (PBF + graph), preprocess %.3f s (contraction %.3f + labels %.3f)",
                 r.importSeconds ?? 0, r.preprocessSeconds, r.contractionSeconds, r.hubLabelSeconds),
-            String(format: "peak RSS            %.1f MB after preprocessing, %.1f MB at the end", r.peakRSSMegabytes,
-                   r.peakRSSAfterQueriesMegabytes),
+            String(
+                format: "peak RSS            %.1f MB after preprocessing, %.1f MB at the end", r.peakRSSMegabytes,
+                r.peakRSSAfterQueriesMegabytes),
             "p2p duration        \(us(r.p2pMedianMicroseconds)) median (CH alone \(us(r.p2pHierarchyMedianMicroseconds)))"
                 + "  target <= 3 us",
             "p2p Dijkstra        \(us(r.p2pDijkstraMedianMicroseconds)) median on \(r.dijkstraPairs) of the same pairs: "
@@ -191,7 +194,8 @@ enum BenchRouteCommand {
         if !http.isEmpty {
             lines.append(
                 String(
-                    format: "GET /v1/route       %.3f ms p50, %.3f ms p99 over %d keep-alive requests  target p50 < 0.3 ms",
+                    format:
+                        "GET /v1/route       %.3f ms p50, %.3f ms p99 over %d keep-alive requests  target p50 < 0.3 ms",
                     percentile(http, 0.5), percentile(http, 0.99), http.count))
         }
         for s in synthetic {

@@ -47,12 +47,16 @@ import Testing
         for round in 0..<5 {
             let drivers = Array(points[(round * 21)..<(round * 21 + 20)])
             let pickup = points[round * 21 + 20]
-            let oneToOne = drivers.map { router.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph)) }
+            let oneToOne = drivers.map {
+                router.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph))
+            }
             #expect(router.durationsMilliseconds(from: drivers, to: pickup) == oneToOne)
             let back = drivers.map { router.durationMilliseconds(RouteEndpoints(start: pickup, end: $0, in: graph)) }
             #expect(router.durationsMilliseconds(from: pickup, to: drivers) == back)
             if round == 0 {
-                let reference = drivers.map { dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph)) }
+                let reference = drivers.map {
+                    dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph))
+                }
                 #expect(oneToOne == reference)
             }
         }
