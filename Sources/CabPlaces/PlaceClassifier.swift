@@ -63,7 +63,7 @@ enum PlaceClassifier {
                 records.append(record(.area, .poi(key: "leisure", value: leisure), name: name, names: names,
                     shape: isArea(feature)))
             } else if let category = poiCategory(tags) {
-                records.append(record(.poi, category, name: name, names: names, shape: true))
+                records.append(record(.poi, category, name: name, names: names, shape: isAtStreetLevel(tags)))
             } else if let building = tags["building"], building != "no" {
                 records.append(record(.poi, .building(building), name: name, names: names, shape: true))
             } else if let land = tags["landuse"] ?? tags["natural"] ?? tags["leisure"], isArea(feature) {
@@ -87,6 +87,13 @@ enum PlaceClassifier {
             return .poi(key: key, value: value)
         }
         return nil
+    }
+
+    /// False for a POI on another floor (`level` without 0): a tap on the map names what is at street level,
+    /// so the shops inside a department store do not hide the store.
+    static func isAtStreetLevel(_ tags: [String: String]) -> Bool {
+        guard let level = tags["level"] else { return true }
+        return level.split(separator: ";").contains { $0.trimmingSpaces == "0" }
     }
 
     static func isPoint(_ feature: PlaceFeature) -> Bool {

@@ -10,8 +10,8 @@ extension PlaceIndex {
     public static let reverseStreetRadiusMeters = 150.0
 
     /// The name a person would give the point: the POI or address at the spot (within
-    /// `reversePlaceRadiusMeters`, inside a building or park counting as 0 m; a POI beats an address up to
-    /// 15 m nearer), else a named park or square containing it, else the nearest named street within
+    /// `reversePlaceRadiusMeters`; inside a building counts as 10 m, so a POI pin right at the tap beats the
+    /// building around it; a POI beats an address up to 15 m nearer), else a named park or square containing it, else the nearest named street within
     /// `maxDistanceMeters`. Far from all data: nil.
     ///
     /// The result's `distanceMeters` is from `point` to the place's shape; a street's coordinate is the point on
@@ -46,6 +46,9 @@ struct ReverseSearch {
 
     /// An address loses to a POI unless it is this much nearer.
     static let addressPenaltyMeters = 15.0
+    /// Being inside a building or area counts as this distance: a POI pin within it of the tap (a cafe inside
+    /// a named office block) is the more specific answer; anywhere else in the building, the building is.
+    static let insideDistanceMeters = 10.0
 
     init(point: Coordinate, maxDistanceMeters: Double, connection: PlaceConnection) {
         self.point = point
@@ -81,14 +84,12 @@ struct ReverseSearch {
             let hit = measure(PlaceSchema.decode(row.blob(3)), role: role, placeID: row.int(0), kind: kind)
             switch kind {
             case .poi, .address:
-                let effective = hit.distanceMeters + (kind == .address ? Self.addressPenaltyMeters : 0)
                 guard hit.distanceMeters <= placeRadius else { continue }
                 if let current = best.place {
-                    let currentEffective =
-                        current.distanceMeters + (current.kind == .address ? Self.addressPenaltyMeters : 0)
                     let smallerContainer = hit.distanceMeters == 0 && current.distanceMeters == 0
                         && hit.containingArea < current.containingArea && hit.kind == current.kind
-                    guard effective < currentEffective || smallerContainer else { continue }
+                    guard Self.effectiveDistance(hit) < Self.effectiveDistance(current) || smallerContainer
+                    else { continue }
                 }
                 best.place = hit
             case .area:
@@ -107,6 +108,12 @@ struct ReverseSearch {
         result.distanceMeters = chosen.distanceMeters
         if chosen.kind == .street { result.coordinate = chosen.nearestPoint }
         return result
+    }
+
+    /// The distance used to choose among POIs and addresses (see `addressPenaltyMeters`, `insideDistanceMeters`).
+    static func effectiveDistance(_ hit: Hit) -> Double {
+        (hit.containingArea > 0 ? insideDistanceMeters : hit.distanceMeters)
+            + (hit.kind == .address ? addressPenaltyMeters : 0)
     }
 
     /// Distance from the point to a shape (0 inside a polygon) and the nearest point on it.

@@ -148,6 +148,7 @@ struct PlaceSearch {
         let exactNumbers = Set(TextFolding.tokens(row.housenumber ?? ""))
         let categoryTokens = Set(TextFolding.tokens(PlaceCategory.searchText(forLabel: row.category)))
         var text = 0.0
+        var isCategoryQuery = true
         for (i, token) in query.tokens.enumerated() {
             var best = 0.0
             for word in nameTokens {
@@ -156,11 +157,12 @@ struct PlaceSearch {
                     break
                 }
                 if word.hasPrefix(token.text) {
-                    best = max(best, 0.55 + 0.4 * Double(token.text.count) / Double(word.count))
+                    best = max(best, 0.5 + 0.3 * Double(token.text.count) / Double(word.count))
                 } else if let edits = corrections[i]?[word] {
                     best = max(best, 0.75 - 0.15 * Double(edits))
                 }
             }
+            if !categoryTokens.contains(where: { $0.hasPrefix(token.text) }) { isCategoryQuery = false }
             for word in categoryTokens where best < 1 {
                 if word == token.text { best = 1 } else if word.hasPrefix(token.text) { best = max(best, 0.7) }
             }
@@ -175,12 +177,14 @@ struct PlaceSearch {
                 phraseBonus = 0.6
                 break
             }
-            if folded.hasPrefix(phrase) { phraseBonus = max(phraseBonus, query.tokens.last?.isPrefix == true ? 0.4 : 0.2) }
+            if folded.hasPrefix(phrase) { phraseBonus = 0.2 }
         }
         score += phraseBonus
         score += 0.5 * Double(row.importance) / 100
         if let near {
-            score -= 0.3 * log10(1 + row.coordinate.distanceMeters(to: near) / 200)
+            // A category search ("hotel") is a request for the nearest one; a name search mostly is not.
+            let weight = isCategoryQuery ? 1.0 : 0.3
+            score -= weight * log10(1 + row.coordinate.distanceMeters(to: near) / 200)
         }
         return score
     }
