@@ -34,7 +34,7 @@ let package = Package(
             name: "CabAPI",
             dependencies: [
                 "CabGeo", "CabRouting", "CabPlaces", "CabCore", "CabTracking", "CabStore", "CabHTTP",
-                "CQREncode", "CCrypto",
+                "CQREncode", "CCrypto", "CZlib",
             ]
         ),
         .target(name: "CabClient", dependencies: ["CabGeo"]),

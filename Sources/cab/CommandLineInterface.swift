@@ -11,6 +11,7 @@ enum CommandLineInterface {
           serve     serve the API and web app
           import    import an OpenStreetMap extract (.osm.pbf) into a data directory
           route     print the road route between two points
+          bench     benchmarks that print figures (route, places, api, tracking, dispatch)
 
         Run `cab COMMAND --help` for a command's flags.
         """
@@ -19,6 +20,12 @@ enum CommandLineInterface {
         guard let command = arguments.first, command != "--help", command != "-h", command != "help" else {
             print(usage)
             exit(arguments.isEmpty ? 64 : 0)
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "serve": ServeCommand.run(rest)
+        case "bench": BenchCommand.run(rest)
+        default: break
         }
         Console.fail("unknown command '\(command)'\n\n\(usage)")
     }

@@ -10,6 +10,23 @@ enum Console {
     /// Writes `message` to standard error and exits with `code`.
     static func fail(_ message: String, code: Int32 = 64) -> Never {
         error("cab: " + message)
-        exit(code)
+        exitProcess(code)
     }
+
+    /// Writes a line to standard output and flushes it (tools wait for lines like `listening on ...`).
+    static func line(_ text: String) {
+        print(text)
+        fflush(nil)
+    }
+}
+
+/// Ends the process with `code`.
+func exitProcess(_ code: Int32) -> Never {
+    fflush(nil)
+    exit(code)
+}
+
+/// The data directory: `--data DIR`, else `$CAB_DATA`, else `data/cab` under the working directory.
+func dataDirectory(_ arguments: Arguments) -> String {
+    arguments.value("data") ?? ProcessInfo.processInfo.environment["CAB_DATA"] ?? "data/cab"
 }

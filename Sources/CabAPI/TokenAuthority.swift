@@ -1,0 +1,61 @@
+import CCrypto
+
+/// Makes bearer tokens from the OS's random source and hashes them with SHA-256 (OpenSSL's libcrypto).
+/// Only hashes are stored; a token is shown once, when its account is created.
+public enum TokenAuthority {
+    /// A new token: a prefix naming the role and 32 random bytes in base64url (`RAND_bytes`).
+    public static func newToken(prefix: String) throws(APIError) -> String {
+        prefix + "_" + base64URL(try randomBytes(32))
+    }
+
+    /// `count` bytes from the OS's cryptographic random source (`RAND_bytes`).
+    public static func randomBytes(_ count: Int) throws(APIError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
+        guard ok == 1 else { throw APIError(.init("random"), "The random source failed; try again.") }
+        return bytes
+    }
+
+    /// The SHA-256 of `token`'s UTF-8 bytes, as lower-case hex (`SHA256`).
+    public static func hash(_ token: String) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        let bytes = Array(token.utf8)
+        _ = bytes.withUnsafeBufferPointer { src in
+            digest.withUnsafeMutableBufferPointer { SHA256(src.baseAddress, src.count, $0.baseAddress) }
+        }
+        return hex(digest)
+    }
+
+    /// Lower-case hex of `bytes`.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0xf)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// base64url without padding (RFC 4648 §5).
+    public static func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out: [UInt8] = []
+        var i = 0
+        while i + 2 < bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out += [alphabet[Int(n >> 18)], alphabet[Int((n >> 12) & 63)], alphabet[Int((n >> 6) & 63)], alphabet[Int(n & 63)]]
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest == 1 {
+            let n = UInt32(bytes[i]) << 16
+            out += [alphabet[Int(n >> 18)], alphabet[Int((n >> 12) & 63)]]
+        } else if rest == 2 {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out += [alphabet[Int(n >> 18)], alphabet[Int((n >> 12) & 63)], alphabet[Int((n >> 6) & 63)]]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

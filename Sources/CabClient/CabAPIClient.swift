@@ -1,0 +1,163 @@
+import CabGeo
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension ClientError.Code {
+    /// No answer from the server (offline, timeout, DNS).
+    public static let network = ClientError.Code("network")
+    /// The server answered with an error status; `message` is its problem `detail`.
+    public static let server = ClientError.Code("server")
+    /// The server's answer did not have the expected shape.
+    public static let unexpectedResponse = ClientError.Code("unexpected_response")
+}
+
+/// A SwiftCab API client over `URLSession` for rider and driver apps.
+public struct CabAPIClient: Sendable {
+    /// The server, e.g. `http://127.0.0.1:8080`.
+    public let baseURL: URL
+    /// The bearer token for authenticated calls.
+    public var token: String?
+    private let session: URLSession
+
+    /// A client for `baseURL`, authenticated with `token` when given.
+    public init(baseURL: URL, token: String? = nil, session: URLSession = .shared) {
+        self.baseURL = baseURL
+        self.token = token
+        self.session = session
+    }
+
+    /// Creates a rider account (`POST /v1/riders`).
+    public func createRider(name: String) async throws(ClientError) -> AccountCredentials {
+        try await send("POST", "/v1/riders", body: ["name": name])
+    }
+
+    /// Creates a driver account (`POST /v1/drivers`).
+    public func createDriver(name: String, vehicle: String, plate: String, vehicleType: String? = nil)
+        async throws(ClientError) -> AccountCredentials
+    {
+        var body = ["name": name, "vehicle": vehicle, "plate": plate]
+        body["vehicle_type"] = vehicleType
+        return try await send("POST", "/v1/drivers", body: body)
+    }
+
+    /// Estimates route and fare (`POST /v1/estimates`).
+    public func estimate(from pickup: Coordinate, to dropoff: Coordinate) async throws(ClientError) -> FareEstimate {
+        try await send("POST", "/v1/estimates", body: ["pickup": pickup, "dropoff": dropoff])
+    }
+
+    /// Books a ride (`POST /v1/bookings`); retrying with the same `idempotencyKey` returns the same booking.
+    public func book(
+        from pickup: Coordinate, to dropoff: Coordinate, pickupName: String? = nil, dropoffName: String? = nil,
+        idempotencyKey: String = UUID().uuidString
+    ) async throws(ClientError) -> BookingSummary {
+        struct Body: Encodable {
+            var pickup, dropoff: Coordinate
+            var pickup_name, dropoff_name: String?
+        }
+        return try await send(
+            "POST", "/v1/bookings", body: Body(pickup: pickup, dropoff: dropoff, pickup_name: pickupName,
+                                               dropoff_name: dropoffName),
+            headers: ["Idempotency-Key": idempotencyKey])
+    }
+
+    /// Reads a booking (`GET /v1/bookings/{id}`).
+    public func booking(id: String) async throws(ClientError) -> BookingSummary {
+        try await send("GET", "/v1/bookings/\(try pathComponent(id))", body: Optional<[String: String]>.none)
+    }
+
+    /// Cancels a booking (`POST /v1/bookings/{id}/cancel`); cancelling twice is harmless.
+    public func cancelBooking(id: String, reason: String? = nil) async throws(ClientError) -> BookingSummary {
+        try await send("POST", "/v1/bookings/\(try pathComponent(id))/cancel", body: ["reason": reason])
+    }
+
+    /// Posts up to 100 fixes for the authenticated driver (`POST /v1/driver/locations`).
+    public func postLocations(_ fixes: [ReportedFix]) async throws(ClientError) -> LocationsReceipt {
+        try await send("POST", "/v1/driver/locations", body: ["fixes": fixes])
+    }
+
+    private func pathComponent(_ id: String) throws(ClientError) -> String {
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+            throw ClientError(.init("invalid_id"), "'\(id)' is not a SwiftCab id.")
+        }
+        return id
+    }
+
+    func send<Body: Encodable, Answer: Decodable>(
+        _ method: String, _ path: String, body: Body?, headers: [String: String] = [:]
+    ) async throws(ClientError) -> Answer {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            do {
+                request.httpBody = try JSONEncoder().encode(body)
+            } catch {
+                throw ClientError(.unexpectedResponse, "Could not encode the request.", underlying: error)
+            }
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw ClientError(.network, "The server did not answer; check the connection.", underlying: error)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw ClientError(.unexpectedResponse, "The answer was not HTTP.")
+        }
+        guard (200..<300).contains(http.statusCode) else {
+            throw ServerProblem(status: http.statusCode, data: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
+                .error
+        }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw ClientError(.unexpectedResponse, "The server's answer had an unexpected shape.", underlying: error)
+        }
+    }
+}
+
+/// A non-2xx answer: its status, `Retry-After`, and the problem+json `detail`.
+public struct ServerProblem: Error, Hashable, Sendable {
+    /// The HTTP status.
+    public var status: Int
+    /// The problem's `detail` (or `title`), when the body was problem+json.
+    public var detail: String?
+    /// `Retry-After` in seconds, when sent.
+    public var retryAfterSeconds: Double?
+
+    init(status: Int, data: Data, retryAfter: String?) {
+        struct Problem: Decodable { var title: String?, detail: String? }
+        self.status = status
+        let problem = try? JSONDecoder().decode(Problem.self, from: data)
+        detail = problem?.detail ?? problem?.title
+        retryAfterSeconds = retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    var error: ClientError {
+        ClientError(.server, detail ?? "The server answered \(status).", underlying: self)
+    }
+}
+
+extension CabAPIClient: LocationTransport {
+    /// Posts `fixes`; 429 becomes `.rateLimited`, 400/413/422 `.rejected`, everything else that fails `.failed`.
+    public func upload(_ fixes: [ReportedFix]) async -> UploadResult {
+        do {
+            _ = try await postLocations(fixes)
+            return .accepted
+        } catch {
+            guard let problem = error.underlying as? ServerProblem else { return .failed }
+            switch problem.status {
+            case 429: return .rateLimited(retryAfterSeconds: problem.retryAfterSeconds ?? 5)
+            case 400, 413, 422: return .rejected
+            default: return .failed
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Sends a batch of fixes to the server (`CabAPIClient` posts them to `POST /v1/driver/locations`).
+public protocol LocationTransport: Sendable {
+    /// Uploads `fixes`, oldest first, and says how it went; never throws: every failure is an `UploadResult`.
+    func upload(_ fixes: [ReportedFix]) async -> UploadResult
+}
+
+/// The thin driver around `ReporterStateMachine`: feeds it samples and times, persists its snapshot and
+/// performs its uploads one at a time.
+///
+/// Call `record` for every sample from the platform's location service, `poll` when `nextWakeDate` comes (a
+/// timer), and `networkBecameAvailable` when the platform reports connectivity.
+public actor LocationReporter {
+    private var machine: ReporterStateMachine
+    private let transport: any LocationTransport
+    private let store: (any ReporterStore)?
+    private let now: @Sendable () -> Date
+
+    /// A reporter restored from `store` (when given) that reads the time from `now`.
+    public init(
+        configuration: LocationReporterConfiguration = .init(), transport: any LocationTransport,
+        store: (any ReporterStore)? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(ClientError) {
+        let snapshot = try store?.load() ?? ReporterSnapshot()
+        machine = ReporterStateMachine(configuration: configuration, restoring: snapshot)
+        self.transport = transport
+        self.store = store
+        self.now = now
+    }
+
+    /// Takes a raw sample; uploads when one is due. Throws only when the snapshot cannot be saved.
+    public func record(_ sample: LocationSample) async throws(ClientError) {
+        try await perform(machine.receive(sample, now: now()))
+    }
+
+    /// Performs any upload that has come due (throttle window or back-off over).
+    public func poll() async throws(ClientError) {
+        try await perform(machine.poll(now: now()))
+    }
+
+    /// Retries at once after the platform reports that the network is back.
+    public func networkBecameAvailable() async throws(ClientError) {
+        try await perform(machine.networkBecameAvailable(now: now()))
+    }
+
+    /// The state that survives restarts (queue, last upload, sequence).
+    public var snapshot: ReporterSnapshot { machine.snapshot }
+
+    /// When to call `poll` next; nil when nothing waits.
+    public var nextWakeDate: Date? { machine.nextWakeDate }
+
+    /// No upload before this time (back-off); nil when none is running.
+    public var retryAt: Date? { machine.retryAt }
+
+    private func perform(_ actions: [ReporterStateMachine.Action]) async throws(ClientError) {
+        var queue = actions[...]
+        var firstError: ClientError?
+        while let action = queue.popFirst() {
+            switch action {
+            case .persist(let snapshot):
+                do throws(ClientError) {
+                    try store?.save(snapshot)
+                } catch {
+                    firstError = firstError ?? error  // keep going: the upload must still be answered
+                }
+            case .upload(let batch):
+                let result = await transport.upload(batch)
+                queue.append(contentsOf: machine.uploadFinished(result, now: now()))
+            }
+        }
+        if let firstError { throw firstError }
+    }
+}

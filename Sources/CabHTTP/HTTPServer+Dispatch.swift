@@ -1,0 +1,152 @@
+import CMicroHTTPD
+
+extension HTTPServer {
+    /// The first call for a request: headers are in. Routes it and refuses an announced oversized body at once.
+    func begin(_ context: RequestContext, on connection: OpaquePointer) -> Bool {
+        inFlight.enter()
+        context.requestID = RequestID.accept(lookup(connection, header: "X-Request-Id")) ?? RequestID.generate()
+        context.remoteAddress = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            // A 64-element allocation always has a base address.
+            let base = buffer.baseAddress!
+            return cab_mhd_client_address(connection, base, buffer.count) == 0 ? String(cString: base) : ""
+        }
+        context.match = router.match(method: context.method, path: context.path)
+        if case .found(let route, _) = context.match { context.routePattern = route.pattern }
+        if context.version == "HTTP/1.1" && lookup(connection, header: "Host") == nil {
+            // RFC 9112 §3.2: a request without Host is answered 400 (libmicrohttpd accepts it).
+            let problem = HTTPError.badRequest("HTTP/1.1 requests must carry a Host header.")
+            return queue(problem.response(requestID: context.requestID), for: context, on: connection)
+        }
+        if let length = lookup(connection, header: "Content-Length").flatMap({ Int($0) }),
+            length > configuration.maxBodyBytes
+        {
+            // Queued before the body is read: libmicrohttpd discards the rest and closes after sending.
+            return queue(tooLarge(context), for: context, on: connection)
+        }
+        return true
+    }
+
+    /// A piece of body. Past the limit the bytes are dropped; a body that keeps coming well past the limit
+    /// closes the connection (libmicrohttpd cannot queue a response while it is reading a body).
+    func receive(_ bytes: UnsafeRawBufferPointer, for context: RequestContext) -> Bool {
+        if context.status != nil { return true }
+        if context.bodyTooLarge || context.body.count + bytes.count > configuration.maxBodyBytes {
+            context.bodyTooLarge = true
+            context.discardedBytes += bytes.count
+            context.body = []
+            return context.discardedBytes <= max(configuration.maxBodyBytes, 64 * 1024)
+        }
+        context.body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// The request is complete: run the handler and queue its response.
+    func complete(_ context: RequestContext, on connection: OpaquePointer) -> Bool {
+        if context.status != nil { return true }
+        if context.bodyTooLarge { return queue(tooLarge(context), for: context, on: connection) }
+        let headers = KeyValueCollector(lowercaseKeys: true, joinRepeated: true)
+        let query = KeyValueCollector(lowercaseKeys: false, joinRepeated: false)
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, cabCollectKeyValue, Unmanaged.passUnretained(headers).toOpaque())
+        _ = MHD_get_connection_values(
+            connection, .GET_ARGUMENT_KIND, cabCollectKeyValue, Unmanaged.passUnretained(query).toOpaque())
+        var request = HTTPRequest(
+            method: context.method, path: context.path, query: query.values, headers: headers.values,
+            body: context.body, requestID: context.requestID)
+        context.body = []
+        let response = respond(to: &request, match: context.match)
+        return queue(response, for: context, on: connection)
+    }
+
+    /// Routes and runs the handler, turning every outcome into a response.
+    func respond(to request: inout HTTPRequest, match: Router.Match) -> HTTPResponse {
+        switch match {
+        case .notFound:
+            return HTTPError.notFound("No resource at \(request.path).").response(requestID: request.requestID)
+        case .methodNotAllowed(let allowed):
+            return HTTPError(
+                status: 405, title: "Method Not Allowed",
+                detail: "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", ")).",
+                headers: ["Allow": allowed.joined(separator: ", ")]
+            ).response(requestID: request.requestID)
+        case .found(let route, let parameters):
+            request.pathParameters = parameters
+            do {
+                return try route.handler(request)
+            } catch let error as HTTPError {
+                return error.response(requestID: request.requestID)
+            } catch {
+                return errorMapper(error, request)
+            }
+        }
+    }
+
+    private func tooLarge(_ context: RequestContext) -> HTTPResponse {
+        HTTPError(
+            status: 413, title: "Content Too Large",
+            detail: "The request body is larger than \(configuration.maxBodyBytes) bytes."
+        ).response(requestID: context.requestID)
+    }
+
+    /// Hands `response` to libmicrohttpd (`MHD_queue_response`).
+    func queue(_ response: HTTPResponse, for context: RequestContext, on connection: OpaquePointer) -> Bool {
+        let mhdResponse: OpaquePointer?
+        switch response.body {
+        case .bytes(let bytes):
+            mhdResponse = bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(
+                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            }
+            context.bytesSent = context.method == "HEAD" ? 0 : bytes.count
+        case .stream(let stream):
+            let streamContext = StreamContext(stream: stream, connection: connection, server: self)
+            mhdResponse = MHD_create_response_from_callback(
+                cab_mhd_size_unknown(), 16 * 1024, cabStreamRead, Unmanaged.passRetained(streamContext).toOpaque(),
+                cabStreamFree)
+            if mhdResponse == nil {
+                // libmicrohttpd did not take the context: balance the retain and close the stream.
+                Unmanaged.passUnretained(streamContext).release()
+                stream.close()
+            } else {
+                context.stream = streamContext
+                streams.withLock { $0[ObjectIdentifier(streamContext)] = streamContext }
+                if isStopping.load(ordering: .sequentiallyConsistent) { streamContext.endForShutdown() }
+            }
+        }
+        guard let mhdResponse else { return false }
+        defer { MHD_destroy_response(mhdResponse) }
+        for (name, value) in response.headers { _ = MHD_add_response_header(mhdResponse, name, value) }
+        if response.header("X-Request-Id") == nil { _ = MHD_add_response_header(mhdResponse, "X-Request-Id", context.requestID) }
+        if isStopping.load(ordering: .sequentiallyConsistent) {
+            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+        }
+        context.status = response.status
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse) == .YES
+    }
+
+    /// The request is over: access log line, metrics, in-flight count.
+    func finish(_ context: RequestContext, completedNormally: Bool) {
+        let seconds = Double((ContinuousClock.now - context.started) / .microseconds(1)) / 1e6
+        let status = context.status ?? 499
+        if let stream = context.stream { context.bytesSent = stream.bytesSent }
+        let method = HTTPServer.knownMethods.contains(context.method) ? context.method : "OTHER"
+        requestsTotal.increment(["route": context.routePattern, "method": method, "status": String(status)])
+        requestDuration.observe(seconds, ["route": context.routePattern])
+        if let accessLog {
+            accessLog(
+                JSONLine.object([
+                    ("time", .string(context.startedAt)), ("request_id", .string(context.requestID)),
+                    ("method", .string(context.method)), ("path", .string(context.path)),
+                    ("route", .string(context.routePattern)), ("status", .int(status)),
+                    ("bytes", .int(context.bytesSent)), ("duration_ms", .double(seconds * 1000)),
+                    ("remote", .string(context.remoteAddress)), ("completed", .bool(completedNormally)),
+                ]))
+        }
+        inFlight.leave()
+    }
+
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    private func lookup(_ connection: OpaquePointer, header: String) -> String? {
+        MHD_lookup_connection_value(connection, .HEADER_KIND, header).map { String(cString: $0) }
+    }
+}

@@ -1,0 +1,30 @@
+/// What the server remembers about one request between libmicrohttpd's calls. Touched only by the worker thread
+/// that owns the connection (libmicrohttpd calls a connection's callbacks from one thread at a time).
+final class RequestContext {
+    let method: String
+    /// The path as libmicrohttpd delivered it (already percent-decoded, query removed).
+    let path: String
+    /// "HTTP/1.1" or "HTTP/1.0".
+    let version: String
+    let started = ContinuousClock.now
+    let startedAt = JSONLine.timestamp()
+    var requestID = ""
+    var remoteAddress = ""
+    /// The matched route's pattern, or "unmatched"; the `route` label.
+    var routePattern = "unmatched"
+    var match: Router.Match = .notFound
+    var body: [UInt8] = []
+    /// Set when the body grew past the limit; further bytes are counted and dropped.
+    var bodyTooLarge = false
+    var discardedBytes = 0
+    /// The status queued, nil while none is.
+    var status: Int?
+    var bytesSent = 0
+    var stream: StreamContext?
+
+    init(method: String, url: String, version: String) {
+        self.method = method
+        self.path = url
+        self.version = version
+    }
+}

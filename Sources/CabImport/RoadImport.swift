@@ -1,0 +1,76 @@
+import CabGeo
+import CabOSM
+import CabRouting
+
+/// Feeds a `RoadNetworkBuilder` from OSM elements, as an `OSMElementHandler` for one pass over a file.
+///
+/// Nodes and ways go straight to the builder (which keeps only what routable ways need). Relations tagged
+/// `type=restriction` whose restriction applies to a cab (`TravelProfile.restrictionValue`) become
+/// `TurnRestriction`s when they have one `from` way, one `via` node and one `to` way; restrictions through a via
+/// way, and malformed ones, are counted and skipped.
+public struct RoadImport: OSMElementHandler {
+    /// The builder being fed.
+    public private(set) var builder = RoadNetworkBuilder()
+    /// The profile whose restriction keys apply.
+    public let profile: TravelProfile
+    /// What was skipped and why.
+    public private(set) var notes = Notes()
+
+    /// Counts of restriction relations this import could not use.
+    public struct Notes: Sendable, Hashable {
+        /// Restriction relations whose via member is a way (not supported yet).
+        public var viaWayRestrictions = 0
+        /// Restriction relations missing a from, via or to member, or with an unknown value.
+        public var malformedRestrictions = 0
+        /// Restriction relations that do not apply to a cab (other vehicle, `except=psv`, ...).
+        public var otherVehicleRestrictions = 0
+        /// Restriction relations passed to the builder.
+        public var restrictions = 0
+    }
+
+    /// An import for `profile`, stamping the graph with `sourceFingerprint` (see `MapFingerprint`).
+    public init(profile: TravelProfile = .taxi, sourceFingerprint: UInt64 = 0) {
+        self.profile = profile
+        builder.sourceFingerprint = sourceFingerprint
+    }
+
+    /// Passes the node's position on.
+    public mutating func handle(_ node: OSMNode) throws {
+        builder.addNode(id: node.id, coordinate: node.coordinate)
+    }
+
+    /// Passes the way on (the builder drops ways without `highway`).
+    public mutating func handle(_ way: OSMWay) throws {
+        builder.addWay(id: way.id, nodeIDs: way.nodeIDs, tags: way.tags)
+    }
+
+    /// Turns a via-node restriction relation into a `TurnRestriction`.
+    public mutating func handle(_ relation: OSMRelation) throws {
+        guard relation.tags["type"] == "restriction" else { return }
+        guard let value = profile.restrictionValue(relation.tags) else {
+            notes.otherVehicleRestrictions += 1
+            return
+        }
+        let from = relation.members.filter { $0.role == "from" && $0.type == .way }
+        let via = relation.members.filter { $0.role == "via" }
+        let to = relation.members.filter { $0.role == "to" && $0.type == .way }
+        if via.contains(where: { $0.type == .way }) {
+            notes.viaWayRestrictions += 1
+            return
+        }
+        guard from.count == 1, via.count == 1, via[0].type == .node, to.count == 1,
+            let restriction = TurnRestriction(
+                restriction: value, fromWay: from[0].ref, viaNode: via[0].ref, toWay: to[0].ref)
+        else {
+            notes.malformedRestrictions += 1
+            return
+        }
+        notes.restrictions += 1
+        builder.addRestriction(restriction)
+    }
+
+    /// Builds the graph.
+    public func build() -> (graph: RoadGraph, report: RoadNetworkBuilder.Report) {
+        builder.buildReporting(profile: profile)
+    }
+}

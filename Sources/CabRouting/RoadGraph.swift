@@ -1,0 +1,115 @@
+import CabGeo
+
+/// A road network as a plain directed graph in flat arrays (compressed sparse rows), with turn restrictions
+/// already baked in, so Dijkstra and contraction hierarchies run on it without special cases.
+///
+/// Representation:
+/// - **Nodes** `0 ..< nodeCount` are junctions and way ends; intermediate OSM shape points are not nodes.
+///   `nodeCoordinates[n]` is where a node is and `nodeOSMIDs[n]` the OSM node it comes from.
+/// - **Edges** out of node `n` are `firstEdge[n] ..< firstEdge[n + 1]`. Edge `e` runs from `edgeSources[e]` to
+///   `edgeTargets[e]` in `edgeDurationsMs[e]` milliseconds over `edgeDistancesDm[e]` decimetres. Parallel edges,
+///   zero-length edges and loops occur.
+/// - **Pieces**: each stretch of one way between two junctions is a piece `p`, with geometry
+///   `coordinates[pieceFirstCoordinate[p] ..< pieceFirstCoordinate[p + 1]]` in way order and way
+///   `pieceWayIDs[p]`. Edge `e` drives piece `edgePieces[e] >> 1`, against the way order when
+///   `edgePieces[e] & 1 == 1`; its geometry is that range (read backwards then). The edges that drive piece `p`
+///   are `pieceEdges[pieceFirstEdge[p] ..< pieceFirstEdge[p + 1]]`. Snapping works on pieces, routing on edges.
+/// - **Turn restrictions** (via a node): a junction that is the via node of a restriction is split into one
+///   graph node per incoming edge ("the car is at X, having come along edge f"). Every incoming edge ends at its
+///   own copy, and each copy gets only the outgoing edges the restrictions allow after arriving along that edge
+///   (`no_*` removes the turn onto the `to` way, `only_*` keeps only it). Copies share a coordinate and an OSM id.
+///   A piece through such a junction is therefore driven by several parallel edges, one per copy.
+/// - **Component**: `nodeInLargestComponent[n]` marks the largest strongly connected component; `Snapper` only
+///   snaps onto pieces whose edges lie in it.
+/// - `sourceFingerprint` identifies the map the graph was built from (see `MapFingerprint`).
+public struct RoadGraph: Sendable {
+    /// First edge of each node, `nodeCount + 1` entries.
+    public internal(set) var firstEdge: [UInt32]
+    /// Tail node of each edge.
+    public internal(set) var edgeSources: [UInt32]
+    /// Head node of each edge.
+    public internal(set) var edgeTargets: [UInt32]
+    /// Travel time of each edge in milliseconds.
+    public internal(set) var edgeDurationsMs: [UInt32]
+    /// Length of each edge in decimetres.
+    public internal(set) var edgeDistancesDm: [UInt32]
+    /// Piece of each edge, shifted left once; the low bit is set when the edge runs against the way order.
+    public internal(set) var edgePieces: [UInt32]
+    /// Where each node is.
+    public internal(set) var nodeCoordinates: [Coordinate]
+    /// The OSM node each graph node comes from (copies of a split via node share it).
+    public internal(set) var nodeOSMIDs: [Int64]
+    /// True for the nodes of the largest strongly connected component.
+    public internal(set) var nodeInLargestComponent: [Bool]
+    /// First coordinate of each piece, `pieceCount + 1` entries.
+    public internal(set) var pieceFirstCoordinate: [UInt32]
+    /// The OSM way of each piece.
+    public internal(set) var pieceWayIDs: [Int64]
+    /// First entry of each piece in `pieceEdges`, `pieceCount + 1` entries.
+    public internal(set) var pieceFirstEdge: [UInt32]
+    /// The edges driving each piece, grouped by piece.
+    public internal(set) var pieceEdges: [UInt32]
+    /// Every piece's geometry, back to back.
+    public internal(set) var coordinates: [Coordinate]
+    /// A fingerprint of the source map (0 when unknown).
+    public internal(set) var sourceFingerprint: UInt64
+
+    /// How many nodes there are.
+    public var nodeCount: Int { firstEdge.count - 1 }
+    /// How many edges there are.
+    public var edgeCount: Int { edgeTargets.count }
+    /// How many pieces there are.
+    public var pieceCount: Int { pieceFirstCoordinate.count - 1 }
+    /// How many nodes the largest strongly connected component holds.
+    public var largestComponentSize: Int { nodeInLargestComponent.reduce(0) { $0 + ($1 ? 1 : 0) } }
+
+    /// The edges leaving `node`.
+    @inline(__always)
+    public func edges(from node: Int) -> Range<Int> { Int(firstEdge[node])..<Int(firstEdge[node + 1]) }
+
+    /// The tail of `edge`.
+    @inline(__always)
+    public func edgeSource(_ edge: Int) -> Int { Int(edgeSources[edge]) }
+
+    /// The head of `edge`.
+    @inline(__always)
+    public func edgeTarget(_ edge: Int) -> Int { Int(edgeTargets[edge]) }
+
+    /// The piece `edge` drives.
+    @inline(__always)
+    public func piece(ofEdge edge: Int) -> Int { Int(edgePieces[edge] >> 1) }
+
+    /// True when `edge` drives its piece against the way order.
+    @inline(__always)
+    public func edgeRunsBackwards(_ edge: Int) -> Bool { edgePieces[edge] & 1 == 1 }
+
+    /// The edges driving `piece`, in either direction.
+    public func edges(ofPiece piece: Int) -> LazyMapSequence<ArraySlice<UInt32>, Int> {
+        pieceEdges[Int(pieceFirstEdge[piece])..<Int(pieceFirstEdge[piece + 1])].lazy.map { Int($0) }
+    }
+
+    /// The indices into `coordinates` of `piece`'s geometry, in way order.
+    public func coordinateRange(ofPiece piece: Int) -> Range<Int> {
+        Int(pieceFirstCoordinate[piece])..<Int(pieceFirstCoordinate[piece + 1])
+    }
+
+    /// The length of `piece` in metres (as its edges count it).
+    public func pieceLengthMeters(_ piece: Int) -> Double {
+        let range = pieceFirstEdge[piece]..<pieceFirstEdge[piece + 1]
+        guard let edge = range.first else { return 0 }
+        return Double(edgeDistancesDm[Int(pieceEdges[Int(edge)])]) / 10
+    }
+
+    /// The geometry of `edge` in driving order.
+    public func geometry(ofEdge edge: Int) -> [Coordinate] {
+        let points = coordinates[coordinateRange(ofPiece: piece(ofEdge: edge))]
+        return edgeRunsBackwards(edge) ? points.reversed() : Array(points)
+    }
+
+    /// True when `piece` has an edge inside the largest strongly connected component.
+    public func pieceIsInLargestComponent(_ piece: Int) -> Bool {
+        edges(ofPiece: piece).contains { edge in
+            nodeInLargestComponent[edgeSource(edge)] && nodeInLargestComponent[edgeTarget(edge)]
+        }
+    }
+}

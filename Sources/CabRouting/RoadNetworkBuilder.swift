@@ -1,0 +1,181 @@
+import CabGeo
+
+/// Collects a road network's raw input (nodes, ways with tags, turn restrictions) and builds a `RoadGraph`.
+///
+/// Takes plain values, no OSM types: `CabImport` feeds it from a PBF, tests from ASCII maps. Nodes come first
+/// (as in a sorted PBF); only ways with a `highway` tag and only the tags `TravelProfile.wayKeys` lists are kept,
+/// and the graph keeps only the nodes routable ways use. A way with missing nodes (clipped by the extract's
+/// edge) keeps each run of nodes that are present.
+public struct RoadNetworkBuilder: Sendable {
+    var nodeIDs: [Int64] = []
+    var nodeCoordinates: [Coordinate] = []
+    var nodesSorted = true
+    var wayIDs: [Int64] = []
+    var wayTagSets: [Int32] = []
+    var wayFirstNode: [Int] = [0]
+    var wayNodeIDs: [Int64] = []
+    var tagSets: [[String: String]] = []
+    var tagSetIndex: [[String: String]: Int32] = [:]
+    var restrictions: [TurnRestriction] = []
+    /// The fingerprint written into the graph (see `MapFingerprint`).
+    public var sourceFingerprint: UInt64 = 0
+
+    /// An empty builder.
+    public init() {}
+
+    /// How many nodes were added.
+    public var nodeCount: Int { nodeIDs.count }
+    /// How many ways with a `highway` tag were added.
+    public var highwayWayCount: Int { wayIDs.count }
+
+    /// Adds a node.
+    public mutating func addNode(id: Int64, coordinate: Coordinate) {
+        if let last = nodeIDs.last, last >= id { nodesSorted = false }
+        nodeIDs.append(id)
+        nodeCoordinates.append(coordinate)
+    }
+
+    /// Adds a way; ways without a `highway` tag are ignored.
+    public mutating func addWay(id: Int64, nodeIDs: [Int64], tags: [String: String]) {
+        guard tags["highway"] != nil else { return }
+        let kept = tags.filter { TravelProfile.wayKeys.contains($0.key) }
+        let index: Int32
+        if let known = tagSetIndex[kept] {
+            index = known
+        } else {
+            index = Int32(tagSets.count)
+            tagSets.append(kept)
+            tagSetIndex[kept] = index
+        }
+        wayIDs.append(id)
+        wayTagSets.append(index)
+        wayNodeIDs.append(contentsOf: nodeIDs)
+        wayFirstNode.append(wayNodeIDs.count)
+    }
+
+    /// Adds a via-node turn restriction.
+    public mutating func addRestriction(_ restriction: TurnRestriction) {
+        restrictions.append(restriction)
+    }
+
+    /// What a build kept and dropped.
+    public struct Report: Sendable, Hashable {
+        /// Ways whose `highway` class the profile drives (before access and oneway).
+        public var highwayClassWays = 0
+        /// Ways the profile may drive in at least one direction.
+        public var routableWays = 0
+        /// Routable ways with at least one missing node.
+        public var clippedWays = 0
+        /// Routable ways with no two consecutive nodes present.
+        public var emptyWays = 0
+        /// Restrictions turned into graph structure.
+        public var appliedRestrictions = 0
+        /// Restrictions whose ways or node are not in the graph, or do not meet at the via node.
+        public var ignoredRestrictions = 0
+    }
+
+    /// Builds the graph for `profile`.
+    /// - Complexity: O((n + w) log n) for n nodes and w way nodes.
+    public func build(profile: TravelProfile = .taxi) -> RoadGraph {
+        buildReporting(profile: profile).graph
+    }
+
+    /// Builds the graph for `profile` and says what was kept and dropped.
+    public func buildReporting(profile: TravelProfile = .taxi) -> (graph: RoadGraph, report: Report) {
+        var report = Report()
+        let lookup = NodeLookup(ids: nodeIDs, sorted: nodesSorted)
+        let rules = tagSets.map { profile.rule(forWay: $0) }
+        let classes = tagSets.map { profile.drivesHighwayClass($0) }
+
+        // Resolve node references; count how many way positions use each node; mark run ends and via nodes.
+        var resolved = [Int32](repeating: -1, count: wayNodeIDs.count)
+        var uses = [UInt8](repeating: 0, count: nodeIDs.count)
+        var isJunction = [Bool](repeating: false, count: nodeIDs.count)
+        for way in wayIDs.indices {
+            if classes[Int(wayTagSets[way])] { report.highwayClassWays += 1 }
+            guard rules[Int(wayTagSets[way])] != nil else { continue }
+            report.routableWays += 1
+            let range = wayFirstNode[way]..<wayFirstNode[way + 1]
+            var missing = false
+            for i in range {
+                if let n = lookup.index(of: wayNodeIDs[i]) {
+                    resolved[i] = Int32(n)
+                    uses[n] &+= uses[n] < 255 ? 1 : 0
+                } else {
+                    missing = true
+                }
+            }
+            if missing { report.clippedWays += 1 }
+            var present = false
+            for i in range where resolved[i] >= 0 {
+                let startsRun = i == range.lowerBound || resolved[i - 1] < 0
+                let endsRun = i + 1 == range.upperBound || resolved[i + 1] < 0
+                if startsRun || endsRun { isJunction[Int(resolved[i])] = true }
+                if !endsRun { present = true }
+            }
+            if !present { report.emptyWays += 1 }
+        }
+        for n in uses.indices where uses[n] >= 2 { isJunction[n] = true }
+        for r in restrictions {
+            if let n = lookup.index(of: r.viaNode), uses[n] > 0 { isJunction[n] = true }
+        }
+
+        // Cut every run into pieces between junctions; each piece yields up to two base edges.
+        var pieces = PieceTable()
+        for way in wayIDs.indices {
+            guard let rule = rules[Int(wayTagSets[way])] else { continue }
+            var start: Int? = nil
+            for i in wayFirstNode[way]..<wayFirstNode[way + 1] {
+                let n = Int(resolved[i])
+                guard n >= 0 else {
+                    start = nil
+                    continue
+                }
+                if let s = start, isJunction[n] {
+                    pieces.add(
+                        way: wayIDs[way], rule: rule, nodes: resolved[s...i], coordinates: nodeCoordinates)
+                    start = i
+                } else if start == nil {
+                    start = i
+                }
+            }
+        }
+
+        let restricted = RestrictionIndex(
+            restrictions: restrictions, lookup: lookup, pieces: pieces, report: &report)
+        var graph = GraphAssembler.assemble(
+            pieces: pieces, restrictions: restricted, isJunction: isJunction, nodeIDs: nodeIDs,
+            coordinates: nodeCoordinates)
+        graph.sourceFingerprint = sourceFingerprint
+        graph.markLargestComponent()
+        return (graph, report)
+    }
+}
+
+/// Finds the dense index of an OSM node id by binary search over sorted ids.
+struct NodeLookup {
+    private let ids: [Int64]
+    private let order: [Int32]?
+
+    init(ids: [Int64], sorted: Bool) {
+        if sorted {
+            self.ids = ids
+            order = nil
+        } else {
+            let permutation = ids.indices.sorted { ids[$0] < ids[$1] }
+            self.ids = permutation.map { ids[$0] }
+            order = permutation.map { Int32($0) }
+        }
+    }
+
+    func index(of id: Int64) -> Int? {
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ids[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        guard low < ids.count, ids[low] == id else { return nil }
+        return order.map { Int($0[low]) } ?? low
+    }
+}

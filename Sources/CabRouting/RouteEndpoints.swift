@@ -1,0 +1,98 @@
+/// Where a route query enters and leaves the graph: the contract every point-to-point engine shares.
+///
+/// A snapped point sits part-way along a piece (a stretch of road between two graph nodes). Leaving it means
+/// driving the rest of the piece to one of the graph nodes at its ends: those are the `sources`, each with the
+/// partial cost already paid. Arriving at it means reaching a node at one end of the piece and driving part of
+/// it: those are the `targets`, each with the partial cost still to pay. When both points sit on the same piece
+/// and the allowed direction runs from start to end, `direct` is the cost of driving straight there.
+///
+/// Any engine answers `min(direct, min over s, t of s.cost + shortest(s.node, t.node) + t.cost)`; plain
+/// Dijkstra and the contraction hierarchy therefore agree to the millisecond when they agree on node-to-node
+/// costs. Seeds never mention turn restrictions: those live in the graph (see `RoadGraph`).
+public struct RouteEndpoints: Sendable, Hashable {
+    /// Where the route starts, on the road.
+    public let start: SnappedPoint
+    /// Where the route ends, on the road.
+    public let end: SnappedPoint
+    /// The nodes the search starts from, each with the cost of reaching it from `start`.
+    public let sources: [RouteSeed]
+    /// The nodes the search may end at, each with the cost of reaching `end` from it.
+    public let targets: [RouteSeed]
+    /// The cost of driving from `start` to `end` along their shared piece, when that is allowed.
+    public let direct: RouteSeed?
+
+    /// The seeds for a query from `start` to `end` on `graph`.
+    /// - Complexity: O(edges of the two pieces).
+    public init(start: SnappedPoint, end: SnappedPoint, in graph: RoadGraph) {
+        self.start = start
+        self.end = end
+        var sources: [RouteSeed] = []
+        var targets: [RouteSeed] = []
+        var direct: RouteSeed?
+        let startLength = graph.pieceLengthMeters(start.piece)
+        for edge in graph.edges(ofPiece: start.piece) {
+            let reversed = graph.edgeRunsBackwards(edge)
+            let share = reversed ? start.fraction : 1 - start.fraction
+            let seed = RouteSeed(
+                node: graph.edgeTarget(edge), costMilliseconds: partialCost(graph.edgeDurationsMs[edge], share),
+                distanceMeters: share * startLength, isReversed: reversed)
+            insertKeepingCheapest(seed, into: &sources)
+            if end.piece == start.piece {
+                let ahead = reversed ? start.fraction - end.fraction : end.fraction - start.fraction
+                if ahead >= 0 {
+                    let leg = RouteSeed(
+                        node: graph.edgeTarget(edge), costMilliseconds: partialCost(graph.edgeDurationsMs[edge], ahead),
+                        distanceMeters: ahead * startLength, isReversed: reversed)
+                    if direct.map({ leg.costMilliseconds < $0.costMilliseconds }) ?? true { direct = leg }
+                }
+            }
+        }
+        let endLength = graph.pieceLengthMeters(end.piece)
+        for edge in graph.edges(ofPiece: end.piece) {
+            let reversed = graph.edgeRunsBackwards(edge)
+            let share = reversed ? 1 - end.fraction : end.fraction
+            let seed = RouteSeed(
+                node: graph.edgeSource(edge), costMilliseconds: partialCost(graph.edgeDurationsMs[edge], share),
+                distanceMeters: share * endLength, isReversed: reversed)
+            insertKeepingCheapest(seed, into: &targets)
+        }
+        self.sources = sources
+        self.targets = targets
+        self.direct = direct
+    }
+}
+
+/// One entry or exit of a route query: a graph node and the partial cost between it and the snapped point.
+public struct RouteSeed: Sendable, Hashable {
+    /// The graph node.
+    public var node: Int
+    /// Milliseconds between the snapped point and `node` (in the direction of travel).
+    public var costMilliseconds: Int
+    /// Metres between the snapped point and `node` along the road.
+    public var distanceMeters: Double
+    /// True when the car drives the piece against its stored (way) order.
+    public var isReversed: Bool
+
+    /// Creates a seed.
+    public init(node: Int, costMilliseconds: Int, distanceMeters: Double, isReversed: Bool) {
+        self.node = node
+        self.costMilliseconds = costMilliseconds
+        self.distanceMeters = distanceMeters
+        self.isReversed = isReversed
+    }
+}
+
+/// The share of an edge's duration, rounded to the millisecond: the one rounding rule every engine uses.
+@inline(__always)
+func partialCost(_ durationMs: UInt32, _ share: Double) -> Int {
+    Int((Double(durationMs) * min(1, max(0, share))).rounded())
+}
+
+/// Adds `seed`, or lowers the cost of the seed already at its node.
+private func insertKeepingCheapest(_ seed: RouteSeed, into seeds: inout [RouteSeed]) {
+    if let i = seeds.firstIndex(where: { $0.node == seed.node }) {
+        if seed.costMilliseconds < seeds[i].costMilliseconds { seeds[i] = seed }
+    } else {
+        seeds.append(seed)
+    }
+}

@@ -1,0 +1,150 @@
+import CabGeo
+
+/// One position on a fleet stream; `id` increases by one per event (the SSE `id:` line).
+public struct FleetEvent<Key: Hashable & Sendable>: Hashable, Sendable {
+    /// The event's number, for `Last-Event-ID`.
+    public var id: UInt64
+    /// The driver who moved.
+    public var driver: Key
+    /// Where the driver is now.
+    public var position: DriverPosition
+}
+
+/// Fleet subscriptions without I/O: positions published between ticks are coalesced to the newest per driver,
+/// numbered at the tick, kept in a bounded replay ring and copied into each subscriber's bounded buffer
+/// (only those inside its bounding box). A subscriber that drains slowly loses its oldest events, counted.
+///
+/// `FleetStreamHub` wraps it in a lock with wakers for the HTTP layer.
+public struct FleetHub<Key: Hashable & Sendable>: Sendable {
+    /// Buffer sizes.
+    public struct Configuration: Sendable, Hashable {
+        /// Events buffered per subscriber before the oldest are dropped.
+        public var bufferCapacity: Int
+        /// Events kept for `Last-Event-ID` resumption.
+        public var replayCapacity: Int
+        /// The id of the first event (seed it from the clock so ids keep increasing across restarts).
+        public var firstEventID: UInt64
+
+        /// Creates a configuration.
+        public init(bufferCapacity: Int = 2_048, replayCapacity: Int = 20_000, firstEventID: UInt64 = 1) {
+            self.bufferCapacity = bufferCapacity
+            self.replayCapacity = replayCapacity
+            self.firstEventID = firstEventID
+        }
+    }
+
+    /// A subscriber's handle.
+    public struct SubscriberID: Hashable, Sendable {
+        let rawValue: UInt64
+    }
+
+    struct Subscriber: Sendable {
+        var boundingBox: BoundingBox?
+        var buffer: BoundedQueue<FleetEvent<Key>>
+        var dropped = 0
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    private var pendingPlace: [Key: Int] = [:]
+    private var pending: [(driver: Key, position: DriverPosition)] = []
+    private var replay: BoundedQueue<FleetEvent<Key>>
+    private var subscribers: [SubscriberID: Subscriber] = [:]
+    private var nextSubscriber: UInt64 = 1
+    /// The id the next event will get.
+    public private(set) var nextEventID: UInt64
+
+    /// A hub with no subscribers.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        replay = BoundedQueue(capacity: configuration.replayCapacity)
+        nextEventID = configuration.firstEventID
+    }
+
+    /// Records `driver`'s new position for the next tick, replacing one published earlier in this tick.
+    /// - Complexity: O(1).
+    public mutating func publish(_ driver: Key, at position: DriverPosition) {
+        if let place = pendingPlace[driver] {
+            pending[place].position = position
+        } else {
+            pendingPlace[driver] = pending.count
+            pending.append((driver, position))
+        }
+    }
+
+    /// Numbers the positions published since the last tick and hands them to subscribers; returns the
+    /// subscribers that received any (to wake).
+    /// - Complexity: O(positions x subscribers).
+    public mutating func tick() -> [SubscriberID] {
+        guard !pending.isEmpty else { return [] }
+        var events: [FleetEvent<Key>] = []
+        events.reserveCapacity(pending.count)
+        for (driver, position) in pending {
+            let event = FleetEvent(id: nextEventID, driver: driver, position: position)
+            nextEventID += 1
+            replay.push(event)
+            events.append(event)
+        }
+        pending.removeAll(keepingCapacity: true)
+        pendingPlace.removeAll(keepingCapacity: true)
+        var woken: [SubscriberID] = []
+        for id in subscribers.keys {
+            // The key comes from the dictionary being walked, so the entry exists.
+            if subscribers[id]!.deliver(events) { woken.append(id) }
+        }
+        return woken
+    }
+
+    /// Adds a subscriber for drivers inside `boundingBox` (nil: all). With `lastEventID` (from `Last-Event-ID`)
+    /// its buffer starts with the replayed events after that id; `missedEvents` counts those no longer kept.
+    public mutating func subscribe(boundingBox: BoundingBox? = nil, lastEventID: UInt64? = nil)
+        -> (id: SubscriberID, missedEvents: UInt64)
+    {
+        let id = SubscriberID(rawValue: nextSubscriber)
+        nextSubscriber += 1
+        var subscriber = Subscriber(
+            boundingBox: boundingBox, buffer: BoundedQueue(capacity: configuration.bufferCapacity))
+        var missed: UInt64 = 0
+        if let last = lastEventID, last < nextEventID {
+            let oldestKept = replay.first?.id ?? nextEventID
+            missed = oldestKept > last + 1 ? oldestKept - last - 1 : 0
+            _ = subscriber.deliver(replay.elements.filter { $0.id > last })
+        }
+        subscribers[id] = subscriber
+        return (id, missed)
+    }
+
+    /// Removes and returns up to `limit` of `subscriber`'s buffered events, oldest first; nil when unknown.
+    public mutating func drain(_ subscriber: SubscriberID, limit: Int = .max) -> [FleetEvent<Key>]? {
+        guard subscribers[subscriber] != nil else { return nil }
+        var events: [FleetEvent<Key>] = []
+        while events.count < limit, let event = subscribers[subscriber]!.buffer.popFirst() { events.append(event) }
+        return events
+    }
+
+    /// How many events `subscriber` lost to a full buffer.
+    public func droppedCount(for subscriber: SubscriberID) -> Int { subscribers[subscriber]?.dropped ?? 0 }
+
+    /// Events waiting in `subscriber`'s buffer.
+    public func bufferedCount(for subscriber: SubscriberID) -> Int { subscribers[subscriber]?.buffer.count ?? 0 }
+
+    /// How many subscribers there are.
+    public var subscriberCount: Int { subscribers.count }
+
+    /// Removes `subscriber` and its buffer.
+    public mutating func unsubscribe(_ subscriber: SubscriberID) {
+        subscribers[subscriber] = nil
+    }
+}
+
+extension FleetHub.Subscriber {
+    /// Buffers the events inside the box; true when any arrived.
+    mutating func deliver(_ events: [FleetEvent<Key>]) -> Bool {
+        var any = false
+        for event in events where boundingBox?.contains(event.position.coordinate) ?? true {
+            if buffer.push(event) != nil { dropped += 1 }
+            any = true
+        }
+        return any
+    }
+}

@@ -1,0 +1,98 @@
+import CabGeo
+import Synchronization
+
+/// What a subscription has when polled.
+public enum FleetPoll<Key: Hashable & Sendable>: Sendable, Hashable {
+    /// Events to send now, oldest first.
+    case events([FleetEvent<Key>])
+    /// Nothing yet: the waker given to `next` is called when there is.
+    case pending
+    /// The hub closed the subscription (or it was closed).
+    case end
+}
+
+/// A `FleetHub` shared between the ingest path (publish, tick) and stream readers, with a waker per subscriber:
+/// the pull shape of CabHTTP's `ResponseStream`, so the API layer adapts a `FleetSubscription` in a few lines.
+public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
+    struct State {
+        var hub: FleetHub<Key>
+        var wakers: [FleetHub<Key>.SubscriberID: @Sendable () -> Void] = [:]
+    }
+
+    private let state: Mutex<State>
+
+    /// A hub with no subscribers.
+    public init(configuration: FleetHub<Key>.Configuration = .init()) {
+        state = Mutex(State(hub: FleetHub(configuration: configuration)))
+    }
+
+    /// Records `driver`'s new position for the next tick.
+    public func publish(_ driver: Key, at position: DriverPosition) {
+        state.withLock { $0.hub.publish(driver, at: position) }
+    }
+
+    /// Delivers the positions published since the last tick and wakes the subscribers that got any; the owner
+    /// calls it on a timer (say every second).
+    public func tick() {
+        let wakers = state.withLock { state in
+            state.hub.tick().compactMap { state.wakers.removeValue(forKey: $0) }
+        }
+        for wake in wakers { wake() }
+    }
+
+    /// A new subscription; see `FleetHub.subscribe`.
+    public func subscribe(boundingBox: BoundingBox? = nil, lastEventID: UInt64? = nil) -> FleetSubscription<Key> {
+        let (id, missed) = state.withLock { $0.hub.subscribe(boundingBox: boundingBox, lastEventID: lastEventID) }
+        return FleetSubscription(hub: self, id: id, missedEvents: missed)
+    }
+
+    /// How many subscriptions are open.
+    public var subscriberCount: Int { state.withLock { $0.hub.subscriberCount } }
+
+    func next(_ id: FleetHub<Key>.SubscriberID, limit: Int, waker: @escaping @Sendable () -> Void) -> FleetPoll<Key> {
+        state.withLock { state in
+            guard let events = state.hub.drain(id, limit: limit) else { return .end }
+            if !events.isEmpty { return .events(events) }
+            state.wakers[id] = waker
+            return .pending
+        }
+    }
+
+    func counts(_ id: FleetHub<Key>.SubscriberID) -> (buffered: Int, dropped: Int) {
+        state.withLock { ($0.hub.bufferedCount(for: id), $0.hub.droppedCount(for: id)) }
+    }
+
+    func close(_ id: FleetHub<Key>.SubscriberID) {
+        state.withLock { state in
+            state.hub.unsubscribe(id)
+            state.wakers[id] = nil
+        }
+    }
+}
+
+/// One reader of a `FleetStreamHub`: poll with `next(waker:)`, `close()` when the client goes away.
+public final class FleetSubscription<Key: Hashable & Sendable>: Sendable {
+    private let hub: FleetStreamHub<Key>
+    private let id: FleetHub<Key>.SubscriberID
+    /// Events asked for with `Last-Event-ID` that the replay ring no longer held.
+    public let missedEvents: UInt64
+
+    init(hub: FleetStreamHub<Key>, id: FleetHub<Key>.SubscriberID, missedEvents: UInt64) {
+        self.hub = hub
+        self.id = id
+        self.missedEvents = missedEvents
+    }
+
+    deinit { hub.close(id) }
+
+    /// Up to `limit` buffered events, or `.pending` after registering `waker` (called once when events arrive).
+    public func next(limit: Int = 256, waker: @escaping @Sendable () -> Void) -> FleetPoll<Key> {
+        hub.next(id, limit: limit, waker: waker)
+    }
+
+    /// Events waiting, and events lost because this subscriber drained too slowly.
+    public var counts: (buffered: Int, dropped: Int) { hub.counts(id) }
+
+    /// Ends the subscription; later polls answer `.end`.
+    public func close() { hub.close(id) }
+}

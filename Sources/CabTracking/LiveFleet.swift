@@ -1,0 +1,110 @@
+import CabGeo
+
+/// Every driver's latest position and ingestion state, shared by the ingest path (one writer at a time) and
+/// searches (many readers at once) behind a reader-writer lock.
+///
+/// The owner appends `IngestOutcome.accepted` to history and publishes `latest` to the `FleetStreamHub`.
+public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
+    /// The ingestion rules.
+    public let ingestConfiguration: IngestConfiguration
+
+    struct State {
+        var index: NearestDriverIndex<Key>
+        var ingest: [DriverIngestState] = []  // by the index's slot
+        var dropped = DropCounts()
+        var acceptedCount = 0
+    }
+
+    private let state: ReaderWriterLock<State>
+
+    /// An empty fleet.
+    public init(
+        ingest: IngestConfiguration = IngestConfiguration(), index: DriverIndexConfiguration = DriverIndexConfiguration()
+    ) {
+        ingestConfiguration = ingest
+        state = ReaderWriterLock(State(index: NearestDriverIndex(configuration: index)))
+    }
+
+    /// Applies the ingestion rules to `fixes` from `driver` received at `now` (Unix ms) and moves the driver.
+    public func ingest(_ fixes: [LocationFix], from driver: Key, now: Int64) -> IngestOutcome {
+        state.withWriteLock { apply(fixes, from: driver, now: now, to: &$0) }
+    }
+
+    /// Applies several drivers' batches under one lock acquisition: the fast path for a busy server.
+    public func ingest(_ batches: [(driver: Key, fixes: [LocationFix])], now: Int64) -> [IngestOutcome] {
+        state.withWriteLock { state in batches.map { apply($0.fixes, from: $0.driver, now: now, to: &state) } }
+    }
+
+    private func apply(_ fixes: [LocationFix], from driver: Key, now: Int64, to state: inout State) -> IngestOutcome {
+        var outcome: IngestOutcome
+        if let slot = state.index.slotByKey[driver] {
+            outcome = state.ingest[Int(slot)].ingest(fixes, now: now, configuration: ingestConfiguration)
+            if let latest = outcome.latest { move(driver, to: latest, in: &state) }
+        } else {
+            var fresh = DriverIngestState()
+            outcome = fresh.ingest(fixes, now: now, configuration: ingestConfiguration)
+            if let latest = outcome.latest {
+                let slot = Int(move(driver, to: latest, in: &state))
+                if slot == state.ingest.count { state.ingest.append(fresh) } else { state.ingest[slot] = fresh }
+            }
+        }
+        state.dropped.add(outcome.dropped)
+        state.acceptedCount += outcome.accepted.count
+        return outcome
+    }
+
+    @discardableResult
+    private func move(_ driver: Key, to fix: LocationFix, in state: inout State) -> Int32 {
+        state.index.update(
+            driver, coordinate: fix.coordinate, timeMilliseconds: fix.timeMilliseconds,
+            headingDegrees: fix.headingDegrees)
+    }
+
+    /// The `k` nearest drivers to `point` that `filter` admits and that reported within the maximum age.
+    public func nearest(
+        to point: Coordinate, k: Int, filter: DriverFilter = .available, now: Int64
+    ) -> [NearbyDriver<Key>] {
+        state.withReadLock { $0.index.nearest(to: point, k: k, filter: filter, now: now) }
+    }
+
+    /// `driver`'s latest position, however old; nil when it never reported.
+    public func position(of driver: Key) -> DriverPosition? {
+        state.withReadLock { $0.index.position(of: driver) }
+    }
+
+    /// Sets `driver`'s status (dispatch calls this); false when the driver never reported.
+    @discardableResult
+    public func setStatus(_ status: DriverStatus, for driver: Key) -> Bool {
+        state.withWriteLock { $0.index.setStatus(status, for: driver) }
+    }
+
+    /// Sets `driver`'s vehicle class; false when the driver never reported.
+    @discardableResult
+    public func setVehicleClass(_ type: VehicleClass, for driver: Key) -> Bool {
+        state.withWriteLock { $0.index.setVehicleClass(type, for: driver) }
+    }
+
+    /// How many drivers have a position.
+    public var count: Int { state.withReadLock { $0.index.count } }
+
+    /// Fixes dropped since start, by reason.
+    public var dropCounts: DropCounts { state.withReadLock { $0.dropped } }
+
+    /// Fixes accepted since start.
+    public var acceptedCount: Int { state.withReadLock { $0.acceptedCount } }
+
+    /// Heap bytes held for drivers (index plus ingestion state), and the driver count, for `bytes per driver`.
+    public var memoryFootprint: (heapBytes: Int, drivers: Int) {
+        state.withReadLock { state in
+            let ingestBytes = 32 + state.ingest.capacity * MemoryLayout<DriverIngestState>.stride
+            return (state.index.heapBytes + ingestBytes, state.index.count)
+        }
+    }
+}
+
+extension LiveFleet {
+    /// Runs `body` with shared access to the index (benchmarks and diagnostics).
+    func withIndex<T>(_ body: (NearestDriverIndex<Key>) -> T) -> T {
+        state.withReadLock { body($0.index) }
+    }
+}

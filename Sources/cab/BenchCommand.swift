@@ -1,0 +1,28 @@
+/// `cab bench KIND`: benchmarks that print figures with a baseline measured in the same run (STYLE.md §8).
+enum BenchCommand {
+    /// The benchmarks, by name; each parses its own flags.
+    static let kinds: [(name: String, summary: String, run: @Sendable ([String]) -> Never)] = [
+    ]
+
+    static var usage: String {
+        """
+        usage: cab bench KIND [options] [--json]
+
+        kinds:
+        \(kinds.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+
+        Run `cab bench KIND --help` for its flags. Figures are printed, never asserted.
+        """
+    }
+
+    static func run(_ arguments: [String]) -> Never {
+        guard let kind = arguments.first, let entry = kinds.first(where: { $0.name == kind }) else {
+            if arguments.first == "--help" || arguments.first == "-h" {
+                print(usage)
+                exitProcess(0)
+            }
+            Console.fail("bench needs a kind\n\n\(usage)")
+        }
+        entry.run(Array(arguments.dropFirst()))
+    }
+}

@@ -1,0 +1,55 @@
+import CabAPI
+import CabHTTP
+import Foundation
+
+/// `cab serve`: loads the data directory and serves the API and web app until SIGTERM/SIGINT.
+enum ServeCommand {
+    static let flags: [Arguments.Flag] = [
+        .init(name: "data", valueName: "DIR", help: "data directory (imported map and store; default $CAB_DATA or data/cab)"),
+        .init(name: "host", valueName: "H", help: "address to listen on (default 127.0.0.1; 0.0.0.0 for all)"),
+        .init(name: "port", valueName: "N", help: "port (default 8080; 0 picks a free one)"),
+        .init(name: "threads", valueName: "N", help: "worker threads (default: the machine's cores)"),
+        .init(name: "public", valueName: "DIR", help: "web app directory (default Public)"),
+        .init(name: "tariff", valueName: "FILE", help: "tariff JSON file (default: 1.20 EUR per km)"),
+    ]
+
+    static let usage = """
+        usage: cab serve [--data DIR] [--host H] [--port N]
+
+        Serves the HTTP API and the web app. Prints `listening on http://H:PORT` as the first line of standard
+        output once ready; stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
+
+        \(Arguments.describe(flags))
+        """
+
+    static func run(_ arguments: [String]) -> Never {
+        let args = Arguments(arguments, flags: flags, usage: usage)
+        guard args.positional.isEmpty else { Console.fail("serve takes no positional arguments\n\n\(usage)") }
+        let host = args.value("host") ?? "127.0.0.1"
+        let port = args.integer("port", default: 8080, in: 0...65535)
+        let threads = args.integer("threads", default: HTTPServerConfiguration.processorCount, in: 1...256)
+        let data = dataDirectory(args)
+        let metrics = MetricsRegistry()
+        let services = ServiceLoader.load(dataDirectory: data, arguments: args)
+        let publicDirectory = args.value("public") ?? "Public"
+        let app = CabApplication(
+            configuration: APIConfiguration(
+                publicDirectory: FileManager.default.fileExists(atPath: publicDirectory) ? publicDirectory : nil),
+            services: services, metrics: metrics)
+        let log: @Sendable (String) -> Void = { Console.error($0) }
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(host: host, port: port, workerThreads: threads),
+            router: app.makeRouter(), metrics: metrics, accessLog: log, errorLog: log,
+            errorMapper: app.errorMapper(log: log))
+        let bound: Int
+        do {
+            bound = try server.start()
+        } catch {
+            Console.fail("cannot listen on \(host):\(port): \(error.message)", code: 69)
+        }
+        Console.line("listening on http://\(host):\(bound)")
+        let signal = server.runUntilTerminated()
+        Log.info("stopped", ["signal": "\(signal)"])
+        exitProcess(0)
+    }
+}

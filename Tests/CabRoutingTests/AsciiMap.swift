@@ -1,0 +1,79 @@
+import CabGeo
+import CabRouting
+
+/// A road fixture drawn as text, OSRM's habit: every letter is a node, one character column or line apart is
+/// `spacingMeters`; ways are strings of letters. Digits and punctuation are ignored, so `.` draws nothing.
+///
+/// ```
+/// let map = AsciiMap("""
+///     a b c
+///     d   e
+///     """)
+/// map.way("abc", ["oneway": "yes"])
+/// ```
+struct AsciiMap {
+    let spacingMeters: Double
+    private(set) var nodes: [Character: Coordinate] = [:]
+    private(set) var builder = RoadNetworkBuilder()
+    private var wayIDs: [String: Int64] = [:]
+    static let origin = Coordinate(latitude: 47.1, longitude: 9.5)
+
+    init(_ drawing: String, spacingMeters: Double = 100) {
+        self.spacingMeters = spacingMeters
+        let projection = LocalProjection(referenceLatitude: Self.origin.latitude)
+        for (row, line) in drawing.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (column, char) in line.enumerated() where char.isLetter {
+                nodes[char] = Coordinate(
+                    latitude: Self.origin.latitude - Double(row) * spacingMeters / projection.metersPerDegreeLatitude,
+                    longitude: Self.origin.longitude + Double(column) * spacingMeters
+                        / projection.metersPerDegreeLongitude)
+            }
+        }
+        for (char, coordinate) in nodes.sorted(by: { $0.key < $1.key }) {
+            builder.addNode(id: Self.nodeID(char), coordinate: coordinate)
+        }
+    }
+
+    static func nodeID(_ char: Character) -> Int64 { Int64(char.unicodeScalars.first!.value) }
+
+    /// Adds a way through the letters of `path` (residential unless `tags` say otherwise).
+    mutating func way(_ path: String, _ tags: [String: String] = [:]) {
+        let id = Int64(wayIDs.count + 1)
+        wayIDs[path] = id
+        builder.addWay(
+            id: id, nodeIDs: path.map(Self.nodeID), tags: ["highway": "residential"].merging(tags) { $1 })
+    }
+
+    /// Adds a restriction between two ways drawn earlier.
+    mutating func restriction(_ value: String, from: String, via: Character, to: String) {
+        builder.addRestriction(
+            TurnRestriction(restriction: value, fromWay: wayIDs[from]!, viaNode: Self.nodeID(via), toWay: wayIDs[to]!)!)
+    }
+
+    /// The node drawn as `char`.
+    func at(_ char: Character) -> Coordinate { nodes[char]! }
+
+    /// A point `fraction` of the way from `a` to `b`, `offsetMeters` north of the line.
+    func between(_ a: Character, _ b: Character, _ fraction: Double, offsetMeters: Double = 0) -> Coordinate {
+        let p = at(a)
+        let q = at(b)
+        let projection = LocalProjection(referenceLatitude: p.latitude)
+        return Coordinate(
+            latitude: p.latitude + (q.latitude - p.latitude) * fraction + offsetMeters
+                / projection.metersPerDegreeLatitude,
+            longitude: p.longitude + (q.longitude - p.longitude) * fraction)
+    }
+
+    func graph() -> RoadGraph { builder.build(profile: .taxi) }
+
+    /// Routes between two coordinates with plain Dijkstra.
+    func route(_ from: Coordinate, _ to: Coordinate, largestComponentOnly: Bool = true) throws -> Route {
+        let graph = graph()
+        let snapper = Snapper(graph: graph, largestComponentOnly: largestComponentOnly)
+        var router = DijkstraRouter(graph: graph)
+        return try router.route(snapper.endpoints(from: from, to: to))
+    }
+
+    /// Routes between two drawn nodes.
+    func route(_ from: Character, _ to: Character) throws -> Route { try route(at(from), at(to)) }
+}
