@@ -27,7 +27,8 @@ public struct PlaceImport: OSMElementHandler {
     public mutating func handle(_ node: OSMNode) throws {
         coordinates[node.id] = node.coordinate
         guard !node.tags.isEmpty else { return }
-        builder.add(PlaceFeature(source: PlaceSourceID(.node, node.id), tags: node.tags, geometry: .point(node.coordinate)))
+        builder.add(
+            PlaceFeature(source: PlaceSourceID(.node, node.id), tags: node.tags, geometry: .point(node.coordinate)))
     }
 
     /// Remembers the way's nodes; a tagged way becomes a line or an area.
@@ -38,8 +39,10 @@ public struct PlaceImport: OSMElementHandler {
         guard !points.isEmpty else { return }
         let closed = way.nodeIDs.count >= 4 && way.nodeIDs.first == way.nodeIDs.last
         let isArea = closed && (way.tags["highway"] == nil || way.tags["area"] == "yes") && way.tags["area"] != "no"
-        builder.add(PlaceFeature(
-            source: PlaceSourceID(.way, way.id), tags: way.tags, geometry: isArea ? .area([points]) : .line(points)))
+        builder.add(
+            PlaceFeature(
+                source: PlaceSourceID(.way, way.id), tags: way.tags, geometry: isArea ? .area([points]) : .line(points))
+        )
     }
 
     /// A multipolygon or boundary relation becomes an area from its outer member ways, joined into rings.

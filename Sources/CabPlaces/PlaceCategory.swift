@@ -77,7 +77,8 @@ struct PlaceCategory: Sendable, Equatable {
         add(["amenity=bicycle_rental"], "bike rental", ["city bike", "kaupunkipyörä", "bicycle"], 30)
         add(["amenity=ferry_terminal"], "ferry terminal", ["ferry", "lautta", "terminal", "port"], 60)
         add(["amenity=bus_station"], "bus station", ["station", "linja-autoasema", "bussiasema"], 65)
-        add(["railway=station", "public_transport=station", "building=train_station"], "station",
+        add(
+            ["railway=station", "public_transport=station", "building=train_station"], "station",
             ["asema", "train", "railway station", "rautatieasema"], 70)
         add(["railway=halt"], "station", ["asema", "train"], 60)
         add(["railway=subway_entrance"], "subway entrance", ["metro", "metro entrance"], 30)
@@ -145,7 +146,8 @@ struct PlaceCategory: Sendable, Equatable {
             case "neighbourhood", "quarter", "suburb": ["district", "kaupunginosa"]
             default: [String]()
             }
-        return PlaceCategory(label: value.split(separator: "_").joined(separator: " "), synonyms: synonyms,
+        return PlaceCategory(
+            label: value.split(separator: "_").joined(separator: " "), synonyms: synonyms,
             importance: importance)
     }
 

@@ -60,8 +60,10 @@ enum PlaceClassifier {
                 let place = level <= 2 ? "country" : level <= 6 ? "region" : level <= 8 ? "city" : "suburb"
                 records.append(record(.area, .area(place: place), name: name, names: names, shape: false))
             } else if let leisure = tags["leisure"], ["park", "garden", "nature_reserve", "common"].contains(leisure) {
-                records.append(record(.area, .poi(key: "leisure", value: leisure), name: name, names: names,
-                    shape: isArea(feature)))
+                records.append(
+                    record(
+                        .area, .poi(key: "leisure", value: leisure), name: name, names: names,
+                        shape: isArea(feature)))
             } else if let category = poiCategory(tags) {
                 records.append(record(.poi, category, name: name, names: names, shape: isAtStreetLevel(tags)))
             } else if let building = tags["building"], building != "no" {

@@ -35,7 +35,8 @@ final class PlaceConnection: @unchecked Sendable {
                 SELECT place_id, role, kind, points FROM place_shape
                 WHERE max_lat >= ?1 AND min_lat <= ?2 AND max_lon >= ?3 AND min_lon <= ?4
                 """, persistent: true)
-            placeByID = try database.prepare("SELECT \(Self.placeColumns) FROM place p WHERE p.id = ?1", persistent: true)
+            placeByID = try database.prepare(
+                "SELECT \(Self.placeColumns) FROM place p WHERE p.id = ?1", persistent: true)
         } catch let error as PlacesError {
             throw error
         } catch {

@@ -26,7 +26,13 @@ public struct PlaceSourceID: Hashable, Sendable, Codable, CustomStringConvertibl
     /// `node/123`, as on openstreetmap.org.
     public var description: String { "\(type.rawValue)/\(id)" }
 
-    var code: Int { switch type { case .node: 0; case .way: 1; case .relation: 2 } }
+    var code: Int {
+        switch type {
+        case .node: 0
+        case .way: 1
+        case .relation: 2
+        }
+    }
 
     init(code: Int, id: Int64) {
         self.init(code == 0 ? .node : code == 1 ? .way : .relation, id)

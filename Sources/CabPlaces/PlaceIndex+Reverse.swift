@@ -11,8 +11,8 @@ extension PlaceIndex {
 
     /// The name a person would give the point: the POI or address at the spot (within
     /// `reversePlaceRadiusMeters`; inside a building counts as 10 m, so a POI pin right at the tap beats the
-    /// building around it; a POI beats an address up to 15 m nearer), else a named park or square containing it, else the nearest named street within
-    /// `maxDistanceMeters`. Far from all data: nil.
+    /// building around it; a POI beats an address up to 15 m nearer), else a named park or square containing
+    /// it, else the nearest named street within `maxDistanceMeters`. Far from all data: nil.
     ///
     /// The result's `distanceMeters` is from `point` to the place's shape; a street's coordinate is the point on
     /// the street nearest to `point`.
@@ -66,17 +66,37 @@ struct ReverseSearch {
         var containingArea: Double
     }
 
+    /// Two windows: first the POI radius alone (most taps in a city end there, after a few dozen shapes), then,
+    /// only when nothing is at the spot, the street radius.
     func run() throws(SQLiteError) -> PlaceResult? {
         let placeRadius = min(PlaceIndex.reversePlaceRadiusMeters, maxDistanceMeters)
-        let window = BoundingBox(southWest: point, northEast: point).expanded(byMeters: max(placeRadius,
-            maxDistanceMeters))
+        var best = Best()
+        try scan(radiusMeters: placeRadius, placeRadius: placeRadius, into: &best)
+        if best.place == nil, maxDistanceMeters > placeRadius {
+            try scan(radiusMeters: maxDistanceMeters, placeRadius: placeRadius, into: &best)
+        }
+        guard let chosen = best.place ?? best.area ?? best.street, let row = try connection.place(id: chosen.placeID)
+        else { return nil }
+        var result = row.result(distanceFrom: nil)
+        result.distanceMeters = chosen.distanceMeters
+        if chosen.kind == .street { result.coordinate = chosen.nearestPoint }
+        return result
+    }
+
+    struct Best {
+        var place: Hit?
+        var area: Hit?
+        var street: Hit?
+    }
+
+    private func scan(radiusMeters: Double, placeRadius: Double, into best: inout Best) throws(SQLiteError) {
+        let window = BoundingBox(southWest: point, northEast: point).expanded(byMeters: radiusMeters)
         let statement = connection.shapes
         statement.reset()
         try statement.bind([
             window.southWest.latitude, window.northEast.latitude, window.southWest.longitude,
             window.northEast.longitude,
         ])
-        var best: (place: Hit?, area: Hit?, street: Hit?) = (nil, nil, nil)
         while try statement.step() {
             let row = statement.row
             let kind = PlaceSchema.kind(code: row.int(2))
@@ -86,7 +106,8 @@ struct ReverseSearch {
             case .poi, .address:
                 guard hit.distanceMeters <= placeRadius else { continue }
                 if let current = best.place {
-                    let smallerContainer = hit.distanceMeters == 0 && current.distanceMeters == 0
+                    let smallerContainer =
+                        hit.distanceMeters == 0 && current.distanceMeters == 0
                         && hit.containingArea < current.containingArea && hit.kind == current.kind
                     guard Self.effectiveDistance(hit) < Self.effectiveDistance(current) || smallerContainer
                     else { continue }
@@ -102,12 +123,6 @@ struct ReverseSearch {
                 best.street = hit
             }
         }
-        guard let chosen = best.place ?? best.area ?? best.street, let row = try connection.place(id: chosen.placeID)
-        else { return nil }
-        var result = row.result(distanceFrom: nil)
-        result.distanceMeters = chosen.distanceMeters
-        if chosen.kind == .street { result.coordinate = chosen.nearestPoint }
-        return result
     }
 
     /// The distance used to choose among POIs and addresses (see `addressPenaltyMeters`, `insideDistanceMeters`).
@@ -149,7 +164,8 @@ struct ReverseSearch {
             let a = ring[i - 1]
             let b = ring[i]
             if (a.latitude > p.latitude) != (b.latitude > p.latitude) {
-                let x = a.longitude + (p.latitude - a.latitude) / (b.latitude - a.latitude) * (b.longitude - a.longitude)
+                let x =
+                    a.longitude + (p.latitude - a.latitude) / (b.latitude - a.latitude) * (b.longitude - a.longitude)
                 if p.longitude < x { inside.toggle() }
             }
         }

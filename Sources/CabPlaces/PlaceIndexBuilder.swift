@@ -71,7 +71,8 @@ public final class PlaceIndexBuilder {
             try db.execute("INSERT INTO place_text(place_text) VALUES('optimize')")
             try db.execute(PlaceSchema.fillTypoTerms)
             try db.execute("INSERT INTO typo_term(typo_term) VALUES('optimize')")
-            try db.run("INSERT INTO meta(key, value) VALUES ('format', ?1), ('places', ?2)",
+            try db.run(
+                "INSERT INTO meta(key, value) VALUES ('format', ?1), ('places', ?2)",
                 [PlaceSchema.format, String(all.count)])
             try db.execute("COMMIT")
             try db.execute("ANALYZE; VACUUM;")

@@ -110,7 +110,8 @@ enum PlaceSchema {
         points.reserveCapacity(bytes.count / 8)
         var i = 0
         func next() -> Double {
-            let v = UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24
+            let v =
+                UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24
             i += 4
             return Double(Int32(bitPattern: v)) / 1e7
         }

@@ -17,8 +17,12 @@ struct SegmentGrid {
     /// An empty grid tuned for latitudes near `referenceLatitude`.
     init(referenceLatitude: Double) {
         projection = LocalProjection(referenceLatitude: referenceLatitude)
-        cellDegreesLongitude = Self.cellDegreesLatitude / max(0.1, projection.metersPerDegreeLongitude
-            / projection.metersPerDegreeLatitude)
+        cellDegreesLongitude =
+            Self.cellDegreesLatitude
+            / max(
+                0.1,
+                projection.metersPerDegreeLongitude
+                    / projection.metersPerDegreeLatitude)
     }
 
     private func cell(_ lat: Double, _ lon: Double) -> (Int64, Int64) {
@@ -35,7 +39,9 @@ struct SegmentGrid {
             let (y0, x0) = cell(min(a.latitude, b.latitude), min(a.longitude, b.longitude))
             let (y1, x1) = cell(max(a.latitude, b.latitude), max(a.longitude, b.longitude))
             guard (y1 - y0 + 1) * (x1 - x0 + 1) <= 400 else { continue }  // a degenerate multi-km edge
-            for y in y0...y1 { for x in x0...x1 { cells[key(y, x), default: []].append(Segment(a: a, b: b, street: street)) } }
+            for y in y0...y1 {
+                for x in x0...x1 { cells[key(y, x), default: []].append(Segment(a: a, b: b, street: street)) }
+            }
         }
     }
 

@@ -49,9 +49,11 @@ private let kauppahalli = c(60.1663, 24.9527)
         .init(query: "scandic paasi", expected: "Scandic Paasi", at: c(60.17858, 24.94793), maxDistanceMeters: 30),
         .init(query: "senaatintori", expected: "Senaatintori", at: c(60.1693, 24.9522), maxDistanceMeters: 200),
         .init(query: "kauppatori", expected: "Kauppatori", at: market, maxDistanceMeters: 250),
-        .init(query: "rautatientori", near: station, expected: "Rautatientori", within: 2, at: station,
+        .init(
+            query: "rautatientori", near: station, expected: "Rautatientori", within: 2, at: station,
             maxDistanceMeters: 200),
-        .init(query: "Helsingin päärautatieasema", expected: "Helsingin päärautatieasema", at: c(60.1712, 24.9413),
+        .init(
+            query: "Helsingin päärautatieasema", expected: "Helsingin päärautatieasema", at: c(60.1712, 24.9413),
             maxDistanceMeters: 200),
         // typos
         .init(query: "stokmann", expected: "Stockmann", at: stockmann),
@@ -64,7 +66,8 @@ private let kauppahalli = c(60.1663, 24.9527)
         .init(query: "kamp", expected: "Hotel Kämp", within: 5, at: c(60.16821, 24.94730), maxDistanceMeters: 20),
         .init(query: "hotel kamp", expected: "Hotel Kämp", at: c(60.16821, 24.94730), maxDistanceMeters: 20),
         .init(query: "HOTEL KÄMP", expected: "Hotel Kämp", at: c(60.16821, 24.94730), maxDistanceMeters: 20),
-        .init(query: "paarautatieasema", expected: "Helsingin päärautatieasema", at: c(60.1712, 24.9413),
+        .init(
+            query: "paarautatieasema", expected: "Helsingin päärautatieasema", at: c(60.1712, 24.9413),
             maxDistanceMeters: 200),
         .init(query: "aidinrakkaus", expected: "Äidinrakkaus", at: c(60.17360, 24.95014), maxDistanceMeters: 20),
         // house numbers, ranges
@@ -72,7 +75,9 @@ private let kauppahalli = c(60.1663, 24.9527)
         .init(query: "Mannerheimintie 20", expected: "Mannerheimintie 20", at: c(60.1696, 24.9385)),
         .init(query: "Pohjoisesplanadi 29", expected: "Pohjoisesplanadi 29", at: c(60.16821, 24.94730)),
         .init(query: "Aleksanterinkatu 32", expected: "Aleksanterinkatu 30-34", at: c(60.1690, 24.9490)),
-        .init(query: "Siltasaarenkatu 8", expected: "Siltasaarenkatu 6-10", within: 2, at: c(60.1785, 24.9500), maxDistanceMeters: 300),
+        .init(
+            query: "Siltasaarenkatu 8", expected: "Siltasaarenkatu 6-10", within: 2, at: c(60.1785, 24.9500),
+            maxDistanceMeters: 300),
         .init(query: "Uudenmaankatu 11", expected: "Uudenmaankatu 9-11", at: c(60.16486, 24.94152)),
         .init(query: "aleksanterink 21", expected: "Aleksanterinkatu 21", at: c(60.16891, 24.94140)),
         // category words, alone and with a name
@@ -81,15 +86,19 @@ private let kauppahalli = c(60.1663, 24.9527)
         .init(query: "museo", near: c(60.1720, 24.9370), expected: "Kiasma", within: 2, at: c(60.1720, 24.9370)),
         .init(query: "hotel haven", expected: "Hotel Haven", at: c(60.16651, 24.95155), maxDistanceMeters: 30),
         .init(query: "cafe engel", expected: "Cafe Engel", at: c(60.16891, 24.95175), maxDistanceMeters: 20),
-        .init(query: "teatteri union", expected: "WHS Teatteri Union", at: c(60.17571, 24.95118), maxDistanceMeters: 20),
+        .init(
+            query: "teatteri union", expected: "WHS Teatteri Union", at: c(60.17571, 24.95118), maxDistanceMeters: 20),
         // other-language and alternative names
         .init(query: "old market hall", expected: "Vanha Kauppahalli", at: kauppahalli),
         .init(query: "gamla saluhallen", expected: "Vanha Kauppahalli", at: kauppahalli),
         .init(query: "riksarkivet", expected: "Kansallisarkisto", at: c(60.1720, 24.9525), maxDistanceMeters: 300),
-        .init(query: "makkaratalo", expected: "Kauppakeskus Citycenter", at: c(60.1700, 24.9425), maxDistanceMeters: 200),
-        .init(query: "citycenter", expected: "Kauppakeskus Citycenter", at: c(60.1700, 24.9425), maxDistanceMeters: 200),
+        .init(
+            query: "makkaratalo", expected: "Kauppakeskus Citycenter", at: c(60.1700, 24.9425), maxDistanceMeters: 200),
+        .init(
+            query: "citycenter", expected: "Kauppakeskus Citycenter", at: c(60.1700, 24.9425), maxDistanceMeters: 200),
         .init(query: "helsingfors", expected: "Helsinki", at: c(60.17, 24.94), maxDistanceMeters: 20_000),
-        .init(query: "alexandersgatan", expected: "Aleksanterinkatu", within: 3, at: c(60.1689, 24.9467),
+        .init(
+            query: "alexandersgatan", expected: "Aleksanterinkatu", within: 3, at: c(60.1689, 24.9467),
             maxDistanceMeters: 800),
         .init(query: "mansku", expected: "Mannerheimintie", at: c(60.1700, 24.9390), maxDistanceMeters: 1200),
         // streets (merged from their segments) and areas
@@ -98,9 +107,11 @@ private let kauppahalli = c(60.1663, 24.9527)
         .init(query: "kluuvi", expected: "Kluuvi", at: c(60.1700, 24.9450), maxDistanceMeters: 1500),
         .init(query: "kamppi", expected: "Kamppi", at: kamppi, maxDistanceMeters: 1500),
         // location bias: the nearest of equal matches first
-        .init(query: "robert's coffee", near: c(60.17113, 24.94705), expected: "Robert's coffee",
+        .init(
+            query: "robert's coffee", near: c(60.17113, 24.94705), expected: "Robert's coffee",
             at: c(60.17113, 24.94705), maxDistanceMeters: 10),
-        .init(query: "robert's coffee", near: stockmann, expected: "Robert's Coffee", at: stockmann,
+        .init(
+            query: "robert's coffee", near: stockmann, expected: "Robert's Coffee", at: stockmann,
             maxDistanceMeters: 60),
     ]
 
@@ -108,7 +119,9 @@ private let kauppahalli = c(60.1663, 24.9527)
     func forwardSearch(_ test: ForwardCase) throws {
         let index = ExtractIndexFixture.helsinki.index
         let results = try index.search(test.query, near: test.near, limit: 10)
-        let rank = results.firstIndex { $0.name == test.expected && $0.coordinate.distanceMeters(to: test.at) <= test.maxDistanceMeters }
+        let rank = results.firstIndex {
+            $0.name == test.expected && $0.coordinate.distanceMeters(to: test.at) <= test.maxDistanceMeters
+        }
         #expect(
             rank.map { $0 < test.within } == true,
             "got \(results.prefix(5).map { "\($0.name) @\(Int($0.coordinate.distanceMeters(to: test.at)))m" })")
@@ -167,7 +180,9 @@ private let kauppahalli = c(60.1663, 24.9527)
     func reverseGeocoding(_ test: ReverseCase) throws {
         let index = ExtractIndexFixture.helsinki.index
         let hit = try index.reverse(at: c(test.lat, test.lon))
-        #expect(hit?.name == test.expected, "got \(hit.map { "\($0.name) (\($0.kind), \($0.distanceMeters ?? -1) m)" } ?? "nil")")
+        #expect(
+            hit?.name == test.expected,
+            "got \(hit.map { "\($0.name) (\($0.kind), \($0.distanceMeters ?? -1) m)" } ?? "nil")")
         if let hit, test.expected != nil {
             #expect((hit.distanceMeters ?? .infinity) <= test.maxDistanceMeters)
         }

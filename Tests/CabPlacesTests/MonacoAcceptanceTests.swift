@@ -6,15 +6,20 @@ import Testing
 /// A few cases on another city, language and script of street names (Monaco, French).
 @Suite struct MonacoAcceptanceTests {
     static let forward: [ForwardCase] = [
-        .init(query: "hotel de paris", expected: "Hôtel de Paris", at: Coordinate(latitude: 43.7388, longitude: 7.4270),
+        .init(
+            query: "hotel de paris", expected: "Hôtel de Paris", at: Coordinate(latitude: 43.7388, longitude: 7.4270),
             maxDistanceMeters: 150),
-        .init(query: "musee oceanographique", expected: "Musée Océanographique",
+        .init(
+            query: "musee oceanographique", expected: "Musée Océanographique",
             at: Coordinate(latitude: 43.7307, longitude: 7.4254), maxDistanceMeters: 150),
-        .init(query: "oceanographic museum", expected: "Musée Océanographique",
+        .init(
+            query: "oceanographic museum", expected: "Musée Océanographique",
             at: Coordinate(latitude: 43.7307, longitude: 7.4254), maxDistanceMeters: 150),
-        .init(query: "stade louis", expected: "Stade Louis II", at: Coordinate(latitude: 43.7276, longitude: 7.4155),
+        .init(
+            query: "stade louis", expected: "Stade Louis II", at: Coordinate(latitude: 43.7276, longitude: 7.4155),
             maxDistanceMeters: 300),
-        .init(query: "stade luis II", expected: "Stade Louis II", at: Coordinate(latitude: 43.7276, longitude: 7.4155),
+        .init(
+            query: "stade luis II", expected: "Stade Louis II", at: Coordinate(latitude: 43.7276, longitude: 7.4155),
             maxDistanceMeters: 300),
     ]
 
