@@ -39,6 +39,7 @@ public final class CabApplication: Sendable {
         router.addHealthAndMetrics(metrics)
         registerRoutingEndpoints(on: &router)
         registerMapEndpoints(on: &router)
+        registerPlaceEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }

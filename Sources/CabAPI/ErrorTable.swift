@@ -1,4 +1,5 @@
 import CabHTTP
+import CabPlaces
 import CabRouting
 
 /// The one table that turns errors from the domain and its modules into HTTP problems (STYLE.md §3).
@@ -9,6 +10,8 @@ enum ErrorTable {
         case let e as HTTPError: return e
         case let e as APIError: return problem(for: e)
         case let e as RoutingError: return problem(for: e)
+        case let e as PlacesError:
+            return e.isCallerError ? HTTPError(status: 400, title: "Invalid search", detail: e.message) : nil
         default: return nil
         }
     }

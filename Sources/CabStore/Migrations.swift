@@ -32,6 +32,9 @@ enum Migrations {
         }
         for migration in all where migration.version > version {
             try db.transaction {
+                // Re-read inside the write lock: another process opening the same file may have migrated first.
+                let current = try db.query("PRAGMA user_version") { $0.int(0) }.first ?? 0
+                guard current < migration.version else { return }
                 try db.execute(migration.sql)
                 // PRAGMAs take no bound parameters; both values are integer constants from this file.
                 try db.execute("PRAGMA user_version = \(migration.version)")

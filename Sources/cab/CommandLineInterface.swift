@@ -11,6 +11,8 @@ enum CommandLineInterface {
           serve     serve the API and web app
           import    import an OpenStreetMap extract (.osm.pbf) into a data directory
           route     print the road route between two points
+          search    search the map's places as you type them
+          reverse   name the place at a point
           bench     benchmarks that print figures (route, places, api, tracking, dispatch)
 
         Run `cab COMMAND --help` for a command's flags.
@@ -27,6 +29,8 @@ enum CommandLineInterface {
         case "bench": BenchCommand.run(rest)
         case "import": ImportCommand.run(rest)
         case "route": RouteCommand.run(rest)
+        case "search": PlaceCommands.search(rest)
+        case "reverse": PlaceCommands.reverse(rest)
         default: break
         }
         Console.fail("unknown command '\(command)'\n\n\(usage)")

@@ -23,6 +23,8 @@ enum ServeCommand {
         """
 
     static func run(_ arguments: [String]) -> Never {
+        // Before any thread exists, so that a SIGTERM during start-up waits for `runUntilTerminated`.
+        HTTPServer.blockTerminationSignals()
         let args = Arguments(arguments, flags: flags, usage: usage)
         guard args.positional.isEmpty else { Console.fail("serve takes no positional arguments\n\n\(usage)") }
         let host = args.value("host") ?? "127.0.0.1"

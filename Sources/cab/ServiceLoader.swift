@@ -4,6 +4,7 @@ import CabStore
 import Foundation
 import CabBaseMap
 import CabImport
+import CabPlaces
 import CabRouting
 
 /// Loads what `cab serve` answers from out of the data directory, failing with a message that says what to fix.
@@ -41,6 +42,11 @@ enum ServiceLoader {
             services.baseMap = try BaseMapIndex(path: directory.baseMapPath)
         } catch {
             Console.fail("\(error) (\(directory.baseMapPath)); import the map again", code: 65)
+        }
+        do {
+            services.places = try PlaceIndex(path: directory.placesPath)
+        } catch {
+            Console.fail("\(error.message) (\(directory.placesPath)); import the map again", code: 65)
         }
         do {
             services.store = try SQLiteStore(path: directory.storePath)
