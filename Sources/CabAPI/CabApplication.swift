@@ -40,6 +40,8 @@ public final class CabApplication: Sendable {
         registerRoutingEndpoints(on: &router)
         registerMapEndpoints(on: &router)
         registerPlaceEndpoints(on: &router)
+        registerAccountEndpoints(on: &router)
+        registerBookingEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }

@@ -13,6 +13,7 @@ enum CommandLineInterface {
           route     print the road route between two points
           search    search the map's places as you type them
           reverse   name the place at a point
+          admin     account administration (create-dispatcher)
           bench     benchmarks that print figures (route, places, api, tracking, dispatch)
 
         Run `cab COMMAND --help` for a command's flags.
@@ -31,6 +32,7 @@ enum CommandLineInterface {
         case "route": RouteCommand.run(rest)
         case "search": PlaceCommands.search(rest)
         case "reverse": PlaceCommands.reverse(rest)
+        case "admin": AdminCommand.run(rest)
         default: break
         }
         Console.fail("unknown command '\(command)'\n\n\(usage)")
