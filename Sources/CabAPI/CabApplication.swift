@@ -39,6 +39,8 @@ public final class CabApplication: Sendable {
         router.addHealthAndMetrics(metrics)
         registerRoutingEndpoints(on: &router)
         registerMapEndpoints(on: &router)
+        registerAccountEndpoints(on: &router)
+        registerBookingEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }

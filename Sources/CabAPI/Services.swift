@@ -14,6 +14,8 @@ public struct Services: Sendable {
     public var tariff: Tariff
     /// The clock every endpoint reads (injected so tests can control time).
     public var now: @Sendable () -> Instant
+    /// How dispatch and tracking hear about bookings (offers, creations, cancellations).
+    public var bookingHooks = BookingHooks()
 
     /// Creates the set of services.
     public init(

@@ -13,7 +13,11 @@ enum Migrations {
         let sql: String
     }
 
-    static let all: [Migration] = [Migration(version: 1, sql: schema1)]
+    static let all: [Migration] = [
+        Migration(version: 1, sql: schema1),
+        // The route priced at booking, so a booking shows the route it was priced on, even after a map re-import.
+        Migration(version: 2, sql: "ALTER TABLE bookings ADD COLUMN route_polyline TEXT"),
+    ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
 
