@@ -41,6 +41,9 @@ public final class CabApplication: Sendable {
         registerMapEndpoints(on: &router)
         registerAccountEndpoints(on: &router)
         registerBookingEndpoints(on: &router)
+        registerTripEndpoints(on: &router)
+        registerDriverStream(on: &router)
+        registerRiderStream(on: &router)
         registerWebApp(on: &router)
         return router
     }

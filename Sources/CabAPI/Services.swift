@@ -16,6 +16,8 @@ public struct Services: Sendable {
     public var now: @Sendable () -> Instant
     /// How dispatch and tracking hear about bookings (offers, creations, cancellations).
     public var bookingHooks = BookingHooks()
+    /// Dispatch and the trip lifecycle (issue 7); nil answers 503 on the trip endpoints.
+    public var dispatch: DispatchCoordinator?
 
     /// Creates the set of services.
     public init(

@@ -105,3 +105,8 @@ enum TripEvents {
         }
     }
 }
+
+extension APIError.Code {
+    /// A driver accepted or declined a trip they hold no open offer for (409).
+    static let offerNotOpen = APIError.Code("offer_not_open")
+}
