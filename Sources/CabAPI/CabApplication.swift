@@ -39,6 +39,9 @@ public final class CabApplication: Sendable {
         router.addHealthAndMetrics(metrics)
         registerRoutingEndpoints(on: &router)
         registerMapEndpoints(on: &router)
+        registerTrackingEndpoints(on: &router)
+        registerOsmAndEndpoints(on: &router)
+        registerFleetStreamEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }
