@@ -44,6 +44,9 @@ public final class CabApplication: Sendable {
         registerTripEndpoints(on: &router)
         registerDriverStream(on: &router)
         registerRiderStream(on: &router)
+        registerTrackingEndpoints(on: &router)
+        registerOsmAndEndpoints(on: &router)
+        registerFleetStreamEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }

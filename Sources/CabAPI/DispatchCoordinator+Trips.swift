@@ -53,6 +53,7 @@ extension DispatchCoordinator {
         var meters = 0
         var seconds = 0
         if let driver = current.driverID, let start = current.pickedUpAt {
+            tracking?.history.flush()  // the trail must hold every fix accepted so far
             let trail = try store.trail(of: driver, from: start, to: t.adding(milliseconds: 1), limit: 1_000_000)
             var total = 0.0
             for (a, b) in zip(trail, trail.dropFirst()) { total += a.coordinate.distanceMeters(to: b.coordinate) }
@@ -111,7 +112,7 @@ extension DispatchCoordinator {
                     s.following[id] = Following(
                         booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts))
                 }
-                fleet.setStatus(.busy, for: driver)
+                setFleetStatus(.busy, for: driver)
             }
         case _ where booking.status.isTerminal:
             if state.withLock({ $0.dispatching[id] != nil }) {
@@ -148,7 +149,7 @@ extension DispatchCoordinator {
                     notifier.send("assigned", TripEvents.Assigned(tripID: booking.id, status: status), toDriver: driver)
                 }
             case .releaseDriver(let driver):
-                fleet.setStatus(isOnline(driver) ? .available : .offline, for: driver)
+                setFleetStatus(isOnline(driver) ? .available : .offline, for: driver)
             case .chargeRider(let amount):
                 log("rider charged", ["trip": booking.id.rawValue, "amount_minor": "\(amount.minorUnits)"])
             case .startDispatch, .endTrackingLinks:

@@ -64,6 +64,8 @@ public final class DispatchCoordinator: Sendable {
     /// The live positions dispatch searches (shared with location ingestion).
     public let fleet: LiveFleet<DriverID>
     let eta: any PickupETAEstimator
+    /// When set, driver statuses go through it (so the fleet stream hears them) and trails are flushed first.
+    let tracking: TrackingService?
     let tariff: Tariff
     let now: @Sendable () -> Instant
     let notifier = TripNotifier()
@@ -72,13 +74,34 @@ public final class DispatchCoordinator: Sendable {
     let log: @Sendable (String, [String: String]) -> Void
 
     /// A coordinator over `store` and `fleet`, ranking with `eta`, reading time from `now`.
-    public init(
+    public convenience init(
         store: SQLiteStore, fleet: LiveFleet<DriverID>, eta: any PickupETAEstimator, tariff: Tariff,
         configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Instant,
         log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
     ) {
+        self.init(store: store, fleet: fleet, tracking: nil, eta: eta, tariff: tariff, configuration: configuration, now: now, log: log)
+    }
+
+    /// A coordinator over `tracking`'s fleet: statuses are published on the fleet stream, trails flushed before a
+    /// fare is computed.
+    public convenience init(
+        store: SQLiteStore, tracking: TrackingService, eta: any PickupETAEstimator, tariff: Tariff,
+        configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Instant,
+        log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
+    ) {
+        self.init(
+            store: store, fleet: tracking.fleet, tracking: tracking, eta: eta, tariff: tariff, configuration: configuration,
+            now: now, log: log)
+    }
+
+    init(
+        store: SQLiteStore, fleet: LiveFleet<DriverID>, tracking: TrackingService?, eta: any PickupETAEstimator,
+        tariff: Tariff, configuration: Configuration, now: @escaping @Sendable () -> Instant,
+        log: @escaping @Sendable (String, [String: String]) -> Void
+    ) {
         self.store = store
         self.fleet = fleet
+        self.tracking = tracking
         self.eta = eta
         self.tariff = tariff
         self.configuration = configuration
@@ -97,7 +120,7 @@ public final class DispatchCoordinator: Sendable {
             return online ? nil : s.offerHeld[driver]
         }
         fleet.setVehicleClass(Self.vehicleClass(account.vehicleType), for: driver)
-        fleet.setStatus(online ? (busy ? .busy : .available) : .offline, for: driver)
+        setFleetStatus(online ? (busy ? .busy : .available) : .offline, for: driver)
         if let trip = held { runDispatch(trip) { $0.driverUnavailable(driver, at: $1) } }
     }
 
@@ -115,9 +138,11 @@ public final class DispatchCoordinator: Sendable {
         return try !store.bookings(BookingQuery(driverID: driver, statuses: open, limit: 1)).items.isEmpty
     }
 
-    static func vehicleClass(_ type: VehicleType) -> VehicleClass {
-        // allCases contains every case, so firstIndex finds it; four cases fit the class range.
-        VehicleClass(rawValue: UInt8(VehicleType.allCases.firstIndex(of: type)!))
+    static func vehicleClass(_ type: VehicleType) -> VehicleClass { VehicleClass(type) }
+
+    /// Sets a driver's status in the live index (through tracking, so fleet streams hear it, when wired).
+    func setFleetStatus(_ status: DriverStatus, for driver: DriverID) {
+        if let tracking { tracking.setStatus(status, for: driver) } else { fleet.setStatus(status, for: driver) }
     }
 
     // MARK: Dispatch

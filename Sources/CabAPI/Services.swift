@@ -12,6 +12,8 @@ public struct Services: Sendable {
     public var store: SQLiteStore?
     /// Fares.
     public var tariff: Tariff
+    /// Live positions, fleet streams and history (needs the store).
+    public var tracking: TrackingService?
     /// The clock every endpoint reads (injected so tests can control time).
     public var now: @Sendable () -> Instant
     /// How dispatch and tracking hear about bookings (offers, creations, cancellations).

@@ -30,7 +30,7 @@ enum ServeCommand {
         let threads = args.integer("threads", default: HTTPServerConfiguration.processorCount, in: 1...256)
         let data = dataDirectory(args)
         let metrics = MetricsRegistry()
-        let services = ServiceLoader.load(dataDirectory: data, arguments: args)
+        let services = ServiceLoader.load(dataDirectory: data, arguments: args, metrics: metrics)
         let publicDirectory = args.value("public") ?? "Public"
         let app = CabApplication(
             configuration: APIConfiguration(
@@ -47,8 +47,10 @@ enum ServeCommand {
         } catch {
             Console.fail("cannot listen on \(host):\(port): \(error.message)", code: 69)
         }
+        services.tracking?.start()
         Console.line("listening on http://\(host):\(bound)")
         let signal = server.runUntilTerminated()
+        services.tracking?.shutdown()  // writes the queued history before the store closes
         services.store?.close()
         Log.info("stopped", ["signal": "\(signal)"])
         exitProcess(0)

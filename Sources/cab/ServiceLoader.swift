@@ -1,4 +1,5 @@
 import CabAPI
+import CabHTTP
 import CabCore
 import CabStore
 import Foundation
@@ -11,7 +12,9 @@ enum ServiceLoader {
     /// A part a command needs; a missing one ends the command with exit code 66.
     enum Part { case routing }
 
-    static func load(dataDirectory: String, arguments: Arguments, needs: Set<Part> = []) -> Services {
+    static func load(
+        dataDirectory: String, arguments: Arguments, needs: Set<Part> = [], metrics: MetricsRegistry = MetricsRegistry()
+    ) -> Services {
         let directory = DataDirectory(path: dataDirectory)
         guard directory.hasMap else {
             if needs.isEmpty {
@@ -44,6 +47,9 @@ enum ServiceLoader {
             services.store = try SQLiteStore(path: directory.storePath)
         } catch {
             Console.fail("cannot open the store \(directory.storePath): \(error)", code: 65)
+        }
+        if let store = services.store {
+            services.tracking = TrackingService(accounts: store, history: store, metrics: metrics, now: services.now)
         }
         if let tariffPath = arguments.value("tariff") {
             services.tariff = loadTariff(tariffPath)

@@ -9,14 +9,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A clock tests move by hand.
-final class ManualClock: Sendable {
-    private let time: Mutex<Instant>
-    init(_ start: Instant = Instant(millisecondsSinceEpoch: 1_780_000_000_000)) { time = Mutex(start) }
-    var now: Instant { time.withLock { $0 } }
-    func advance(seconds: Double) { time.withLock { $0 = $0.adding(milliseconds: Int64(seconds * 1000)) } }
-}
-
 /// A road fixture with a river: two parallel east-west roads 150 m apart joined only by a bridge at the east end.
 ///
 /// ```
@@ -54,7 +46,7 @@ enum RiverMap {
 /// straight to the router's handlers; SSE streams are read by pulling their chunks.
 final class TripHarness: @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable and Sendable except `directory` (a URL, set once).
-    let clock = ManualClock()
+    let clock = ManualClock(Instant(millisecondsSinceEpoch: 1_780_000_000_000))
     let store: SQLiteStore
     let fleet = LiveFleet<DriverID>()
     let dispatch: DispatchCoordinator
@@ -70,8 +62,8 @@ final class TripHarness: @unchecked Sendable {
         let clock = self.clock
         dispatch = DispatchCoordinator(
             store: store, fleet: fleet, eta: RoadETAEstimator(routing: routing), tariff: .standard,
-            configuration: .init(dispatch: configuration), now: { clock.now })
-        var services = Services(routing: routing, store: store, now: { clock.now })
+            configuration: .init(dispatch: configuration), now: { clock.now() })
+        var services = Services(routing: routing, store: store, now: { clock.now() })
         services.dispatch = dispatch
         services.bookingHooks = dispatch.bookingHooks
         let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: MetricsRegistry())
@@ -134,7 +126,7 @@ final class TripHarness: @unchecked Sendable {
     /// Reports a fix for `driver` at the current time (live index and stored trail).
     func move(_ driver: Account, to position: Coordinate) {
         let id = DriverID(driver.id)!
-        let t = clock.now
+        let t = clock.now()
         _ = fleet.ingest([LocationFix(coordinate: position, timeMilliseconds: t.millisecondsSinceEpoch, accuracyMeters: 5)], from: id, now: t.millisecondsSinceEpoch)
         _ = try? store.append([DriverLocationRecord(driverID: id, time: t, coordinate: position)])
     }
@@ -211,7 +203,7 @@ extension TripHarness {
     func dispatcherToken() throws -> String {
         let token = try TokenAuthority.newToken(prefix: "dispatcher")
         try store.createDispatcher(
-            Dispatcher(id: .random(), name: "Desk", createdAt: clock.now), tokenHash: TokenAuthority.tokenHash(token))
+            Dispatcher(id: .random(), name: "Desk", createdAt: clock.now()), tokenHash: TokenAuthority.tokenHash(token))
         return token
     }
 }
