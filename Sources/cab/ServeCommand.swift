@@ -48,8 +48,11 @@ enum ServeCommand {
             Console.fail("cannot listen on \(host):\(port): \(error.message)", code: 69)
         }
         services.tracking?.start()
+        let ticker = DispatchTicker()
+        if let dispatch = services.dispatch { ticker.start(dispatch) }
         Console.line("listening on http://\(host):\(bound)")
         let signal = server.runUntilTerminated()
+        ticker.stop()
         services.tracking?.shutdown()  // writes the queued history before the store closes
         services.store?.close()
         Log.info("stopped", ["signal": "\(signal)"])

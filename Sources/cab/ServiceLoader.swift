@@ -54,6 +54,13 @@ enum ServiceLoader {
         if let tariffPath = arguments.value("tariff") {
             services.tariff = loadTariff(tariffPath)
         }
+        if let store = services.store, let tracking = services.tracking, let routing = services.routing {
+            let dispatch = DispatchCoordinator(
+                store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: services.tariff,
+                now: services.now, log: { message, data in Log.info(message, data) })
+            services.dispatch = dispatch
+            services.bookingHooks = dispatch.bookingHooks
+        }
         return services
     }
 
