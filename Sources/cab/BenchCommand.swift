@@ -2,6 +2,7 @@
 enum BenchCommand {
     /// The benchmarks, by name; each parses its own flags.
     static let kinds: [(name: String, summary: String, run: @Sendable ([String]) -> Never)] = [
+        ("dispatch", "dispatch decision and booking-to-first-offer latency", DispatchCommands.bench),
     ]
 
     static var usage: String {

@@ -12,6 +12,7 @@ enum CommandLineInterface {
           import    import an OpenStreetMap extract (.osm.pbf) into a data directory
           route     print the road route between two points
           admin     account administration (create-dispatcher)
+          simulate  simulate riders and trips (--trips)
           bench     benchmarks that print figures (route, places, api, tracking, dispatch)
 
         Run `cab COMMAND --help` for a command's flags.
@@ -26,6 +27,7 @@ enum CommandLineInterface {
         switch command {
         case "serve": ServeCommand.run(rest)
         case "bench": BenchCommand.run(rest)
+        case "simulate" where rest.contains("--trips"): DispatchCommands.simulate(rest)
         case "import": ImportCommand.run(rest)
         case "route": RouteCommand.run(rest)
         case "admin": AdminCommand.run(rest)
