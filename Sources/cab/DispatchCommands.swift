@@ -99,10 +99,15 @@ enum DispatchCommands {
 
     static func loadGraph(_ args: Arguments) -> RoadGraph {
         guard args.value("data") != nil else { return SyntheticCity.grid(rows: 120, cols: 120, seed: 1) }
-        let services = ServiceLoader.load(dataDirectory: dataDirectory(args), arguments: args, needs: [.routing])
-        services.store?.close()
-        guard let graph = services.routing?.graph else { Console.fail("no map in the data directory", code: 66) }
-        return graph
+        // Only the road graph: the data directory's store is left alone (the run uses a temporary one).
+        let directory = DataDirectory(path: dataDirectory(args))
+        guard directory.hasMap else { Console.fail("no map has been imported into \(directory.path)", code: 66) }
+        do {
+            let manifest = try directory.manifest()
+            return try RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)
+        } catch {
+            Console.fail("cannot load the map of \(directory.path): \(error)", code: 65)
+        }
     }
 
     static func temporaryStore() -> (String, () -> Void) {
