@@ -45,12 +45,12 @@ public enum DispatchBenchmark {
 
     /// Runs both measurements on `graph` with a store at `storePath` (created; durable writes).
     public static func run(
-        graph: RoadGraph, storePath: String, drivers: Int = 10_000, bookingsPerSecond: Double = 50, bookings: Int = 500,
+        graph: RoadGraph, index: FastRouterIndex? = nil, storePath: String, drivers: Int = 10_000, bookingsPerSecond: Double = 50, bookings: Int = 500,
         decisions: Int = 300, seed: UInt64 = 1
     ) throws -> Result {
         let store = try SQLiteStore(path: storePath)
         defer { store.close() }
-        let routing = RoutingService(graph: graph)
+        let routing = RoutingService(graph: graph, index: index)
         let coordinator = DispatchCoordinator(
             store: store, fleet: LiveFleet(), eta: RoadETAEstimator(routing: routing), tariff: .standard,
             configuration: .init(dispatch: DispatchConfiguration(searchRadiiMeters: [3_000, 6_000, 12_000])),

@@ -9,14 +9,16 @@ public protocol PickupETAEstimator: Sendable {
     func durationsMilliseconds(from starts: [Coordinate], to end: Coordinate) -> [Int?]
 }
 
-/// `PickupETAEstimator` on the imported road graph: snaps, then one backward Dijkstra per query
-/// (`DijkstraManyToOne`), with one search workspace per worker thread.
+/// `PickupETAEstimator` on the imported road graph: the contraction hierarchy's many-to-one query when the map has
+/// a fast-routing index, else one backward Dijkstra per query (`DijkstraManyToOne`); one workspace per thread.
 public final class RoadETAEstimator: PickupETAEstimator {
+    private let routing: RoutingService
     private let snapper: Snapper
     private let pool: ScratchPool<DijkstraManyToOne>
 
     /// An estimator over `routing`'s graph and snapper.
     public init(routing: RoutingService) {
+        self.routing = routing
         snapper = routing.snapper
         let prototype = DijkstraManyToOne(graph: routing.graph)  // copies share the reversed adjacency
         pool = ScratchPool { prototype }
@@ -24,6 +26,9 @@ public final class RoadETAEstimator: PickupETAEstimator {
 
     /// Road milliseconds from each start to `end`; nil for points with no road nearby or no route.
     public func durationsMilliseconds(from starts: [Coordinate], to end: Coordinate) -> [Int?] {
+        if routing.hasFastRouter {
+            return (try? routing.durationsMilliseconds(from: starts, to: end)) ?? starts.map { _ in nil }
+        }
         guard let target = try? snapper.snap(end) else { return starts.map { _ in nil } }
         var snapped: [SnappedPoint] = []
         var places: [Int?] = []

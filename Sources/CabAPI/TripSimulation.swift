@@ -83,14 +83,14 @@ public final class TripSimulation {
     var report = TripSimulationReport()
     let places: [Coordinate]
 
-    /// A simulation on `graph` writing into `store`, starting at `start`.
+    /// A simulation on `graph` (routed with `index` when given) writing into `store`, starting at `start`.
     public init(
-        graph: RoadGraph, store: SQLiteStore, configuration: TripSimulationConfiguration,
+        graph: RoadGraph, index: FastRouterIndex? = nil, store: SQLiteStore, configuration: TripSimulationConfiguration,
         start: Instant = Instant(millisecondsSinceEpoch: 1_780_000_000_000)
     ) {
         self.configuration = configuration
         self.store = store
-        routing = RoutingService(graph: graph)
+        routing = RoutingService(graph: graph, index: index)
         let clock = SimulationClock(start)
         self.clock = clock
         let now: @Sendable () -> Instant = { clock.now }

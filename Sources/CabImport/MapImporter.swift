@@ -11,7 +11,7 @@ public enum MapImporter {
     /// A stage of the import, for progress lines.
     public enum Stage: String, Sendable {
         case reading = "reading map"
-        case buildingGraph = "building road graph"
+        case buildingGraph = "building road graph and fast-routing index"
         case writing = "writing files"
     }
 
@@ -65,6 +65,9 @@ public enum MapImporter {
         }
         progress(.buildingGraph, 0)
         let (graph, report) = try measure("graph") { () throws(ImportError) in handler.roads.build() }
+        let index = try measure("preprocess") { () throws(ImportError) in
+            FastRouterIndex(graph: ContractionGraph(roadGraph: graph))
+        }
         progress(.buildingGraph, 1)
         progress(.writing, 0)
         try measure("basemap") { () throws(ImportError) in
@@ -77,6 +80,7 @@ public enum MapImporter {
         try measure("write") { () throws(ImportError) in
             do throws(RoutingError) {
                 try graph.write(to: staging.roadGraphPath)
+                try index.write(to: staging.routingIndexPath)
             } catch {
                 throw ImportError(.writeFailed, "Cannot write the road graph: \(error.message)", underlying: error)
             }

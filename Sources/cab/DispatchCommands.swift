@@ -40,13 +40,13 @@ enum DispatchCommands {
             declineProbability: Double(args.integer("decline", default: 15, in: 0...100)) / 100,
             riderCancelProbability: Double(args.integer("cancel", default: 5, in: 0...100)) / 100,
             seed: UInt64(args.integer("seed", default: 1, in: 0...Int.max)))
-        let graph = loadGraph(args)
+        let (graph, index) = loadGraph(args)
         let (storePath, cleanup) = temporaryStore()
         defer { cleanup() }
         do {
             let store = try SQLiteStore(path: storePath, configuration: .init(durable: false))
             defer { store.close() }
-            let report = try TripSimulation(graph: graph, store: store, configuration: configuration).run()
+            let report = try TripSimulation(graph: graph, index: index, store: store, configuration: configuration).run()
             if args.has("json") {
                 Console.line(String(decoding: try JSONCoding.encoder.encode(report), as: UTF8.self))
             } else {
@@ -73,12 +73,12 @@ enum DispatchCommands {
     static func bench(_ arguments: [String]) -> Never {
         let usage = "usage: cab bench dispatch [--data DIR] [--drivers N] [--rate PER_S] [--json]\n\n\(Arguments.describe(benchFlags))"
         let args = Arguments(arguments, flags: benchFlags, usage: usage)
-        let graph = loadGraph(args)
+        let (graph, index) = loadGraph(args)
         let (storePath, cleanup) = temporaryStore()
         defer { cleanup() }
         do {
             let r = try DispatchBenchmark.run(
-                graph: graph, storePath: storePath, drivers: args.integer("drivers", default: 10_000, in: 1...1_000_000),
+                graph: graph, index: index, storePath: storePath, drivers: args.integer("drivers", default: 10_000, in: 1...1_000_000),
                 bookingsPerSecond: Double(args.integer("rate", default: 50, in: 1...10_000)),
                 bookings: args.integer("bookings", default: 500, in: 1...1_000_000))
             if args.has("json") {
@@ -97,14 +97,17 @@ enum DispatchCommands {
         }
     }
 
-    static func loadGraph(_ args: Arguments) -> RoadGraph {
-        guard args.value("data") != nil else { return SyntheticCity.grid(rows: 120, cols: 120, seed: 1) }
+    static func loadGraph(_ args: Arguments) -> (RoadGraph, FastRouterIndex?) {
+        guard args.value("data") != nil else { return (SyntheticCity.grid(rows: 120, cols: 120, seed: 1), nil) }
         // Only the road graph: the data directory's store is left alone (the run uses a temporary one).
         let directory = DataDirectory(path: dataDirectory(args))
         guard directory.hasMap else { Console.fail("no map has been imported into \(directory.path)", code: 66) }
         do {
             let manifest = try directory.manifest()
-            return try RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)
+            let graph = try RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)
+            let index = try? FastRouterIndex.load(
+                from: directory.routingIndexPath, expectedFingerprint: ContractionGraph(roadGraph: graph).fingerprint)
+            return (graph, index)
         } catch {
             Console.fail("cannot load the map of \(directory.path): \(error)", code: 65)
         }

@@ -34,9 +34,11 @@ enum ServiceLoader {
         var services = Services()
         do {
             let graph = try RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)
-            services.routing = RoutingService(graph: graph)
+            let index = try FastRouterIndex.load(
+                from: directory.routingIndexPath, expectedFingerprint: ContractionGraph(roadGraph: graph).fingerprint)
+            services.routing = RoutingService(graph: graph, index: index)
         } catch {
-            Console.fail("\(error.message) (\(directory.roadGraphPath)); import the map again", code: 65)
+            Console.fail("\(error.message); import the map again with `cab import MAP.osm.pbf --data \(dataDirectory)`", code: 65)
         }
         do {
             services.baseMap = try BaseMapIndex(path: directory.baseMapPath)

@@ -58,7 +58,7 @@ final class TripHarness: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cab-trips-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
-        let routing = RoutingService(graph: graph)
+        let routing = RoutingService(graph: graph, index: nil)
         let clock = self.clock
         dispatch = DispatchCoordinator(
             store: store, fleet: fleet, eta: RoadETAEstimator(routing: routing), tariff: .standard,
