@@ -60,7 +60,9 @@ let package = Package(
         .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),
         .testTarget(name: "CabStoreTests", dependencies: ["CabStore", "CabTestSupport"]),
         .testTarget(name: "CabHTTPTests", dependencies: ["CabHTTP", "CabTestSupport"]),
-        .testTarget(name: "CabAPITests", dependencies: ["CabAPI", "CabHTTP", "CabTestSupport"]),
+        .testTarget(
+            name: "CabAPITests",
+            dependencies: ["CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabClient", "CabTestSupport"]),
         .testTarget(name: "CabClientTests", dependencies: ["CabClient", "CabTestSupport"]),
         .testTarget(name: "CabEndToEndTests", dependencies: ["CabTestSupport"]),
     ],

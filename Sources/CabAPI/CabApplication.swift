@@ -42,6 +42,12 @@ public final class CabApplication: Sendable {
         registerPlaceEndpoints(on: &router)
         registerAccountEndpoints(on: &router)
         registerBookingEndpoints(on: &router)
+        registerTripEndpoints(on: &router)
+        registerDriverStream(on: &router)
+        registerRiderStream(on: &router)
+        registerTrackingEndpoints(on: &router)
+        registerOsmAndEndpoints(on: &router)
+        registerFleetStreamEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }

@@ -24,6 +24,8 @@ enum ErrorTable {
         switch error.code.name {
         case "bad_input": return HTTPError(status: 400, title: "Invalid input", detail: error.message)
         case "unavailable": return HTTPError(status: 503, title: "Not available", detail: error.message)
+        // Dispatch and trips (issue 7).
+        case APIError.Code.offerNotOpen.name: return HTTPError(status: 409, title: "No open offer", detail: error.message)
         default: return nil
         }
     }

@@ -15,10 +15,14 @@ public struct Services: Sendable {
     public var store: SQLiteStore?
     /// Fares.
     public var tariff: Tariff
+    /// Live positions, fleet streams and history (needs the store).
+    public var tracking: TrackingService?
     /// The clock every endpoint reads (injected so tests can control time).
     public var now: @Sendable () -> Instant
     /// How dispatch and tracking hear about bookings (offers, creations, cancellations).
     public var bookingHooks = BookingHooks()
+    /// Dispatch and the trip lifecycle (issue 7); nil answers 503 on the trip endpoints.
+    public var dispatch: DispatchCoordinator?
 
     /// Creates the set of services.
     public init(

@@ -14,6 +14,7 @@ enum CommandLineInterface {
           search    search the map's places as you type them
           reverse   name the place at a point
           admin     account administration (create-dispatcher)
+          simulate  simulate riders and trips (--trips)
           bench     benchmarks that print figures (route, places, api, tracking, dispatch)
 
         Run `cab COMMAND --help` for a command's flags.
@@ -28,6 +29,7 @@ enum CommandLineInterface {
         switch command {
         case "serve": ServeCommand.run(rest)
         case "bench": BenchCommand.run(rest)
+        case "simulate" where rest.contains("--trips"): DispatchCommands.simulate(rest)
         case "import": ImportCommand.run(rest)
         case "route": RouteCommand.run(rest)
         case "search": PlaceCommands.search(rest)
