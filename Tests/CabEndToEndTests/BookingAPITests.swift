@@ -110,8 +110,9 @@ import CabTestSupport
         let driverToken = try #require(driver.jsonObject?["token"] as? String)
         #expect(try client.send("GET", "/v1/bookings/\(id)", token: driverToken).status == 404)
         #expect(try client.send("GET", "/v1/bookings/\(id)", token: client.dispatcherToken).status == 200)
-        // Still requested: Bob's cancel did nothing.
-        #expect(try client.send("GET", "/v1/bookings/\(id)", token: alice).jsonObject?["status"] as? String == "requested")
+        // Still open (dispatch may have moved it from requested to dispatching): Bob's cancel did nothing.
+        let status = try client.send("GET", "/v1/bookings/\(id)", token: alice).jsonObject?["status"] as? String
+        #expect(status == "requested" || status == "dispatching")
     }
 
     @Test(arguments: [nil, "", "rider_not-a-real-token"])
@@ -145,7 +146,12 @@ import CabTestSupport
         for id in acknowledged {
             let read = try client.send("GET", "/v1/bookings/\(id)", token: rider)
             #expect(read.status == 200)
-            #expect(read.jsonObject?["status"] as? String == (id == cancelledID ? "cancelled_by_rider" : "requested"))
+            let status = read.jsonObject?["status"] as? String
+            if id == cancelledID {
+                #expect(status == "cancelled_by_rider")
+            } else {
+                #expect(status == "requested" || status == "dispatching", "an open booking stays open: \(status ?? "nil")")
+            }
         }
         // A retry after the crash still finds the first booking.
         let retry = try client.book(rider, key: "crash-1", to: BookingTestClient.kamppi)
