@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),
         .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
-        .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabTestSupport"]),
+        .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(
             name: "CabBaseMapTests", dependencies: ["CabBaseMap", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabTestSupport"]),
@@ -60,7 +60,9 @@ let package = Package(
         .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),
         .testTarget(name: "CabStoreTests", dependencies: ["CabStore", "CabTestSupport"]),
         .testTarget(name: "CabHTTPTests", dependencies: ["CabHTTP", "CabTestSupport"]),
-        .testTarget(name: "CabAPITests", dependencies: ["CabAPI", "CabHTTP", "CabTestSupport"]),
+        .testTarget(
+            name: "CabAPITests",
+            dependencies: ["CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabClient", "CabTestSupport"]),
         .testTarget(name: "CabClientTests", dependencies: ["CabClient", "CabTestSupport"]),
         .testTarget(name: "CabEndToEndTests", dependencies: ["CabTestSupport"]),
     ],

@@ -39,6 +39,15 @@ public final class CabApplication: Sendable {
         router.addHealthAndMetrics(metrics)
         registerRoutingEndpoints(on: &router)
         registerMapEndpoints(on: &router)
+        registerPlaceEndpoints(on: &router)
+        registerAccountEndpoints(on: &router)
+        registerBookingEndpoints(on: &router)
+        registerTripEndpoints(on: &router)
+        registerDriverStream(on: &router)
+        registerRiderStream(on: &router)
+        registerTrackingEndpoints(on: &router)
+        registerOsmAndEndpoints(on: &router)
+        registerFleetStreamEndpoints(on: &router)
         registerWebApp(on: &router)
         return router
     }

@@ -19,6 +19,9 @@ public final class RoutingService: Sendable {
         fast = index.map { index in ScratchPool { FastRouterBox(FastRouter(index: index, graph: graph)) } }
     }
 
+    /// True when the fast router (contraction hierarchy) answers.
+    public var hasFastRouter: Bool { fast != nil }
+
     /// The route by road from `start` to `end`; `reference` forces plain Dijkstra.
     public func route(from start: Coordinate, to end: Coordinate, reference: Bool = false) throws(RoutingError)
         -> RoutePlan

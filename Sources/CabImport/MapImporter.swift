@@ -1,6 +1,7 @@
 import CabBaseMap
 import CabGeo
 import CabOSM
+import CabPlaces
 import CabRouting
 import Foundation
 
@@ -50,7 +51,8 @@ public enum MapImporter {
         }
         var handler = ImportPass(
             roads: RoadImport(profile: profile, sourceFingerprint: fingerprint),
-            baseMap: BaseMapImport(writer: baseMapWriter))
+            baseMap: BaseMapImport(writer: baseMapWriter),
+            places: PlaceImport(builder: PlaceIndexBuilder(path: staging.placesPath)))
         let summary = try measure("read") { () throws(ImportError) -> PBFReadSummary in
             do {
                 let reader = try PBFReader(path: mapPath)
@@ -77,6 +79,13 @@ public enum MapImporter {
                 throw ImportError(.writeFailed, "Cannot write the base map: \(error)")
             }
         }
+        let places = try measure("places") { () throws(ImportError) in
+            do throws(PlacesError) {
+                return try handler.places.finish()
+            } catch {
+                throw ImportError(.writeFailed, "Cannot write the place index: \(error.message)", underlying: error)
+            }
+        }
         try measure("write") { () throws(ImportError) in
             do throws(RoutingError) {
                 try graph.write(to: staging.roadGraphPath)
@@ -93,6 +102,7 @@ public enum MapImporter {
                 "highway_ways": report.highwayClassWays, "graph_nodes": graph.nodeCount, "graph_edges": graph.edgeCount,
                 "turn_restrictions": handler.roads.notes.restrictions,
                 "basemap_features": baseMapWriter.countsByKind.values.reduce(0, +),
+                "places": places.places,
             ],
             seconds: seconds)
         try write(manifest, to: staging.manifestPath)
@@ -136,20 +146,24 @@ public enum MapImporter {
 struct ImportPass: OSMElementHandler {
     var roads: RoadImport
     var baseMap: BaseMapImport
+    var places: PlaceImport
 
     mutating func handle(_ node: OSMNode) throws {
         try roads.handle(node)
         try baseMap.handle(node)
+        try places.handle(node)
     }
 
     mutating func handle(_ way: OSMWay) throws {
         try roads.handle(way)
         try baseMap.handle(way)
+        try places.handle(way)
     }
 
     mutating func handle(_ relation: OSMRelation) throws {
         try roads.handle(relation)
         try baseMap.handle(relation)
+        try places.handle(relation)
     }
 }
 

@@ -1,3 +1,4 @@
+import CabCore
 import CabGeo
 
 /// Whether a driver can take a ride.
@@ -12,14 +13,13 @@ public enum DriverStatus: UInt8, CaseIterable, Hashable, Sendable, Codable {
 
 /// A kind of vehicle as the index stores it: one byte, up to 64 kinds (raw values 0 ..< 64).
 ///
-/// Stands in for `CabCore.VehicleType` (not on main yet); the API layer maps one to the other by case order
-/// (standard 0, large 1, accessible 2, premium 3) until CabTracking adopts the core type.
+/// The index's compact form of `CabCore.VehicleType` (`VehicleClass(_:)` maps one to the other).
 public struct VehicleClass: RawRepresentable, Hashable, Sendable, Codable {
     /// The small number that stands for this kind.
     public let rawValue: UInt8
     /// Creates a kind; traps outside 0 ..< 64.
     public init(rawValue: UInt8) {
-        precondition(rawValue < 64, "vehicle classs are numbered 0 ..< 64")
+        precondition(rawValue < 64, "vehicle classes are numbered 0 ..< 64")
         self.rawValue = rawValue
     }
     /// An ordinary car.
@@ -30,6 +30,16 @@ public struct VehicleClass: RawRepresentable, Hashable, Sendable, Codable {
     public static let accessible = VehicleClass(rawValue: 2)
     /// A premium car.
     public static let premium = VehicleClass(rawValue: 3)
+
+    /// The class of a `CabCore.VehicleType`.
+    public init(_ type: VehicleType) {
+        switch type {
+        case .standard: self = .standard
+        case .large: self = .large
+        case .accessible: self = .accessible
+        case .premium: self = .premium
+        }
+    }
 }
 
 /// A driver's latest known position and state.
@@ -40,6 +50,8 @@ public struct DriverPosition: Hashable, Sendable {
     public var timeMilliseconds: Int64
     /// The direction of travel in whole degrees, when known.
     public var headingDegrees: Int?
+    /// The speed the device reported, in metres per second (to 0.1 m/s), when known.
+    public var speedMetersPerSecond: Double?
     /// Whether the driver can take a ride.
     public var status: DriverStatus
     /// The driver's vehicle.
@@ -48,11 +60,12 @@ public struct DriverPosition: Hashable, Sendable {
     /// Creates a position.
     public init(
         coordinate: Coordinate, timeMilliseconds: Int64, headingDegrees: Int? = nil,
-        status: DriverStatus = .available, vehicleClass: VehicleClass = .standard
+        status: DriverStatus = .available, vehicleClass: VehicleClass = .standard, speedMetersPerSecond: Double? = nil
     ) {
         self.coordinate = coordinate
         self.timeMilliseconds = timeMilliseconds
         self.headingDegrees = headingDegrees
+        self.speedMetersPerSecond = speedMetersPerSecond
         self.status = status
         self.vehicleClass = vehicleClass
     }

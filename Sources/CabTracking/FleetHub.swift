@@ -8,6 +8,9 @@ public struct FleetEvent<Key: Hashable & Sendable>: Hashable, Sendable {
     public var driver: Key
     /// Where the driver is now.
     public var position: DriverPosition
+    /// When the tick that numbered it ran (Unix milliseconds; 0 when the owner gave no time): the server's send
+    /// time, from which a client measures delivery latency.
+    public var tickMilliseconds: Int64 = 0
 }
 
 /// Fleet subscriptions without I/O: positions published between ticks are coalesced to the newest per driver,
@@ -75,12 +78,12 @@ public struct FleetHub<Key: Hashable & Sendable>: Sendable {
     /// Numbers the positions published since the last tick and hands them to subscribers; returns the
     /// subscribers that received any (to wake).
     /// - Complexity: O(positions x subscribers).
-    public mutating func tick() -> [SubscriberID] {
+    public mutating func tick(now: Int64 = 0) -> [SubscriberID] {
         guard !pending.isEmpty else { return [] }
         var events: [FleetEvent<Key>] = []
         events.reserveCapacity(pending.count)
         for (driver, position) in pending {
-            let event = FleetEvent(id: nextEventID, driver: driver, position: position)
+            let event = FleetEvent(id: nextEventID, driver: driver, position: position, tickMilliseconds: now)
             nextEventID += 1
             replay.push(event)
             events.append(event)

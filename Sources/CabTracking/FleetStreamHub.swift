@@ -32,10 +32,10 @@ public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Delivers the positions published since the last tick and wakes the subscribers that got any; the owner
-    /// calls it on a timer (say every second).
-    public func tick() {
+    /// calls it on a timer (say every second) with the time (Unix milliseconds) stamped on the events.
+    public func tick(now: Int64 = 0) {
         let wakers = state.withLock { state in
-            state.hub.tick().compactMap { state.wakers.removeValue(forKey: $0) }
+            state.hub.tick(now: now).compactMap { state.wakers.removeValue(forKey: $0) }
         }
         for wake in wakers { wake() }
     }

@@ -13,6 +13,8 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
         var ingest: [DriverIngestState] = []  // by the index's slot
         var dropped = DropCounts()
         var acceptedCount = 0
+        /// Statuses set before the driver's first position, applied when it arrives.
+        var statusBeforeFirstFix: [Key: DriverStatus] = [:]
     }
 
     private let state: ReaderWriterLock<State>
@@ -25,17 +27,24 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
         state = ReaderWriterLock(State(index: NearestDriverIndex(configuration: index)))
     }
 
-    /// Applies the ingestion rules to `fixes` from `driver` received at `now` (Unix ms) and moves the driver.
-    public func ingest(_ fixes: [LocationFix], from driver: Key, now: Int64) -> IngestOutcome {
-        state.withWriteLock { apply(fixes, from: driver, now: now, to: &$0) }
+    /// Applies the ingestion rules to `fixes` from `driver` received at `now` (Unix ms) and moves the driver;
+    /// a driver new to the fleet gets `vehicleClass`.
+    public func ingest(
+        _ fixes: [LocationFix], from driver: Key, vehicleClass: VehicleClass = .standard, now: Int64
+    ) -> IngestOutcome {
+        state.withWriteLock { apply(fixes, from: driver, vehicleClass: vehicleClass, now: now, to: &$0) }
     }
 
     /// Applies several drivers' batches under one lock acquisition: the fast path for a busy server.
     public func ingest(_ batches: [(driver: Key, fixes: [LocationFix])], now: Int64) -> [IngestOutcome] {
-        state.withWriteLock { state in batches.map { apply($0.fixes, from: $0.driver, now: now, to: &state) } }
+        state.withWriteLock { state in
+            batches.map { apply($0.fixes, from: $0.driver, vehicleClass: .standard, now: now, to: &state) }
+        }
     }
 
-    private func apply(_ fixes: [LocationFix], from driver: Key, now: Int64, to state: inout State) -> IngestOutcome {
+    private func apply(
+        _ fixes: [LocationFix], from driver: Key, vehicleClass: VehicleClass, now: Int64, to state: inout State
+    ) -> IngestOutcome {
         var outcome: IngestOutcome
         if let slot = state.index.slotByKey[driver] {
             outcome = state.ingest[Int(slot)].ingest(fixes, now: now, configuration: ingestConfiguration)
@@ -44,8 +53,11 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
             var fresh = DriverIngestState()
             outcome = fresh.ingest(fixes, now: now, configuration: ingestConfiguration)
             if let latest = outcome.latest {
-                let slot = Int(move(driver, to: latest, in: &state))
+                let slot = Int(move(driver, to: latest, vehicleClass: vehicleClass, in: &state))
                 if slot == state.ingest.count { state.ingest.append(fresh) } else { state.ingest[slot] = fresh }
+                if !state.statusBeforeFirstFix.isEmpty, let status = state.statusBeforeFirstFix.removeValue(forKey: driver) {
+                    state.index.setStatus(status, for: driver)
+                }
             }
         }
         state.dropped.add(outcome.dropped)
@@ -54,10 +66,13 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
     }
 
     @discardableResult
-    private func move(_ driver: Key, to fix: LocationFix, in state: inout State) -> Int32 {
+    private func move(
+        _ driver: Key, to fix: LocationFix, vehicleClass: VehicleClass = .standard, in state: inout State
+    ) -> Int32 {
         state.index.update(
             driver, coordinate: fix.coordinate, timeMilliseconds: fix.timeMilliseconds,
-            headingDegrees: fix.headingDegrees)
+            headingDegrees: fix.headingDegrees, speedMetersPerSecond: fix.speedMetersPerSecond,
+            vehicleClass: vehicleClass)
     }
 
     /// The `k` nearest drivers to `point` that `filter` admits and that reported within the maximum age.
@@ -72,10 +87,20 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
         state.withReadLock { $0.index.position(of: driver) }
     }
 
-    /// Sets `driver`'s status (dispatch calls this); false when the driver never reported.
+    /// Sets `driver`'s status (dispatch calls this). For a driver that has not reported yet the status is kept
+    /// and applied with its first position; returns false in that case.
     @discardableResult
     public func setStatus(_ status: DriverStatus, for driver: Key) -> Bool {
-        state.withWriteLock { $0.index.setStatus(status, for: driver) }
+        state.withWriteLock { state in
+            if state.index.setStatus(status, for: driver) { return true }
+            state.statusBeforeFirstFix[driver] = status
+            return false
+        }
+    }
+
+    /// `driver`'s status: from its position, or the one set before its first fix; nil when neither exists.
+    public func status(of driver: Key) -> DriverStatus? {
+        state.withReadLock { $0.index.position(of: driver)?.status ?? $0.statusBeforeFirstFix[driver] }
     }
 
     /// Sets `driver`'s vehicle class; false when the driver never reported.

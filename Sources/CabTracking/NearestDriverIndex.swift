@@ -42,6 +42,7 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
     var longitudesE7: [Int32] = []
     var timesMilliseconds: [Int64] = []
     var headings: [UInt16] = []  // whole degrees, or .max when unknown
+    var speedsDecimeters: [UInt16] = []  // 0.1 m/s, or .max when unknown
     var statuses: [UInt8] = []
     var vehicles: [UInt8] = []
     var cellOfSlot: [Int32] = []
@@ -72,7 +73,7 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
     @discardableResult
     public mutating func update(
         _ driver: Key, coordinate: Coordinate, timeMilliseconds: Int64, headingDegrees: Double? = nil,
-        vehicleClass: VehicleClass = .standard
+        speedMetersPerSecond: Double? = nil, vehicleClass: VehicleClass = .standard
     ) -> Int32 {
         precondition(coordinate.isValid, "an index position must be a valid coordinate")
         let slot = slotByKey[driver] ?? insert(driver, vehicleClass: vehicleClass)
@@ -86,6 +87,11 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
             headings[s] = UInt16(whole)
         } else {
             headings[s] = .max
+        }
+        if let v = speedMetersPerSecond, v.isFinite, v >= 0 {
+            speedsDecimeters[s] = UInt16(min(v * 10, 65_534).rounded())
+        } else {
+            speedsDecimeters[s] = .max
         }
         let cell = cell(containing: coordinate)
         if cellOfSlot[s] != cell {
@@ -125,9 +131,10 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
 
     func position(atSlot s: Int) -> DriverPosition {
         DriverPosition(
-            coordinate: Coordinate(latitude: Double(latitudesE7[s]) * 1e-7, longitude: Double(longitudesE7[s]) * 1e-7),
+            coordinate: Coordinate(latitude: Double(latitudesE7[s]) / 1e7, longitude: Double(longitudesE7[s]) / 1e7),
             timeMilliseconds: timesMilliseconds[s], headingDegrees: headings[s] == .max ? nil : Int(headings[s]),
-            status: DriverStatus(rawValue: statuses[s]) ?? .offline, vehicleClass: VehicleClass(rawValue: vehicles[s]))
+            status: DriverStatus(rawValue: statuses[s]) ?? .offline, vehicleClass: VehicleClass(rawValue: vehicles[s]),
+            speedMetersPerSecond: speedsDecimeters[s] == .max ? nil : Double(speedsDecimeters[s]) / 10)
     }
 
     private mutating func insert(_ driver: Key, vehicleClass: VehicleClass) -> Int32 {
@@ -144,6 +151,7 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
             longitudesE7.append(0)
             timesMilliseconds.append(0)
             headings.append(.max)
+            speedsDecimeters.append(.max)
             statuses.append(configuration.initialStatus.rawValue)
             vehicles.append(vehicleClass.rawValue)
             cellOfSlot.append(-1)

@@ -1,3 +1,4 @@
+import CabCore
 import CabGeo
 
 #if canImport(Glibc)
@@ -32,7 +33,9 @@ public enum TrackingBenchmark {
         -> Result
     {
         var random = SplitMix64(seed: seed)
-        let fleet = LiveFleet<UInt64>(
+        // Real account ids as keys (19-character strings), so the memory figure is what a server holds.
+        let ids = (0..<drivers).map { _ in DriverID.random(using: &random) }
+        let fleet = LiveFleet<DriverID>(
             ingest: IngestConfiguration(rateLimitBurst: 1_000),
             index: DriverIndexConfiguration(referenceLatitude: 60.2, maxAgeMilliseconds: 600_000))
         let start: Int64 = 1_750_000_000_000
@@ -43,7 +46,7 @@ public enum TrackingBenchmark {
         let heapBefore = residentBytes()
         for chunk in stride(from: 0, to: drivers, by: 1000) {
             let batches = (chunk..<min(drivers, chunk + 1000)).map { i in
-                (driver: UInt64(i), fixes: [LocationFix(coordinate: points[i], timeMilliseconds: start, accuracyMeters: 5)])
+                (driver: ids[i], fixes: [LocationFix(coordinate: points[i], timeMilliseconds: start, accuracyMeters: 5)])
             }
             _ = fleet.ingest(batches, now: start)
         }
@@ -51,7 +54,7 @@ public enum TrackingBenchmark {
         let heapAfter = residentBytes()
 
         // Every driver moves north-east a few metres a second; each batch carries one driver's next fixes.
-        var work: [[(driver: UInt64, fixes: [LocationFix])]] = []
+        var work: [[(driver: DriverID, fixes: [LocationFix])]] = []
         for chunk in stride(from: 0, to: drivers, by: 1000) {
             work.append((chunk..<min(drivers, chunk + 1000)).map { i in
                 let fixes = (1...fixesPerDriver).map { step in
@@ -59,7 +62,7 @@ public enum TrackingBenchmark {
                     return LocationFix(coordinate: points[i], timeMilliseconds: start + Int64(step) * 1000,
                                        accuracyMeters: 5, headingDegrees: 45)
                 }
-                return (driver: UInt64(i), fixes: fixes)
+                return (driver: ids[i], fixes: fixes)
             })
         }
         let clock = ContinuousClock()

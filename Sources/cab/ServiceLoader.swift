@@ -1,9 +1,11 @@
 import CabAPI
+import CabHTTP
 import CabCore
 import CabStore
 import Foundation
 import CabBaseMap
 import CabImport
+import CabPlaces
 import CabRouting
 
 /// Loads what `cab serve` answers from out of the data directory, failing with a message that says what to fix.
@@ -11,7 +13,9 @@ enum ServiceLoader {
     /// A part a command needs; a missing one ends the command with exit code 66.
     enum Part { case routing }
 
-    static func load(dataDirectory: String, arguments: Arguments, needs: Set<Part> = []) -> Services {
+    static func load(
+        dataDirectory: String, arguments: Arguments, needs: Set<Part> = [], metrics: MetricsRegistry = MetricsRegistry()
+    ) -> Services {
         let directory = DataDirectory(path: dataDirectory)
         guard directory.hasMap else {
             if needs.isEmpty {
@@ -43,12 +47,27 @@ enum ServiceLoader {
             Console.fail("\(error) (\(directory.baseMapPath)); import the map again", code: 65)
         }
         do {
+            services.places = try PlaceIndex(path: directory.placesPath)
+        } catch {
+            Console.fail("\(error.message) (\(directory.placesPath)); import the map again", code: 65)
+        }
+        do {
             services.store = try SQLiteStore(path: directory.storePath)
         } catch {
             Console.fail("cannot open the store \(directory.storePath): \(error)", code: 65)
         }
+        if let store = services.store {
+            services.tracking = TrackingService(accounts: store, history: store, metrics: metrics, now: services.now)
+        }
         if let tariffPath = arguments.value("tariff") {
             services.tariff = loadTariff(tariffPath)
+        }
+        if let store = services.store, let tracking = services.tracking, let routing = services.routing {
+            let dispatch = DispatchCoordinator(
+                store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: services.tariff,
+                now: services.now, log: { message, data in Log.info(message, data) })
+            services.dispatch = dispatch
+            services.bookingHooks = dispatch.bookingHooks
         }
         return services
     }

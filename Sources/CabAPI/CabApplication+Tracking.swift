@@ -1,0 +1,119 @@
+import CabCore
+import CabGeo
+import CabHTTP
+import CabTracking
+
+extension CabApplication {
+    /// `POST /v1/driver/locations`, `GET /v1/drivers/nearby`, `GET /v1/drivers/{id}/location`,
+    /// `GET /v1/drivers/{id}/trail`.
+    func registerTrackingEndpoints(on router: inout Router) {
+        router.post("/v1/driver/locations") { [services] request in
+            let (tracking, auth) = try services.requireTracking()
+            let driver = try auth.driver(for: request)
+            let body = try request.decodeJSON(LocationBatchBody.self)
+            if let named = body.driverID, named != driver.rawValue {
+                throw HTTPError(
+                    status: 403, title: "Forbidden",
+                    detail: "A driver posts only their own positions; leave out 'driver_id' (the token says who you are).")
+            }
+            let limit = tracking.configuration.maxFixesPerBatch
+            guard body.fixes.count <= limit else {
+                throw HTTPError(
+                    status: 413, title: "Too many fixes",
+                    detail: "A batch holds at most \(limit) fixes; this one has \(body.fixes.count). Split it.")
+            }
+            guard !body.fixes.isEmpty else {
+                throw HTTPError.badRequest("'fixes' is empty; send 1 to \(limit) fixes.", title: "No fixes")
+            }
+            let outcome = tracking.ingest(body.fixes.map(\.fix), from: driver)
+            if let wait = outcome.retryAfterSeconds {
+                throw HTTPError(
+                    status: 429, title: "Too many requests",
+                    detail: "This driver sends batches too often; retry after \(wait) s (send fixes in batches).",
+                    headers: ["Retry-After": String(wait)])
+            }
+            return .json(LocationReceiptJSON(outcome))
+        }
+
+        router.get("/v1/drivers/nearby") { [services] request in
+            let (tracking, auth) = try services.requireTracking()
+            _ = try auth.authenticator.principal(for: request, roles: [.dispatcher])
+            let point = try request.coordinateParameters()
+            let k = try request.integerParameter("k", default: 10, in: 1...100)
+            var vehicles: Set<VehicleClass>?
+            if let text = request.query["vehicle_type"] {
+                guard let type = VehicleType(rawValue: text) else {
+                    let names = VehicleType.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw HTTPError.badRequest("'vehicle_type' must be one of \(names).", title: "Invalid parameter")
+                }
+                vehicles = [VehicleClass(type)]
+            }
+            var statuses: Set<DriverStatus> = [.available]
+            if let text = request.query["status"] {
+                let parsed = text.split(separator: ",").map { DriverStatus(name: $0) }
+                guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else {
+                    throw HTTPError.badRequest(
+                        "'status' must be a comma-separated list of available, busy, offline.", title: "Invalid parameter")
+                }
+                statuses = Set(parsed.compactMap { $0 })
+            }
+            let found = tracking.fleet.nearest(
+                to: point, k: k, filter: DriverFilter(statuses: statuses, vehicleClasses: vehicles),
+                now: services.now().millisecondsSinceEpoch)
+            return .json(
+                NearbyDriversJSON(drivers: found.map { DriverLocationJSON($0.driver, $0.position, distanceMeters: $0.distanceMeters) }))
+        }
+
+        router.get("/v1/drivers/{id}/location") { [services] request in
+            let (tracking, auth) = try services.requireTracking()
+            let driver = try auth.visibleDriver(request)
+            guard let position = tracking.fleet.position(of: driver) else {
+                throw HTTPError.notFound("Driver \(driver) has not reported a position yet.")
+            }
+            return .json(DriverLocationJSON(driver, position))
+        }
+
+        router.get("/v1/drivers/{id}/trail") { [services] request in
+            let (tracking, auth) = try services.requireTracking()
+            let driver = try auth.visibleDriver(request)
+            return try TrailDocument.response(for: driver, request: request, tracking: tracking, now: services.now())
+        }
+    }
+}
+
+/// Authentication for the tracking endpoints.
+struct TrackingAuth: Sendable {
+    let authenticator: Authenticator
+
+    /// The calling driver, or 401/403.
+    func driver(for request: HTTPRequest) throws(HTTPError) -> DriverID {
+        let principal = try authenticator.principal(for: request, roles: [.driver])
+        guard let id = principal.driverID else { throw Authenticator.unauthorized("The token names no driver.") }
+        return id
+    }
+
+    /// The driver `{id}` of the path when the caller may see them: the driver themself or a dispatcher.
+    /// Someone else's driver id is a 404, as if it did not exist.
+    func visibleDriver(_ request: HTTPRequest) throws(HTTPError) -> DriverID {
+        let principal = try authenticator.principal(for: request, roles: [.driver, .dispatcher])
+        guard let text = request.pathParameters["id"], let id = DriverID(text) else {
+            throw HTTPError.notFound("'\(request.pathParameters["id"] ?? "")' is not a driver id (dr_...).")
+        }
+        if principal.role == .driver && principal.driverID != id {
+            throw HTTPError.notFound("No driver \(id) that you may see.")
+        }
+        return id
+    }
+}
+
+extension Services {
+    /// Live tracking and its authentication, or a 503 problem saying how to get them.
+    func requireTracking() throws(HTTPError) -> (TrackingService, TrackingAuth) {
+        guard let tracking else {
+            throw HTTPError(
+                status: 503, title: "No tracking",
+                detail: "Live tracking needs the store; start `cab serve` with a data directory (`--data DIR`).")
+        }
+        return (tracking, TrackingAuth(authenticator: Authenticator(accounts: tracking.accounts)))
+    }
+}

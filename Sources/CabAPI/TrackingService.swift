@@ -1,0 +1,237 @@
+import CabCore
+import CabGeo
+import CabHTTP
+import CabTracking
+import Dispatch
+import Synchronization
+
+/// Settings of live tracking: the ingestion rules, the index, the fleet stream and the history writer.
+public struct TrackingConfiguration: Sendable {
+    /// The server's rules for accepting fixes.
+    public var ingest: IngestConfiguration
+    /// The nearest-driver index (cell size, staleness).
+    public var index: DriverIndexConfiguration
+    /// Most fixes in one `POST /v1/driver/locations`.
+    public var maxFixesPerBatch: Int
+    /// How often fleet streams get the positions published since the last tick; nil: only when `tick()` is called.
+    public var tickInterval: Duration?
+    /// How often fleet streams get a heartbeat comment; nil: only when `sendHeartbeats()` is called.
+    public var heartbeatInterval: Duration?
+    /// Events buffered per fleet-stream client before its oldest are dropped.
+    public var streamBufferCapacity: Int
+    /// Events kept for `Last-Event-ID` resumption.
+    public var replayCapacity: Int
+    /// Records the history queue holds before ingest requests wait for the writer.
+    public var historyQueueCapacity: Int
+    /// Records per history transaction.
+    public var historyBatchSize: Int
+    /// Most points in one trail answer.
+    public var trailLimit: Int
+
+    /// Creates a configuration; the defaults suit a city.
+    public init(
+        ingest: IngestConfiguration = IngestConfiguration(), index: DriverIndexConfiguration = DriverIndexConfiguration(),
+        maxFixesPerBatch: Int = 100, tickInterval: Duration? = .seconds(1), heartbeatInterval: Duration? = .seconds(15),
+        streamBufferCapacity: Int = 2_048, replayCapacity: Int = 20_000, historyQueueCapacity: Int = 100_000,
+        historyBatchSize: Int = 2_000, trailLimit: Int = 10_000
+    ) {
+        self.ingest = ingest
+        self.index = index
+        self.maxFixesPerBatch = maxFixesPerBatch
+        self.tickInterval = tickInterval
+        self.heartbeatInterval = heartbeatInterval
+        self.streamBufferCapacity = streamBufferCapacity
+        self.replayCapacity = replayCapacity
+        self.historyQueueCapacity = historyQueueCapacity
+        self.historyBatchSize = historyBatchSize
+        self.trailLimit = trailLimit
+    }
+}
+
+/// Live tracking for the API: every driver's latest position (`fleet`), the fleet stream (`streams`), and the
+/// history writer, with their counters. `start()` runs the tick and heartbeat timers; `shutdown()` stops them
+/// and writes the queued history.
+public final class TrackingService: Sendable {
+    /// The settings.
+    public let configuration: TrackingConfiguration
+    /// Latest positions, statuses and ingestion state. Dispatch reads `nearest` and sets statuses through
+    /// `setStatus(_:for:)` here (which also tells the fleet stream).
+    public let fleet: LiveFleet<DriverID>
+    /// The fleet stream's hub.
+    public let streams: FleetStreamHub<DriverID>
+    /// The background history writer.
+    public let history: LocationHistoryWriter
+    let accounts: any AccountRepository
+    let historyStore: any LocationHistoryRepository
+    let now: @Sendable () -> Instant
+    let counters: TrackingCounters
+    private let openStreams = Mutex<[ObjectIdentifier: FleetEventStream]>([:])
+    private let timers = Mutex<[TimerBox]>([])
+
+    /// Creates the service over `accounts` (drivers' vehicles, device keys) and `history` (trails), counting into
+    /// `metrics` and reading the time from `now`. Call `start()` to run the timers.
+    public init(
+        configuration: TrackingConfiguration = TrackingConfiguration(),
+        accounts: any AccountRepository, history: any LocationHistoryRepository, metrics: MetricsRegistry,
+        now: @escaping @Sendable () -> Instant = { Instant.now() }
+    ) {
+        self.configuration = configuration
+        self.accounts = accounts
+        self.historyStore = history
+        self.now = now
+        let counters = TrackingCounters(metrics)
+        self.counters = counters
+        fleet = LiveFleet(ingest: configuration.ingest, index: configuration.index)
+        // Event ids continue across restarts: seeded from the clock at 1,000 ids per millisecond.
+        let seed = UInt64(max(1, now().millisecondsSinceEpoch)) * 1_000
+        streams = FleetStreamHub(
+            configuration: .init(
+                bufferCapacity: configuration.streamBufferCapacity, replayCapacity: configuration.replayCapacity,
+                firstEventID: seed))
+        self.history = LocationHistoryWriter(
+            repository: history, capacity: configuration.historyQueueCapacity,
+            batchSize: configuration.historyBatchSize,
+            onError: { _, lost in counters.historyLost.increment(by: Double(lost)) },
+            onWritten: { counters.historyWritten.increment(by: Double($0)) })
+    }
+
+    /// Starts the tick and heartbeat timers (those configured).
+    public func start() {
+        var started: [TimerBox] = []
+        if let interval = configuration.tickInterval {
+            started.append(TimerBox(interval: interval) { [weak self] in self?.tick() })
+        }
+        if let interval = configuration.heartbeatInterval {
+            started.append(TimerBox(interval: interval) { [weak self] in self?.sendHeartbeats() })
+        }
+        timers.withLock { $0 += started }
+    }
+
+    /// Stops the timers, ends the fleet streams and writes every queued history record (clean shutdown).
+    public func shutdown() {
+        let stopped = timers.withLock { timers in
+            defer { timers = [] }
+            return timers
+        }
+        for timer in stopped { timer.cancel() }
+        history.close()
+    }
+
+    /// Applies the ingestion rules to `fixes` from `driver`, moves the driver, publishes the new position to the
+    /// fleet stream, queues the accepted fixes for history and counts what was dropped.
+    public func ingest(_ fixes: [LocationFix], from driver: DriverID) -> IngestOutcome {
+        let vehicle = fleet.position(of: driver) == nil ? vehicleClass(of: driver) : .standard
+        let outcome = fleet.ingest(fixes, from: driver, vehicleClass: vehicle, now: now().millisecondsSinceEpoch)
+        if outcome.latest != nil, let position = fleet.position(of: driver) {
+            streams.publish(driver, at: position)
+        }
+        if !outcome.accepted.isEmpty {
+            counters.accepted.increment(by: Double(outcome.accepted.count))
+            history.enqueue(
+                outcome.accepted.map { fix in
+                    DriverLocationRecord(
+                        driverID: driver, time: Instant(millisecondsSinceEpoch: fix.timeMilliseconds),
+                        coordinate: fix.coordinate, accuracyMeters: fix.accuracyMeters,
+                        speedMetersPerSecond: fix.speedMetersPerSecond, headingDegrees: fix.headingDegrees)
+                })
+        }
+        for reason in DropReason.allCases where outcome.dropped[reason] > 0 {
+            counters.dropped.increment(["reason": reason.rawValue], by: Double(outcome.dropped[reason]))
+        }
+        return outcome
+    }
+
+    /// Sets `driver`'s status (online drivers are `available`; dispatch sets `busy`); the fleet stream hears of it.
+    public func setStatus(_ status: DriverStatus, for driver: DriverID) {
+        fleet.setStatus(status, for: driver)
+        if let position = fleet.position(of: driver) { streams.publish(driver, at: position) }
+    }
+
+    /// Delivers the positions published since the last tick to the fleet streams and updates the gauges.
+    public func tick() {
+        streams.tick(now: now().millisecondsSinceEpoch)
+        let open = openStreams.withLock { Array($0.values) }
+        var lost = 0
+        for stream in open { lost += stream.collectNewlyDropped() }
+        if lost > 0 { counters.streamDropped.increment(by: Double(lost)) }
+        counters.streamClients.set(Double(open.count))
+        counters.drivers.set(Double(fleet.count))
+    }
+
+    /// Queues a heartbeat comment on every open fleet stream.
+    public func sendHeartbeats() {
+        for stream in openStreams.withLock({ Array($0.values) }) { stream.heartbeat() }
+    }
+
+    /// Open fleet streams, and the events their clients have waiting and have lost (tests and diagnostics).
+    public var streamStatistics: (clients: Int, buffered: Int, dropped: Int) {
+        let open = openStreams.withLock { Array($0.values) }
+        let counts = open.map(\.subscription.counts)
+        return (open.count, counts.reduce(0) { $0 + $1.buffered }, counts.reduce(0) { $0 + $1.dropped })
+    }
+
+    /// A new fleet stream for one client: positions inside `boundingBox` (nil: all), resuming after `lastEventID`.
+    func openStream(boundingBox: BoundingBox?, lastEventID: UInt64?) -> FleetEventStream {
+        let subscription = streams.subscribe(boundingBox: boundingBox, lastEventID: lastEventID)
+        let stream = FleetEventStream(subscription: subscription) { [weak self] closed in
+            guard let self else { return }
+            let lost = closed.collectNewlyDropped()
+            if lost > 0 { self.counters.streamDropped.increment(by: Double(lost)) }
+            self.openStreams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(closed)) }
+        }
+        openStreams.withLock { $0[ObjectIdentifier(stream)] = stream }
+        return stream
+    }
+
+    private func vehicleClass(of driver: DriverID) -> VehicleClass {
+        do {
+            return try accounts.driver(driver).map { VehicleClass($0.vehicleType) } ?? .standard
+        } catch {
+            counters.lookupFailures.increment()
+            return .standard
+        }
+    }
+}
+
+/// The tracking counters on the app's registry.
+struct TrackingCounters: Sendable {
+    let accepted: Counter
+    let dropped: Counter
+    let historyWritten: Counter
+    let historyLost: Counter
+    let streamDropped: Counter
+    let streamClients: Gauge
+    let drivers: Gauge
+    let lookupFailures: Counter
+
+    init(_ metrics: MetricsRegistry) {
+        accepted = metrics.counter("tracking_fixes_accepted_total", help: "Fixes that passed the ingestion rules.")
+        dropped = metrics.counter(
+            "tracking_fixes_dropped_total", help: "Fixes dropped by the ingestion rules, by reason.",
+            labelNames: ["reason"])
+        historyWritten = metrics.counter("tracking_history_written_total", help: "Fixes written to the history.")
+        historyLost = metrics.counter(
+            "tracking_history_lost_total", help: "Accepted fixes the history store refused (lost from the trail).")
+        streamDropped = metrics.counter(
+            "tracking_stream_events_dropped_total", help: "Fleet-stream events dropped because a client read slowly.")
+        streamClients = metrics.gauge("tracking_stream_clients", help: "Open fleet streams.")
+        drivers = metrics.gauge("tracking_drivers", help: "Drivers with a known position.")
+        lookupFailures = metrics.counter(
+            "tracking_vehicle_lookup_failures_total", help: "Vehicle look-ups that failed (the driver counted as standard).")
+    }
+}
+
+/// A repeating timer on its own queue. `@unchecked Sendable`: dispatch sources are thread-safe to cancel.
+private struct TimerBox: @unchecked Sendable {
+    let source: any DispatchSourceTimer
+
+    init(interval: Duration, action: @escaping @Sendable () -> Void) {
+        source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "swiftcab.tracking.timer"))
+        let nanoseconds = Int(interval / .nanoseconds(1))
+        source.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+        source.setEventHandler(handler: action)
+        source.resume()
+    }
+
+    func cancel() { source.cancel() }
+}
