@@ -12,7 +12,8 @@ extension CabApplication {
             let to = try request.coordinateParameter("to")
             let reference = request.query["engine"] == "dijkstra"
             let routing = try services.requireRouting()
-            return .json(RouteResponse(try routing.route(from: from, to: to, reference: reference)))
+            let response = RouteResponse(try routing.route(from: from, to: to, reference: reference))
+            return .bytes(response.jsonBytes(), contentType: "application/json")
         }
         router.post("/v1/matrix") { [services] request in
             let body = try request.decodeJSON(MatrixRequest.self)

@@ -39,25 +39,18 @@ public final class RoutingService: Sendable {
     /// Travel times in milliseconds from each of `starts` (drivers) to `end` (a pickup), nil where a start is off
     /// the road network or cannot reach it. One many-to-one query.
     public func durationsMilliseconds(from starts: [Coordinate], to end: Coordinate) throws(RoutingError) -> [Int?] {
-        let target = try snapper.snap(end)
-        var snapped: [SnappedPoint] = []
-        var positions: [Int] = []
-        for (i, start) in starts.enumerated() {
-            guard let point = try? snapper.snap(start) else { continue }  // off the map: no ETA, reported as nil
-            snapped.append(point)
-            positions.append(i)
-        }
-        var result = [Int?](repeating: nil, count: starts.count)
-        let found: [Int?]
         if let fast {
-            found = fast.with { $0.router.durationsMilliseconds(from: snapped, to: target) }
-        } else {
-            found = dijkstra.with { router in
-                snapped.map { router.durationMilliseconds(RouteEndpoints(start: $0, end: target, in: graph)) }
+            return try fast.with { (box: inout FastRouterBox) throws(RoutingError) in
+                try box.router.durationsMilliseconds(from: starts, to: end, snappingWith: snapper)
             }
         }
-        for (slot, value) in zip(positions, found) { result[slot] = value }
-        return result
+        let target = try snapper.snap(end)
+        return dijkstra.with { router in
+            starts.map { start in
+                // A driver off the road network has no ETA (nil), like an unreachable one.
+                (try? snapper.snap(start)).flatMap { router.durationMilliseconds(RouteEndpoints(start: $0, end: target, in: graph)) }
+            }
+        }
     }
 
     /// Durations (ms) and distances (m) between every source and destination; nil where unroutable.
