@@ -1,0 +1,66 @@
+import CabCore
+import CabGeo
+import Foundation
+import Testing
+
+@testable import CabAPI
+@testable import CabHTTP
+
+/// BOOKING as docs/api.md shapes it, for each kind of viewer.
+@Suite struct BookingResponseTests {
+    static let rider = RiderID("ri_0000000000000001")!
+    static let driver = Driver(
+        id: DriverID("dr_0000000000000001")!, name: "Dan", vehicle: "white Prius", plate: "ABC-123",
+        createdAt: Instant(secondsSinceEpoch: 1_800_000_000))
+
+    static func booking() -> Booking {
+        var b = Booking(
+            id: BookingID("bk_0000000000000001")!, riderID: rider, pickup: Coordinate(latitude: 60.17, longitude: 24.94),
+            dropoff: Coordinate(latitude: 60.16, longitude: 24.95), routeDistanceMeters: 1234, routeDurationSeconds: 200,
+            fareEstimate: Money(minorUnits: 148, currency: .eur), pin: "0420",
+            createdAt: Instant(secondsSinceEpoch: 1_800_000_000),
+            routePolyline: Polyline.encode([Coordinate(latitude: 60.17, longitude: 24.94), Coordinate(latitude: 60.16, longitude: 24.95)]))
+        b.status = .accepted
+        b.driverID = driver.id
+        b.acceptedAt = Instant(secondsSinceEpoch: 1_800_000_060)
+        b.promisedPickupAt = Instant(secondsSinceEpoch: 1_800_000_360)
+        return b
+    }
+
+    static func json(for viewer: Principal) throws -> [String: Any] {
+        let response = HTTPResponse.json(BookingResponse(booking(), viewer: viewer, driver: driver, tariff: .standard))
+        guard case .bytes(let bytes) = response.body else { throw CancellationError() }
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    @Test func thePINGoesToTheRiderAndDispatchersButNeverToADriver() throws {
+        #expect(try Self.json(for: .rider(Self.rider))["pin"] as? String == "0420")
+        #expect(try Self.json(for: .dispatcher(DispatcherID("dp_0000000000000001")!))["pin"] as? String == "0420")
+        let forDriver = try Self.json(for: .driver(Self.driver.id))
+        #expect(forDriver["pin"] is NSNull)
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: forDriver), as: UTF8.self)
+        #expect(!text.contains("0420"))
+    }
+
+    @Test func everyFieldOfTheContractIsPresentWithMoneyInMinorUnits() throws {
+        let json = try Self.json(for: .rider(Self.rider))
+        let fields = [
+            "id", "status", "pickup", "dropoff", "pickup_name", "dropoff_name", "route", "fare", "qr", "pin", "created_at",
+            "driver", "promised_pickup_eta_s", "promised_pickup_at", "actual_pickup_at", "cancellation", "final_fare",
+        ]
+        #expect(fields.filter { json[$0] == nil } == [])
+        #expect(json["promised_pickup_eta_s"] as? Int == 300)
+        #expect((json["driver"] as? [String: Any])?["plate"] as? String == "ABC-123")
+        let total = try #require((json["fare"] as? [String: Any])?["total"] as? [String: Any])
+        #expect(total["amount_minor"] as? Int == 148 && total["display"] as? String == "1.48 EUR")
+        let geometry = try #require((json["route"] as? [String: Any])?["geometry"] as? [String: Any])
+        #expect((geometry["coordinates"] as? [[Double]])?.first == [24.94, 60.17])
+    }
+
+    @Test func aFareTheCurrentTariffCannotReproduceIsShownAsItsStoredTotal() throws {
+        var b = Self.booking()
+        b.fareEstimate = Money(minorUnits: 999, currency: .eur)
+        let fare = BookingResponse.estimate(b, tariff: .standard)
+        #expect(fare.total.amountMinor == 999 && fare.lines.map(\.label) == ["estimate"])
+    }
+}
