@@ -11,6 +11,7 @@ enum CommandLineInterface {
           serve     serve the API and web app
           import    import an OpenStreetMap extract (.osm.pbf) into a data directory
           route     print the road route between two points
+          simulate  drive simulated drivers on the imported map, reporting to a server
           bench     benchmarks that print figures (route, places, api, tracking, dispatch)
 
         Run `cab COMMAND --help` for a command's flags.
@@ -27,6 +28,7 @@ enum CommandLineInterface {
         case "bench": BenchCommand.run(rest)
         case "import": ImportCommand.run(rest)
         case "route": RouteCommand.run(rest)
+        case "simulate": SimulateCommand.run(rest)
         default: break
         }
         Console.fail("unknown command '\(command)'\n\n\(usage)")
