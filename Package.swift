@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),
         .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
-        .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabTestSupport"]),
+        .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(
             name: "CabBaseMapTests", dependencies: ["CabBaseMap", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabTestSupport"]),

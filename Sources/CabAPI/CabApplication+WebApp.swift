@@ -12,6 +12,11 @@ extension CabApplication {
         }
         router.get("/t/{token}") { _ in try files.response(forPath: "track.html") }
         router.get("/openapi.json") { _ in try files.response(forPath: "openapi.json") }
-        router.get("/{path*}", handler: files.handler())
+        // Only the web app's own folders: a catch-all would turn every unknown POST into a 405.
+        for folder in ["css", "js", "img"] {
+            router.get("/\(folder)/{path*}") { request in
+                try files.response(forPath: folder + "/" + (request.pathParameters["path"] ?? ""))
+            }
+        }
     }
 }

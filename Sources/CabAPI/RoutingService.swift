@@ -1,27 +1,92 @@
 import CabGeo
 import CabRouting
 
-/// Roads and routes for the API: the graph, the snapper and a pool of routers (one per worker thread in use).
+/// Roads and routes for the API: the graph, the snapper, and pools of routers (one per worker thread in use):
+/// the fast router (contraction hierarchy + hub labels) answers; plain Dijkstra stays as the reference.
 public final class RoutingService: Sendable {
     /// The road graph.
     public let graph: RoadGraph
     /// Snaps coordinates onto roads of the largest strongly connected component.
     public let snapper: Snapper
+    private let fast: ScratchPool<FastRouterBox>?
     private let dijkstra: ScratchPool<DijkstraRouter>
 
-    /// A service over `graph`.
-    public init(graph: RoadGraph, maxSnapDistanceMeters: Double = 1000) {
+    /// A service over `graph`, answering with `index` when given (else Dijkstra).
+    public init(graph: RoadGraph, index: FastRouterIndex?, maxSnapDistanceMeters: Double = 1000) {
         self.graph = graph
         snapper = Snapper(graph: graph, maxDistanceMeters: maxSnapDistanceMeters)
         dijkstra = ScratchPool { DijkstraRouter(graph: graph) }
+        fast = index.map { index in ScratchPool { FastRouterBox(FastRouter(index: index, graph: graph)) } }
     }
 
-    /// The route by road from `start` to `end`.
-    public func route(from start: Coordinate, to end: Coordinate) throws(RoutingError) -> RoutePlan {
+    /// True when the fast router (contraction hierarchy) answers.
+    public var hasFastRouter: Bool { fast != nil }
+
+    /// The route by road from `start` to `end`; `reference` forces plain Dijkstra.
+    public func route(from start: Coordinate, to end: Coordinate, reference: Bool = false) throws(RoutingError)
+        -> RoutePlan
+    {
         let endpoints = try snapper.endpoints(from: start, to: end)
-        let route = try dijkstra.with { (router: inout DijkstraRouter) throws(RoutingError) in try router.route(endpoints) }
+        let route: Route
+        if let fast, !reference {
+            route = try fast.with { (box: inout FastRouterBox) throws(RoutingError) in try box.router.route(endpoints) }
+        } else {
+            route = try dijkstra.with { (router: inout DijkstraRouter) throws(RoutingError) in try router.route(endpoints) }
+        }
         return RoutePlan(start: endpoints.start.coordinate, end: endpoints.end.coordinate, route: route)
     }
+
+    /// Travel times in milliseconds from each of `starts` (drivers) to `end` (a pickup), nil where a start is off
+    /// the road network or cannot reach it. One many-to-one query.
+    public func durationsMilliseconds(from starts: [Coordinate], to end: Coordinate) throws(RoutingError) -> [Int?] {
+        let target = try snapper.snap(end)
+        var snapped: [SnappedPoint] = []
+        var positions: [Int] = []
+        for (i, start) in starts.enumerated() {
+            guard let point = try? snapper.snap(start) else { continue }  // off the map: no ETA, reported as nil
+            snapped.append(point)
+            positions.append(i)
+        }
+        var result = [Int?](repeating: nil, count: starts.count)
+        let found: [Int?]
+        if let fast {
+            found = fast.with { $0.router.durationsMilliseconds(from: snapped, to: target) }
+        } else {
+            found = dijkstra.with { router in
+                snapped.map { router.durationMilliseconds(RouteEndpoints(start: $0, end: target, in: graph)) }
+            }
+        }
+        for (slot, value) in zip(positions, found) { result[slot] = value }
+        return result
+    }
+
+    /// Durations (ms) and distances (m) between every source and destination; nil where unroutable.
+    public func matrix(from sources: [Coordinate], to destinations: [Coordinate]) throws(RoutingError)
+        -> [[(durationMilliseconds: Int, distanceMeters: Double)?]]
+    {
+        let s = try sources.map { (c: Coordinate) throws(RoutingError) in try snapper.snap(c) }
+        let d = try destinations.map { (c: Coordinate) throws(RoutingError) in try snapper.snap(c) }
+        if let fast {
+            let cells = fast.with { $0.router.matrix(from: s, to: d) }
+            return cells.map { row in row.map { $0.map { (Int($0.durationMs), $0.lengthMeters) } } }
+        }
+        return dijkstra.with { router in
+            s.map { a in
+                d.map { b in
+                    (try? router.route(RouteEndpoints(start: a, end: b, in: graph))).map {
+                        ($0.durationMilliseconds, $0.distanceMeters)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `FastRouter` holds scratch memory and is used by one thread at a time, which `ScratchPool` guarantees.
+/// `@unchecked Sendable`: only ever touched by the pool's current holder.
+final class FastRouterBox: @unchecked Sendable {
+    let router: FastRouter
+    init(_ router: FastRouter) { self.router = router }
 }
 
 /// A route with the points on the road it starts and ends at.

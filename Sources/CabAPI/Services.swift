@@ -1,5 +1,6 @@
 import CabBaseMap
 import CabCore
+import CabPlaces
 import CabStore
 
 /// The loaded parts the API answers from. A part that is nil makes its endpoints answer 503 with what to do.
@@ -8,6 +9,8 @@ public struct Services: Sendable {
     public var routing: RoutingService?
     /// The drawable base map.
     public var baseMap: BaseMapIndex?
+    /// Place search and reverse geocoding.
+    public var places: PlaceIndex?
     /// Accounts, bookings, trips and trails.
     public var store: SQLiteStore?
     /// Fares.
@@ -16,6 +19,10 @@ public struct Services: Sendable {
     public var tracking: TrackingService?
     /// The clock every endpoint reads (injected so tests can control time).
     public var now: @Sendable () -> Instant
+    /// How dispatch and tracking hear about bookings (offers, creations, cancellations).
+    public var bookingHooks = BookingHooks()
+    /// Dispatch and the trip lifecycle (issue 7); nil answers 503 on the trip endpoints.
+    public var dispatch: DispatchCoordinator?
 
     /// Creates the set of services.
     public init(

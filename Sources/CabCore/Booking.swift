@@ -22,6 +22,8 @@ public struct Booking: Hashable, Sendable, Codable {
     public var routeDurationSeconds: Int
     /// The fare estimated at booking from the route.
     public var fareEstimate: Money
+    /// The route priced at booking, as an encoded polyline (precision 5); nil for bookings stored without one.
+    public var routePolyline: String?
     /// The vehicle type asked for, if any.
     public var vehicleType: VehicleType?
     /// The current state.
@@ -53,7 +55,8 @@ public struct Booking: Hashable, Sendable, Codable {
     public init(
         id: BookingID, riderID: RiderID, pickup: Coordinate, pickupName: String? = nil, dropoff: Coordinate,
         dropoffName: String? = nil, routeDistanceMeters: Int, routeDurationSeconds: Int, fareEstimate: Money,
-        vehicleType: VehicleType? = nil, pin: String, promisedPickupAt: Instant? = nil, createdAt: Instant
+        vehicleType: VehicleType? = nil, pin: String, promisedPickupAt: Instant? = nil, createdAt: Instant,
+        routePolyline: String? = nil
     ) {
         precondition(Booking.isValidPIN(pin), "a PIN is four digits")
         self.id = id
@@ -65,6 +68,7 @@ public struct Booking: Hashable, Sendable, Codable {
         self.routeDistanceMeters = routeDistanceMeters
         self.routeDurationSeconds = routeDurationSeconds
         self.fareEstimate = fareEstimate
+        self.routePolyline = routePolyline
         self.vehicleType = vehicleType
         self.status = .requested
         self.createdAt = createdAt
@@ -93,6 +97,7 @@ public struct Booking: Hashable, Sendable, Codable {
         case routeDistanceMeters = "route_distance_m"
         case routeDurationSeconds = "route_duration_s"
         case fareEstimate = "fare_estimate"
+        case routePolyline = "route_polyline"
         case vehicleType = "vehicle_type"
         case createdAt = "created_at"
         case statusChangedAt = "status_changed_at"

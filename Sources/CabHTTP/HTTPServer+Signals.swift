@@ -1,39 +1,35 @@
-import Dispatch
-
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension HTTPServer {
-    /// Blocks the calling thread until SIGTERM or SIGINT arrives, then shuts down gracefully and returns the
-    /// signal number. Call it after `start()`, from the executable's main thread.
+    /// Blocks SIGTERM and SIGINT in the calling thread and every thread it starts from now on, so that they stay
+    /// pending until `runUntilTerminated()` takes them with `sigwait`. Call it first thing in the process, before
+    /// any thread exists: a signal that arrives during start-up is then never lost or fatal.
+    public static func blockTerminationSignals() {
+        var set = terminationSignals
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Blocks the calling thread until SIGTERM or SIGINT arrives (`sigwait`), then shuts down gracefully and returns
+    /// the signal number. Call `blockTerminationSignals()` at process start, then this after `start()`.
     @discardableResult
     public func runUntilTerminated() -> Int32 {
-        let received = DispatchSemaphore(value: 0)
-        let signalNumber = SignalBox()
-        let queue = DispatchQueue(label: "swiftcab.signals")
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)  // let the dispatch source see it instead of the default action (exit)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                signalNumber.value = number
-                received.signal()
-            }
-            source.resume()
-            sources.append(source)
-        }
-        received.wait()
-        for source in sources { source.cancel() }
+        var set = Self.terminationSignals
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        var received: Int32 = 0
+        while sigwait(&set, &received) != 0 {}
         shutdown()
-        for number in [SIGTERM, SIGINT] { signal(number, SIG_DFL) }
-        return queue.sync { signalNumber.value }
+        return received
     }
-}
 
-/// The signal received. `@unchecked Sendable`: written and read only on the signal queue.
-private final class SignalBox: @unchecked Sendable {
-    var value: Int32 = 0
+    private static var terminationSignals: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        return set
+    }
 }

@@ -1,6 +1,7 @@
 import CabBaseMap
 import CabGeo
 import CabOSM
+import CabPlaces
 import CabRouting
 import Foundation
 
@@ -11,7 +12,7 @@ public enum MapImporter {
     /// A stage of the import, for progress lines.
     public enum Stage: String, Sendable {
         case reading = "reading map"
-        case buildingGraph = "building road graph"
+        case buildingGraph = "building road graph and fast-routing index"
         case writing = "writing files"
     }
 
@@ -50,7 +51,8 @@ public enum MapImporter {
         }
         var handler = ImportPass(
             roads: RoadImport(profile: profile, sourceFingerprint: fingerprint),
-            baseMap: BaseMapImport(writer: baseMapWriter))
+            baseMap: BaseMapImport(writer: baseMapWriter),
+            places: PlaceImport(builder: PlaceIndexBuilder(path: staging.placesPath)))
         let summary = try measure("read") { () throws(ImportError) -> PBFReadSummary in
             do {
                 let reader = try PBFReader(path: mapPath)
@@ -65,6 +67,9 @@ public enum MapImporter {
         }
         progress(.buildingGraph, 0)
         let (graph, report) = try measure("graph") { () throws(ImportError) in handler.roads.build() }
+        let index = try measure("preprocess") { () throws(ImportError) in
+            FastRouterIndex(graph: ContractionGraph(roadGraph: graph))
+        }
         progress(.buildingGraph, 1)
         progress(.writing, 0)
         try measure("basemap") { () throws(ImportError) in
@@ -74,9 +79,17 @@ public enum MapImporter {
                 throw ImportError(.writeFailed, "Cannot write the base map: \(error)")
             }
         }
+        let places = try measure("places") { () throws(ImportError) in
+            do throws(PlacesError) {
+                return try handler.places.finish()
+            } catch {
+                throw ImportError(.writeFailed, "Cannot write the place index: \(error.message)", underlying: error)
+            }
+        }
         try measure("write") { () throws(ImportError) in
             do throws(RoutingError) {
                 try graph.write(to: staging.roadGraphPath)
+                try index.write(to: staging.routingIndexPath)
             } catch {
                 throw ImportError(.writeFailed, "Cannot write the road graph: \(error.message)", underlying: error)
             }
@@ -89,6 +102,7 @@ public enum MapImporter {
                 "highway_ways": report.highwayClassWays, "graph_nodes": graph.nodeCount, "graph_edges": graph.edgeCount,
                 "turn_restrictions": handler.roads.notes.restrictions,
                 "basemap_features": baseMapWriter.countsByKind.values.reduce(0, +),
+                "places": places.places,
             ],
             seconds: seconds)
         try write(manifest, to: staging.manifestPath)
@@ -132,20 +146,24 @@ public enum MapImporter {
 struct ImportPass: OSMElementHandler {
     var roads: RoadImport
     var baseMap: BaseMapImport
+    var places: PlaceImport
 
     mutating func handle(_ node: OSMNode) throws {
         try roads.handle(node)
         try baseMap.handle(node)
+        try places.handle(node)
     }
 
     mutating func handle(_ way: OSMWay) throws {
         try roads.handle(way)
         try baseMap.handle(way)
+        try places.handle(way)
     }
 
     mutating func handle(_ relation: OSMRelation) throws {
         try roads.handle(relation)
         try baseMap.handle(relation)
+        try places.handle(relation)
     }
 }
 

@@ -8,10 +8,11 @@ enum BookingRow {
         id, rider_id, pickup_lat, pickup_lon, pickup_name, dropoff_lat, dropoff_lon, dropoff_name, \
         route_distance_m, route_duration_s, currency, fare_estimate_minor, vehicle_type, status, created_ms, \
         status_changed_ms, pin, promised_pickup_ms, driver_id, accepted_ms, arrived_ms, picked_up_ms, \
-        completed_ms, final_fare_minor, cancel_role, cancel_actor_id, cancel_ms, cancel_reason, cancel_fee_minor
+        completed_ms, final_fare_minor, cancel_role, cancel_actor_id, cancel_ms, cancel_reason, cancel_fee_minor, \
+        route_polyline
         """
 
-    static let insert = "INSERT INTO bookings (\(columns)) VALUES (\(Array(repeating: "?", count: 29).joined(separator: ", ")))"
+    static let insert = "INSERT INTO bookings (\(columns)) VALUES (\(Array(repeating: "?", count: 30).joined(separator: ", ")))"
 
     /// Every column but the immutable ones, compare-and-set on the status (`?16` id, `?17` expected status).
     static let update = """
@@ -27,7 +28,7 @@ enum BookingRow {
             b.dropoff.latitude, b.dropoff.longitude, b.dropoffName, b.routeDistanceMeters, b.routeDurationSeconds,
             b.fareEstimate.currency.code, b.fareEstimate.minorUnits, b.vehicleType?.rawValue, b.status.rawValue,
             b.createdAt.millisecondsSinceEpoch,
-        ] + mutableValues(b)
+        ] + mutableValues(b) + [b.routePolyline]
     }
 
     static func mutableValues(_ b: Booking) -> [any SQLiteBindable] {
@@ -70,7 +71,8 @@ enum BookingRow {
             dropoffName: r.optionalString(7), routeDistanceMeters: r.int(8), routeDurationSeconds: r.int(9),
             fareEstimate: Money(minorUnits: r.int64(11), currency: currency),
             vehicleType: r.optionalString(12).flatMap(VehicleType.init(rawValue:)), pin: r.string(16),
-            promisedPickupAt: instant(17), createdAt: Instant(millisecondsSinceEpoch: r.int64(14)))
+            promisedPickupAt: instant(17), createdAt: Instant(millisecondsSinceEpoch: r.int64(14)),
+            routePolyline: r.optionalString(29))
         b.status = status
         b.statusChangedAt = Instant(millisecondsSinceEpoch: r.int64(15))
         b.driverID = r.optionalString(18).flatMap(DriverID.init)

@@ -13,7 +13,11 @@ enum Migrations {
         let sql: String
     }
 
-    static let all: [Migration] = [Migration(version: 1, sql: schema1)]
+    static let all: [Migration] = [
+        Migration(version: 1, sql: schema1),
+        // The route priced at booking, so a booking shows the route it was priced on, even after a map re-import.
+        Migration(version: 2, sql: "ALTER TABLE bookings ADD COLUMN route_polyline TEXT"),
+    ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
 
@@ -32,6 +36,9 @@ enum Migrations {
         }
         for migration in all where migration.version > version {
             try db.transaction {
+                // Re-read inside the write lock: another process opening the same file may have migrated first.
+                let current = try db.query("PRAGMA user_version") { $0.int(0) }.first ?? 0
+                guard current < migration.version else { return }
                 try db.execute(migration.sql)
                 // PRAGMAs take no bound parameters; both values are integer constants from this file.
                 try db.execute("PRAGMA user_version = \(migration.version)")

@@ -2,6 +2,12 @@
 enum BenchCommand {
     /// The benchmarks, by name; each parses its own flags.
     static let kinds: [(name: String, summary: String, run: @Sendable ([String]) -> Never)] = [
+        ("places", "typed-prefix and reverse geocoding medians/p99 on a map's index and a synthetic one", BenchPlacesCommand.run),
+        ("dispatch", "dispatch decision and booking-to-first-offer latency", DispatchCommands.bench),
+        ("api", "healthz ceiling, durable bookings/s and p50/p99 over HTTP (wrk)", APIBenchCommand.run),
+        ("sse", "CabHTTP SSE fan-out ceiling: 5,000 raw-socket clients, events/s and p99 delivery", SSEBenchCommand.run),
+        ("tracking-http", "single-fix location posts/s (wrk) and fleet-stream SSE fan-out over HTTP",
+         TrackingHTTPBenchCommand.run),
     ]
 
     static var usage: String {

@@ -11,7 +11,10 @@ enum CommandLineInterface {
           serve     serve the API and web app
           import    import an OpenStreetMap extract (.osm.pbf) into a data directory
           route     print the road route between two points
-          simulate  drive simulated drivers on the imported map, reporting to a server
+          search    search the map's places as you type them
+          reverse   name the place at a point
+          admin     account administration (create-dispatcher)
+          simulate  drive simulated drivers on the imported map (--drivers), or riders and trips (--trips)
           bench     benchmarks that print figures (route, places, api, tracking, dispatch)
 
         Run `cab COMMAND --help` for a command's flags.
@@ -26,9 +29,13 @@ enum CommandLineInterface {
         switch command {
         case "serve": ServeCommand.run(rest)
         case "bench": BenchCommand.run(rest)
+        case "simulate" where rest.contains("--trips"): DispatchCommands.simulate(rest)
         case "import": ImportCommand.run(rest)
         case "route": RouteCommand.run(rest)
         case "simulate": SimulateCommand.run(rest)
+        case "search": PlaceCommands.search(rest)
+        case "reverse": PlaceCommands.reverse(rest)
+        case "admin": AdminCommand.run(rest)
         default: break
         }
         Console.fail("unknown command '\(command)'\n\n\(usage)")

@@ -23,6 +23,8 @@ enum ServeCommand {
         """
 
     static func run(_ arguments: [String]) -> Never {
+        // Before any thread exists, so that a SIGTERM during start-up waits for `runUntilTerminated`.
+        HTTPServer.blockTerminationSignals()
         let args = Arguments(arguments, flags: flags, usage: usage)
         guard args.positional.isEmpty else { Console.fail("serve takes no positional arguments\n\n\(usage)") }
         let host = args.value("host") ?? "127.0.0.1"
@@ -48,8 +50,11 @@ enum ServeCommand {
             Console.fail("cannot listen on \(host):\(port): \(error.message)", code: 69)
         }
         services.tracking?.start()
+        let ticker = DispatchTicker()
+        if let dispatch = services.dispatch { ticker.start(dispatch) }
         Console.line("listening on http://\(host):\(bound)")
         let signal = server.runUntilTerminated()
+        ticker.stop()
         services.tracking?.shutdown()  // writes the queued history before the store closes
         services.store?.close()
         Log.info("stopped", ["signal": "\(signal)"])

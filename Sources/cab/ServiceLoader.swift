@@ -5,6 +5,7 @@ import CabStore
 import Foundation
 import CabBaseMap
 import CabImport
+import CabPlaces
 import CabRouting
 
 /// Loads what `cab serve` answers from out of the data directory, failing with a message that says what to fix.
@@ -34,14 +35,21 @@ enum ServiceLoader {
         var services = Services()
         do {
             let graph = try RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)
-            services.routing = RoutingService(graph: graph)
+            let index = try FastRouterIndex.load(
+                from: directory.routingIndexPath, expectedFingerprint: ContractionGraph(roadGraph: graph).fingerprint)
+            services.routing = RoutingService(graph: graph, index: index)
         } catch {
-            Console.fail("\(error.message) (\(directory.roadGraphPath)); import the map again", code: 65)
+            Console.fail("\(error.message); import the map again with `cab import MAP.osm.pbf --data \(dataDirectory)`", code: 65)
         }
         do {
             services.baseMap = try BaseMapIndex(path: directory.baseMapPath)
         } catch {
             Console.fail("\(error) (\(directory.baseMapPath)); import the map again", code: 65)
+        }
+        do {
+            services.places = try PlaceIndex(path: directory.placesPath)
+        } catch {
+            Console.fail("\(error.message) (\(directory.placesPath)); import the map again", code: 65)
         }
         do {
             services.store = try SQLiteStore(path: directory.storePath)
@@ -53,6 +61,13 @@ enum ServiceLoader {
         }
         if let tariffPath = arguments.value("tariff") {
             services.tariff = loadTariff(tariffPath)
+        }
+        if let store = services.store, let tracking = services.tracking, let routing = services.routing {
+            let dispatch = DispatchCoordinator(
+                store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: services.tariff,
+                now: services.now, log: { message, data in Log.info(message, data) })
+            services.dispatch = dispatch
+            services.bookingHooks = dispatch.bookingHooks
         }
         return services
     }

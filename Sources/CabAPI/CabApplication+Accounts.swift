@@ -1,0 +1,67 @@
+import CabCore
+import CabHTTP
+import CabStore
+
+extension CabApplication {
+    /// `POST /v1/riders` and `POST /v1/drivers`: open sign-up; the answer carries the bearer token, shown once.
+    func registerAccountEndpoints(on router: inout Router) {
+        router.post("/v1/riders") { [services] request in
+            let body = try request.decodeJSON(BookingRequestBodies.NewRider.self)
+            let name = try BookingRequestBodies.requiredText(body.name, "name")
+            let store = try services.requireStore()
+            let rider = Rider(id: .random(), name: name, createdAt: services.now())
+            let token = try TokenAuthority.newToken(prefix: "rider")
+            try store.createRider(rider, tokenHash: TokenAuthority.tokenHash(token))
+            return .json(AccountResponse(id: rider.id.rawValue, name: rider.name, token: token), status: 201)
+        }
+        router.post("/v1/drivers") { [services] request in
+            let body = try request.decodeJSON(BookingRequestBodies.NewDriver.self)
+            let name = try BookingRequestBodies.requiredText(body.name, "name")
+            let vehicle = try BookingRequestBodies.requiredText(body.vehicle, "vehicle")
+            let plate = try BookingRequestBodies.requiredText(body.plate, "plate")
+            let type = try BookingRequestBodies.vehicleType(body.vehicleType) ?? .standard
+            let store = try services.requireStore()
+            let driver = Driver(
+                id: .random(), name: name, vehicle: vehicle, plate: plate, vehicleType: type, createdAt: services.now())
+            let token = try TokenAuthority.newToken(prefix: "driver")
+            try store.createDriver(driver, tokenHash: TokenAuthority.tokenHash(token))
+            var answer = AccountResponse(id: driver.id.rawValue, name: driver.name, token: token)
+            answer.vehicle = driver.vehicle
+            answer.plate = driver.plate
+            answer.vehicleType = driver.vehicleType.rawValue
+            return .json(answer, status: 201)
+        }
+    }
+
+    /// Who is calling, resolved against the store (401 when the token is wrong or missing).
+    func authenticate(_ request: HTTPRequest, roles: Set<Role> = [.rider, .driver, .dispatcher]) throws -> Principal {
+        try Authenticator(accounts: services.requireStore()).principal(for: request, roles: roles)
+    }
+}
+
+/// A new account with its token: `{"id", "name", "token"}`, plus the vehicle for a driver.
+struct AccountResponse: Encodable {
+    var id: String
+    var name: String
+    var token: String
+    var vehicle: String?
+    var plate: String?
+    var vehicleType: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, token, vehicle, plate
+        case vehicleType = "vehicle_type"
+    }
+}
+
+extension Services {
+    /// The store, or a 503 problem saying how to get one.
+    func requireStore() throws(HTTPError) -> SQLiteStore {
+        guard let store else {
+            throw HTTPError(
+                status: 503, title: "No store",
+                detail: "No data directory with a store is loaded; import a map with `cab import MAP.osm.pbf --data DIR`.")
+        }
+        return store
+    }
+}

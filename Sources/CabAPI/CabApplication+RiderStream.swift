@@ -1,0 +1,124 @@
+import CabCore
+import CabGeo
+import CabHTTP
+
+extension CabApplication {
+    /// The rider's live trip (`GET /v1/bookings/{id}/stream`), tracking links (`POST /v1/bookings/{id}/share`,
+    /// `GET /v1/track/{token}`, `GET /v1/track/{token}/stream`) and `GET /v1/stats`.
+    func registerRiderStream(on router: inout Router) {
+        router.get("/v1/bookings/{id}/stream") { [self] request in
+            let booking = try visibleBooking(request, to: try authenticate(request))
+            return try followingStream(booking)
+        }
+        router.post("/v1/bookings/{id}/share") { [self] request in
+            let viewer = try authenticate(request, roles: [.rider, .dispatcher])
+            let booking = try visibleBooking(request, to: viewer)
+            guard !booking.status.isTerminal else {
+                throw HTTPError(status: 409, title: "Trip over", detail: "This trip is \(booking.status.rawValue); there is nothing to share.")
+            }
+            let token = try requireDispatch().links.create(for: booking.id)
+            return .json(ShareResponse(token: token, url: "/t/\(token)"), status: 201)
+        }
+        router.get("/v1/track/{token}") { [self] request in
+            let booking = try sharedBooking(request)
+            let live = try requireDispatch().liveView(of: booking.id)
+            return .json(TrackResponse(booking, driver: try driver(of: booking), live: live))
+        }
+        router.get("/v1/track/{token}/stream") { [self] request in try followingStream(try sharedBooking(request)) }
+        router.get("/v1/stats") { [self] request in
+            _ = try authenticate(request, roles: [.dispatcher])
+            return .json(try services.requireStore().pickupStatistics())
+        }
+    }
+
+    /// The live booking a tracking token shows: 404 for an unknown token, 410 once the trip has ended.
+    func sharedBooking(_ request: HTTPRequest) throws -> Booking {
+        let token = request.pathParameters["token"] ?? ""
+        guard let id = try requireDispatch().links.booking(for: token), let booking = try services.requireStore().booking(id) else {
+            throw HTTPError.notFound("This tracking link does not exist; ask for a new one.")
+        }
+        guard !booking.status.isTerminal else {
+            throw HTTPError(status: 410, title: "Link ended", detail: "This trip has ended (\(booking.status.rawValue)); the link no longer works.")
+        }
+        return booking
+    }
+
+    /// An SSE stream of `booking`: its status (and driver) now, the latest position and ETA, then live events;
+    /// it ends after the terminal status.
+    func followingStream(_ booking: Booking) throws -> HTTPResponse {
+        let dispatch = try requireDispatch()
+        let stream = EventStream(capacity: 128)
+        let info = try driver(of: booking).map(TripEvents.DriverInfo.init)
+        stream.send(event: "status", data: TripNotifier.encode(TripEvents.Status(tripID: booking.id, status: booking.status, driver: info)))
+        if booking.status.isTerminal {
+            stream.finish()
+            return stream.response()
+        }
+        if let info { stream.send(event: "driver", data: TripNotifier.encode(TripEvents.DriverEvent(driver: info))) }
+        let live = dispatch.liveView(of: booking.id)
+        if let p = live.position { stream.send(event: "position", data: TripNotifier.encode(p)) }
+        if let e = live.etaSeconds { stream.send(event: "eta", data: TripNotifier.encode(TripEvents.ETA(etaSeconds: e))) }
+        dispatch.notifier.subscribe(booking: booking.id, stream)
+        return stream.response()
+    }
+}
+
+/// `{"token", "url"}`.
+struct ShareResponse: Encodable {
+    var token: String
+    var url: String
+}
+
+/// The shared trip as JSON: no PIN, no fare, no rider.
+struct TrackResponse: Encodable {
+    var status: TripState
+    var pickup: Coordinate
+    var dropoff: Coordinate
+    var pickupName: String?
+    var dropoffName: String?
+    var driver: TripEvents.DriverInfo?
+    var position: TripEvents.Position?
+    var updatedAt: Instant?
+    var etaSeconds: Int?
+    var route: Route
+
+    struct Route: Encodable {
+        var polyline: String?
+        var geometry: GeoJSONLineString?
+    }
+
+    init(_ b: Booking, driver: Driver?, live: (position: TripEvents.Position?, etaSeconds: Int?)) {
+        status = b.status
+        pickup = b.pickup
+        dropoff = b.dropoff
+        pickupName = b.pickupName
+        dropoffName = b.dropoffName
+        self.driver = driver.map(TripEvents.DriverInfo.init)
+        position = live.position
+        updatedAt = live.position?.time
+        etaSeconds = live.etaSeconds
+        route = Route(polyline: b.routePolyline, geometry: b.routePolyline.flatMap { Polyline.decode($0) }.map(GeoJSONLineString.init))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(status, forKey: .status)
+        try c.encode(pickup, forKey: .pickup)
+        try c.encode(dropoff, forKey: .dropoff)
+        try c.encode(pickupName, forKey: .pickupName)
+        try c.encode(dropoffName, forKey: .dropoffName)
+        try c.encode(driver, forKey: .driver)
+        try c.encode(position, forKey: .position)
+        try c.encode(updatedAt, forKey: .updatedAt)
+        try c.encode(etaSeconds, forKey: .etaSeconds)
+        try c.encode(route, forKey: .route)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status, pickup, dropoff, driver, position, route
+        case pickupName = "pickup_name"
+        case dropoffName = "dropoff_name"
+        case updatedAt = "updated_at"
+        case etaSeconds = "eta_s"
+    }
+}

@@ -1,0 +1,98 @@
+import CabCore
+import CabHTTP
+
+extension CabApplication {
+    /// Driver status and the trip commands of issue 7: `POST /v1/driver/status`,
+    /// `POST /v1/trips/{id}/accept|decline|depart|arrived|start|complete|cancel|assign`.
+    func registerTripEndpoints(on router: inout Router) {
+        router.post("/v1/driver/status") { [self] request in
+            let driver = try authenticatedDriver(request)
+            let body = try request.decodeJSON(TripBodies.Status.self)
+            guard body.status == "online" || body.status == "offline" else {
+                throw HTTPError.badRequest("'status' must be \"online\" or \"offline\".", title: "Invalid status")
+            }
+            try requireDispatch().setOnline(driver, body.status == "online")
+            return .json(TripBodies.Status(status: body.status))
+        }
+        router.post("/v1/trips/{id}/accept") { [self] request in
+            let driver = try authenticatedDriver(request)
+            return try tripResponse(try requireDispatch().accept(try tripID(request), by: driver), request)
+        }
+        router.post("/v1/trips/{id}/decline") { [self] request in
+            let driver = try authenticatedDriver(request)
+            return try tripResponse(try requireDispatch().decline(try tripID(request), by: driver), request)
+        }
+        let simple: [(String, TripCommand)] = [("depart", .depart), ("arrived", .arrive)]
+        for (path, command) in simple {
+            router.post("/v1/trips/{id}/\(path)") { [self] request in
+                let actor = try authenticate(request, roles: [.driver])
+                return try tripResponse(try requireDispatch().handle(command, try tripID(request), by: actor), request)
+            }
+        }
+        router.post("/v1/trips/{id}/start") { [self] request in
+            let actor = try authenticate(request, roles: [.driver])
+            let body = try request.decodeJSON(TripBodies.Start.self)
+            let code = body.code.trimmingCharacters(in: .whitespacesAndNewlines)
+            return try tripResponse(try requireDispatch().handle(.start(code: code), try tripID(request), by: actor), request)
+        }
+        router.post("/v1/trips/{id}/complete") { [self] request in
+            let actor = try authenticate(request, roles: [.driver, .dispatcher])
+            return try tripResponse(try requireDispatch().complete(try tripID(request), by: actor), request)
+        }
+        router.post("/v1/trips/{id}/cancel") { [self] request in
+            let actor = try authenticate(request, roles: [.driver, .dispatcher])
+            let body = request.body.isEmpty ? nil : try request.decodeJSON(TripBodies.Cancel.self)
+            let reason = body?.reason ?? ""
+            let command: TripCommand = reason == "no_show" ? .noShow : .driverCancel(reason: reason)
+            return try tripResponse(try requireDispatch().handle(command, try tripID(request), by: actor), request)
+        }
+        router.post("/v1/trips/{id}/assign") { [self] request in
+            let actor = try authenticate(request, roles: [.dispatcher])
+            let body = try request.decodeJSON(TripBodies.Assign.self)
+            return try tripResponse(try requireDispatch().assign(try tripID(request), to: body.driverID, by: actor), request)
+        }
+    }
+
+    func authenticatedDriver(_ request: HTTPRequest) throws -> DriverID {
+        let principal = try authenticate(request, roles: [.driver])
+        guard let driver = principal.driverID else { throw HTTPError(status: 403, title: "Forbidden", detail: "Only a driver may do this.") }
+        return driver
+    }
+
+    /// The `{id}` path parameter as a trip (booking) id, or a 404.
+    func tripID(_ request: HTTPRequest) throws(HTTPError) -> BookingID {
+        let text = request.pathParameters["id"] ?? ""
+        guard let id = BookingID(text) else { throw .notFound("No trip \(text.prefix(40)); check the id.") }
+        return id
+    }
+
+    /// BOOKING for the caller of `request`.
+    func tripResponse(_ booking: Booking, _ request: HTTPRequest) throws -> HTTPResponse {
+        try bookingResponse(booking, for: try authenticate(request))
+    }
+
+    /// The dispatch coordinator, or a 503 problem saying what is missing.
+    func requireDispatch() throws(HTTPError) -> DispatchCoordinator {
+        guard let dispatch = services.dispatch else {
+            throw HTTPError(
+                status: 503, title: "No dispatch",
+                detail: "Dispatch needs a map and a store; import a map with `cab import MAP.osm.pbf --data DIR`.")
+        }
+        return dispatch
+    }
+}
+
+/// Request bodies of the trip endpoints.
+enum TripBodies {
+    /// `{"status": "online" | "offline"}` (also the answer).
+    struct Status: Codable { var status: String }
+    /// `{"code": PIN or QR payload}`.
+    struct Start: Decodable { var code: String }
+    /// `{"reason"?}`.
+    struct Cancel: Decodable { var reason: String? }
+    /// `{"driver_id"}`.
+    struct Assign: Decodable {
+        var driverID: DriverID
+        enum CodingKeys: String, CodingKey { case driverID = "driver_id" }
+    }
+}

@@ -1,0 +1,67 @@
+import CabCore
+import CabGeo
+import CabTracking
+
+extension DispatchCoordinator {
+    /// Fires what is due at `now()`: batch timeouts, trip timeouts (dispatch deadline, no-show), and for every
+    /// trip with a driver, the driver's newest position (coalesced: at most one per trip per tick), the ETA to
+    /// the pickup recomputed by road, and arrival alerts.
+    public func tick() {
+        let t = now()
+        let due = state.withLock { s in
+            s.dispatching.compactMap { id, d -> BookingID? in
+                guard let timer = d.timer, timer <= t else { return nil }
+                s.dispatching[id]?.timer = nil
+                return id
+            }
+        }
+        for trip in due { runDispatch(trip) { $0.timerFired(at: $1) } }
+        fireTripTimeouts(at: t)
+        let followed = state.withLock { Array($0.following.values) }
+        for f in followed { follow(f) }
+    }
+
+    /// The system's timed transitions (no_driver_found at the dispatch deadline, no_show after the wait).
+    func fireTripTimeouts(at t: Instant) {
+        let bookings = state.withLock { s in s.dispatching.values.map(\.booking) + s.following.values.map(\.booking) }
+        for b in bookings {
+            let machine = TripStateMachine(booking: b, tariff: tariff, table: configuration.table)
+            guard let command = machine.dueTimeout(at: t) else { continue }
+            do {
+                _ = try transition(command, b.id, by: .system, at: t)
+            } catch {
+                log("timeout not applied", ["trip": b.id.rawValue, "error": "\(error)"])
+            }
+        }
+    }
+
+    private func follow(_ f: Following) {
+        let id = f.booking.id
+        guard let p = fleet.position(of: f.driver), p.timeMilliseconds != f.lastFixTime else { return }
+        let position = TripEvents.Position(
+            lat: p.coordinate.latitude, lon: p.coordinate.longitude, heading: p.headingDegrees,
+            time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
+        var etaSeconds: Int?
+        if f.booking.status == .accepted || f.booking.status == .arriving {
+            etaSeconds = (eta.durationsMilliseconds(from: [p.coordinate], to: f.booking.pickup).first ?? nil)
+                .map { ($0 + 999) / 1000 }
+        }
+        let alerts: [ArrivalAlert] = state.withLock { s in
+            guard var current = s.following[id] else { return [] }
+            current.lastFixTime = p.timeMilliseconds
+            current.position = position
+            current.etaSeconds = etaSeconds
+            let alerts = etaSeconds.map { current.alerts.etaChanged(toSeconds: $0) } ?? []
+            s.following[id] = current
+            return alerts
+        }
+        notifier.send("position", position, toBooking: id)
+        if let etaSeconds { notifier.send("eta", TripEvents.ETA(etaSeconds: etaSeconds), toBooking: id) }
+        for a in alerts { notifier.send("alert", a, toBooking: id) }
+    }
+
+    /// The latest position and ETA known for `trip` (for a new follower and the tracking JSON).
+    func liveView(of trip: BookingID) -> (position: TripEvents.Position?, etaSeconds: Int?) {
+        state.withLock { s in s.following[trip].map { ($0.position, $0.etaSeconds) } ?? (nil, nil) }
+    }
+}

@@ -1,0 +1,160 @@
+import CabCore
+import CabGeo
+import CabStore
+import CabTracking
+
+extension DispatchCoordinator {
+    /// `driver` accepts `trip`: only while holding an open offer; the store's compare-and-set picks one winner
+    /// among racing accepts and a racing rider cancel; the loser gets a 409 naming the state that won.
+    public func accept(_ trip: BookingID, by driver: DriverID) throws -> Booking {
+        let t = now()
+        let offer = state.withLock { $0.dispatching[trip]?.machine.openOffers[driver] }
+        guard let offer, t < offer.expiresAt else {
+            guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
+            if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
+            throw APIError(.offerNotOpen, "This trip is not offered to you (or the offer expired); wait for the next offer.")
+        }
+        return try transition(.accept(driver), trip, by: .driver(driver), at: t) { booking in
+            booking.promisedPickupAt = t.adding(seconds: offer.etaSeconds)
+        }
+    }
+
+    /// `driver` declines the offer of `trip`: dispatch moves on and never offers it to them again.
+    public func decline(_ trip: BookingID, by driver: DriverID) throws -> Booking {
+        guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
+        let held = state.withLock { $0.dispatching[trip]?.machine.openOffers[driver] != nil }
+        guard held else {
+            if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
+            throw APIError(.offerNotOpen, "This trip is not offered to you; there is nothing to decline.")
+        }
+        state.withLock { s in if s.offerHeld[driver] == trip { s.offerHeld[driver] = nil } }
+        runDispatch(trip) { $0.declined(by: driver, at: $1) }
+        return current
+    }
+
+    /// A dispatcher assigns `driver` by hand (from `requested` or `dispatching`); open offers are withdrawn.
+    public func assign(_ trip: BookingID, to driver: DriverID, by dispatcher: Principal) throws -> Booking {
+        guard try store.driver(driver) != nil else { throw CoreError(.notFound, "No driver \(driver).") }
+        let t = now()
+        var promised: Instant?
+        if let booking = try store.booking(trip), let p = fleet.position(of: driver),
+            let ms = eta.durationsMilliseconds(from: [p.coordinate], to: booking.pickup).first ?? nil
+        {
+            promised = t.adding(milliseconds: Int64(ms))
+        }
+        return try transition(.assign(driver), trip, by: dispatcher, at: t) { $0.promisedPickupAt = promised }
+    }
+
+    /// The driver of `trip` completes it: the fare comes from the distance driven since pickup (the stored trail)
+    /// and the time since pickup, with the tariff.
+    public func complete(_ trip: BookingID, by actor: Principal) throws -> Booking {
+        let t = now()
+        guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
+        var meters = 0
+        var seconds = 0
+        if let driver = current.driverID, let start = current.pickedUpAt {
+            tracking?.history.flush()  // the trail must hold every fix accepted so far
+            let trail = try store.trail(of: driver, from: start, to: t.adding(milliseconds: 1), limit: 1_000_000)
+            var total = 0.0
+            for (a, b) in zip(trail, trail.dropFirst()) { total += a.coordinate.distanceMeters(to: b.coordinate) }
+            meters = Int(total.rounded())
+            seconds = Int(max(0, t.milliseconds(since: start)) / 1000)
+        }
+        return try transition(.complete(distanceMeters: meters, durationSeconds: seconds), trip, by: actor, at: t)
+    }
+
+    /// Any other trip command by `actor` (depart, arrive, start with the rider's code, cancel, no-show).
+    public func handle(_ command: TripCommand, _ trip: BookingID, by actor: Principal) throws -> Booking {
+        try transition(command, trip, by: actor, at: now())
+    }
+
+    /// A transition made elsewhere (the rider's cancel through the booking endpoints): perform its actions.
+    public func bookingChanged(_ booking: Booking, step: TripStep) {
+        guard let record = step.record else { return }
+        after(booking, step, actor: record.actor)
+    }
+
+    /// Reads, applies `command` with the state machine (then `adjust`, for accept and assign), stores with a compare-and-set, retrying
+    /// on a lost race so the command is judged against the winner's state; then performs the actions.
+    func transition(
+        _ command: TripCommand, _ trip: BookingID, by actor: Principal, at t: Instant,
+        adjust: (inout Booking) -> Void = { _ in }
+    ) throws -> Booking {
+        for _ in 0..<3 {
+            guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
+            var machine = TripStateMachine(booking: current, tariff: tariff, table: configuration.table)
+            let step = try machine.handle(command, by: actor, at: t)
+            guard let record = step.record else { return current }
+            var updated = machine.booking
+            if command.event == .accept || command.event == .assign { adjust(&updated) }
+            do {
+                try store.transition(updated, record: record)
+            } catch let error as CoreError where error.code == .transitionConflict {
+                continue
+            }
+            after(updated, step, actor: actor)
+            return updated
+        }
+        let latest = try store.booking(trip)
+        throw CoreError.illegalTransition(command.event, in: latest?.status ?? .requested)
+    }
+
+    /// Keeps dispatch, the fleet and the followers in step with a stored transition, then tells both apps.
+    func after(_ booking: Booking, _ step: TripStep, actor: Principal) {
+        let id = booking.id
+        switch booking.status {
+        case .accepted:
+            if let driver = booking.driverID {
+                runDispatch(id) { $0.accepted(by: driver, at: $1) }
+                state.withLock { s in
+                    s.dispatching[id] = nil
+                    if s.offerHeld[driver] == id { s.offerHeld[driver] = nil }
+                    s.following[id] = Following(
+                        booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts))
+                }
+                setFleetStatus(.busy, for: driver)
+            }
+        case _ where booking.status.isTerminal:
+            if state.withLock({ $0.dispatching[id] != nil }) {
+                runDispatch(id) { $0.cancelled(at: $1) }
+                state.withLock { _ = $0.dispatching.removeValue(forKey: id) }
+            }
+            state.withLock { _ = $0.following.removeValue(forKey: id) }
+        default:
+            state.withLock { $0.following[id]?.booking = booking }
+        }
+        perform(step.actions, for: booking, actor: actor)
+        if booking.status == .arrived {
+            let alerts = state.withLock { $0.following[id]?.alerts.driverArrived() } ?? [.arrived]
+            for a in alerts { notifier.send("alert", a, toBooking: id) }
+        }
+        if booking.status.isTerminal { notifier.finish(booking: id) }
+    }
+
+    /// Performs the state machine's actions: tell the rider's followers and the driver, free the driver.
+    func perform(_ actions: [TripAction], for booking: Booking, actor: Principal) {
+        for action in actions {
+            switch action {
+            case .notifyRider(let status):
+                let info = booking.driverID.flatMap { try? store.driver($0) }.map(TripEvents.DriverInfo.init)
+                notifier.send("status", TripEvents.Status(tripID: booking.id, status: status, driver: info), toBooking: booking.id)
+                if status == .accepted, let info { notifier.send("driver", TripEvents.DriverEvent(driver: info), toBooking: booking.id) }
+            case .notifyDriver(let driver, let status):
+                if status.isTerminal {
+                    notifier.send(
+                        "cancelled",
+                        TripEvents.Cancelled(tripID: booking.id, by: actor.role.rawValue, status: status, reason: nil),
+                        toDriver: driver)
+                } else {
+                    notifier.send("assigned", TripEvents.Assigned(tripID: booking.id, status: status), toDriver: driver)
+                }
+            case .releaseDriver(let driver):
+                setFleetStatus(isOnline(driver) ? .available : .offline, for: driver)
+            case .chargeRider(let amount):
+                log("rider charged", ["trip": booking.id.rawValue, "amount_minor": "\(amount.minorUnits)"])
+            case .startDispatch, .endTrackingLinks:
+                break  // dispatch starts in bookingCreated; links die by the trip's status, streams end below
+            }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import CabCore
+import CabGeo
+import CabStore
+import CabTracking
+import Synchronization
+
+/// Runs dispatch and the trip lifecycle for the API: owns one `DispatchMachine` per dispatching trip, performs
+/// their actions (search the live fleet, rank by road ETA, send offers, keep timers), applies trip commands with
+/// the store's compare-and-set, tells both apps through `TripNotifier`, and follows trips in progress for the
+/// rider's live ETA and arrival alerts.
+///
+/// Time is injected: `now` is read for every decision and `tick()` fires what is due. `cab serve` calls `tick()`
+/// from a repeating timer (`DispatchTicker`); tests call it after moving a manual clock, without sleeping.
+/// Methods block on store writes: call them from request threads, not the cooperative pool.
+public final class DispatchCoordinator: Sendable {
+    /// Settings of dispatch and alerts.
+    public struct Configuration: Sendable {
+        /// Batches, timeouts, radii.
+        public var dispatch: DispatchConfiguration
+        /// Arrival alert tiers.
+        public var alerts: ArrivalAlertConfiguration
+        /// The trip transition table (and its timeouts).
+        public var table: TripTransitionTable
+
+        /// Creates a configuration.
+        public init(
+            dispatch: DispatchConfiguration = DispatchConfiguration(),
+            alerts: ArrivalAlertConfiguration = ArrivalAlertConfiguration(), table: TripTransitionTable = .standard
+        ) {
+            self.dispatch = dispatch
+            self.alerts = alerts
+            self.table = table
+        }
+    }
+
+    struct TripDispatch {
+        var machine: DispatchMachine
+        var booking: Booking
+        var timer: Instant?
+    }
+
+    /// A trip whose driver is on the way or driving: followed for position, ETA and alerts.
+    struct Following {
+        var booking: Booking
+        var driver: DriverID
+        var lastFixTime: Int64 = .min
+        var position: TripEvents.Position?
+        var etaSeconds: Int?
+        var alerts: ArrivalAlertTracker
+    }
+
+    struct State {
+        var dispatching: [BookingID: TripDispatch] = [:]
+        /// The trip each driver holds an open offer for (a driver gets one offer at a time).
+        var offerHeld: [DriverID: BookingID] = [:]
+        var online: [DriverID: VehicleType] = [:]
+        var following: [BookingID: Following] = [:]
+        var firstOfferMilliseconds: [Int64] = []
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    let store: SQLiteStore
+    /// The live positions dispatch searches (shared with location ingestion).
+    public let fleet: LiveFleet<DriverID>
+    let eta: any PickupETAEstimator
+    /// When set, driver statuses go through it (so the fleet stream hears them) and trails are flushed first.
+    let tracking: TrackingService?
+    let tariff: Tariff
+    let now: @Sendable () -> Instant
+    let notifier = TripNotifier()
+    let links = TrackingLinks()
+    let state = Mutex(State())
+    let log: @Sendable (String, [String: String]) -> Void
+
+    /// A coordinator over `store` and `fleet`, ranking with `eta`, reading time from `now`.
+    public convenience init(
+        store: SQLiteStore, fleet: LiveFleet<DriverID>, eta: any PickupETAEstimator, tariff: Tariff,
+        configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Instant,
+        log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
+    ) {
+        self.init(store: store, fleet: fleet, tracking: nil, eta: eta, tariff: tariff, configuration: configuration, now: now, log: log)
+    }
+
+    /// A coordinator over `tracking`'s fleet: statuses are published on the fleet stream, trails flushed before a
+    /// fare is computed.
+    public convenience init(
+        store: SQLiteStore, tracking: TrackingService, eta: any PickupETAEstimator, tariff: Tariff,
+        configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Instant,
+        log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
+    ) {
+        self.init(
+            store: store, fleet: tracking.fleet, tracking: tracking, eta: eta, tariff: tariff, configuration: configuration,
+            now: now, log: log)
+    }
+
+    init(
+        store: SQLiteStore, fleet: LiveFleet<DriverID>, tracking: TrackingService?, eta: any PickupETAEstimator,
+        tariff: Tariff, configuration: Configuration, now: @escaping @Sendable () -> Instant,
+        log: @escaping @Sendable (String, [String: String]) -> Void
+    ) {
+        self.store = store
+        self.fleet = fleet
+        self.tracking = tracking
+        self.eta = eta
+        self.tariff = tariff
+        self.configuration = configuration
+        self.now = now
+        self.log = log
+    }
+
+    // MARK: Drivers
+
+    /// Puts `driver` online (offers may come) or offline (open offers are withdrawn and dispatch moves on).
+    public func setOnline(_ driver: DriverID, _ online: Bool) throws {
+        guard let account = try store.driver(driver) else { throw CoreError(.notFound, "No driver \(driver).") }
+        let busy = try isBusy(driver)
+        let held: BookingID? = state.withLock { s in
+            if online { s.online[driver] = account.vehicleType } else { s.online[driver] = nil }
+            return online ? nil : s.offerHeld[driver]
+        }
+        fleet.setVehicleClass(Self.vehicleClass(account.vehicleType), for: driver)
+        setFleetStatus(online ? (busy ? .busy : .available) : .offline, for: driver)
+        if let trip = held { runDispatch(trip) { $0.driverUnavailable(driver, at: $1) } }
+    }
+
+    /// True while `driver` is online.
+    public func isOnline(_ driver: DriverID) -> Bool { state.withLock { $0.online[driver] != nil } }
+
+    /// True while `trip` is offered to `driver` (such a driver may read the booking).
+    public func isOffered(_ trip: BookingID, to driver: DriverID) -> Bool {
+        let t = now()
+        return state.withLock { $0.dispatching[trip]?.machine.isOffered(to: driver, at: t) ?? false }
+    }
+
+    func isBusy(_ driver: DriverID) throws -> Bool {
+        let open: Set<TripState> = [.accepted, .arriving, .arrived, .inProgress]
+        return try !store.bookings(BookingQuery(driverID: driver, statuses: open, limit: 1)).items.isEmpty
+    }
+
+    static func vehicleClass(_ type: VehicleType) -> VehicleClass { VehicleClass(type) }
+
+    /// Sets a driver's status in the live index (through tracking, so fleet streams hear it, when wired).
+    func setFleetStatus(_ status: DriverStatus, for driver: DriverID) {
+        if let tracking { tracking.setStatus(status, for: driver) } else { fleet.setStatus(status, for: driver) }
+    }
+
+    // MARK: Dispatch
+
+    /// A new booking: moves it to `dispatching` and starts offering it.
+    public func bookingCreated(_ booking: Booking) {
+        let t = now()
+        do {
+            let (stored, step) = try store.apply(
+                .dispatch, to: booking.id, by: .system, at: t, tariff: tariff, table: configuration.table)
+            state.withLock {
+                $0.dispatching[booking.id] = TripDispatch(
+                    machine: DispatchMachine(configuration: configuration.dispatch), booking: stored)
+            }
+            perform(step.actions, for: stored, actor: .system)
+            runDispatch(booking.id) { machine, time in machine.start(at: time) }
+        } catch {
+            log("dispatch not started", ["trip": booking.id.rawValue, "error": "\(error)"])
+        }
+    }
+
+    /// Applies one machine event for `trip` under the lock, then performs the actions it returns (searching
+    /// outside the lock and feeding the candidates back in), until nothing is left to do.
+    func runDispatch(_ trip: BookingID, _ event: (inout DispatchMachine, Instant) -> [DispatchAction]) {
+        var t = now()
+        var queue: [DispatchAction] = state.withLock { s in
+            guard var d = s.dispatching[trip] else { return [] }
+            let actions = event(&d.machine, t)
+            s.dispatching[trip] = d
+            return actions
+        }
+        while !queue.isEmpty {
+            let action = queue.removeFirst()
+            switch action {
+            case .findCandidates(let radius, let excluding):
+                guard let booking = state.withLock({ $0.dispatching[trip]?.booking }) else { return }
+                let found = candidates(for: booking, radiusMeters: radius, excluding: excluding)
+                t = now()
+                queue += state.withLock { s in
+                    guard var d = s.dispatching[trip] else { return [] }
+                    let actions = d.machine.candidatesFound(found, at: t)
+                    s.dispatching[trip] = d
+                    return actions
+                }
+            case .offer(let offers):
+                sendOffers(offers, trip: trip)
+            case .withdraw(let drivers, let reason):
+                state.withLock { s in for d in drivers where s.offerHeld[d] == trip { s.offerHeld[d] = nil } }
+                for d in drivers {
+                    notifier.send(
+                        "cancelled", TripEvents.Cancelled(tripID: trip, by: "system", status: nil, reason: reason.rawValue),
+                        toDriver: d)
+                }
+            case .scheduleTimer(let at):
+                state.withLock { $0.dispatching[trip]?.timer = at }
+            case .giveUp:
+                state.withLock { _ = $0.dispatching.removeValue(forKey: trip) }
+                do {
+                    let (stored, step) = try store.apply(
+                        .noDriverFound, to: trip, by: .system, at: now(), tariff: tariff, table: configuration.table)
+                    perform(step.actions, for: stored, actor: .system)
+                } catch {
+                    log("no_driver_found not stored", ["trip": trip.rawValue, "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    private func sendOffers(_ offers: [DispatchOffer], trip: BookingID) {
+        let booking: Booking? = state.withLock { s in
+            guard let d = s.dispatching[trip] else { return nil }
+            for o in offers { s.offerHeld[o.driver] = trip }
+            if d.machine.offeredDrivers.count == offers.count {
+                s.firstOfferMilliseconds.append(now().milliseconds(since: d.booking.createdAt))
+                if s.firstOfferMilliseconds.count > 100_000 { s.firstOfferMilliseconds.removeFirst(50_000) }
+            }
+            return d.booking
+        }
+        guard let booking else { return }
+        for o in offers {
+            notifier.send(
+                "offer",
+                TripEvents.Offer(
+                    tripID: trip, pickup: booking.pickup, dropoff: booking.dropoff, pickupName: booking.pickupName,
+                    dropoffName: booking.dropoffName, etaSeconds: o.etaSeconds, expiresAt: o.expiresAt),
+                toDriver: o.driver)
+        }
+    }
+
+    /// Available, online, fresh drivers of the booking's vehicle type within `radiusMeters` of the pickup, not in
+    /// `excluding` and holding no other offer, each with its road ETA (unreachable ones are left out).
+    func candidates(for booking: Booking, radiusMeters: Double, excluding: Set<DriverID>) -> [DispatchCandidate] {
+        let t = now()
+        let k = configuration.dispatch.candidatesPerSearch
+        let filter = DriverFilter(
+            statuses: [.available], vehicleClasses: booking.vehicleType.map { [Self.vehicleClass($0)] },
+            maxDistanceMeters: radiusMeters)
+        let (online, held) = state.withLock { ($0.online, $0.offerHeld) }
+        let near = fleet.nearest(to: booking.pickup, k: k + excluding.count + held.count, filter: filter, now: t.millisecondsSinceEpoch)
+        let eligible = near.filter { n in
+            guard let type = online[n.driver], !excluding.contains(n.driver), held[n.driver] == nil else { return false }
+            return booking.vehicleType.map { $0 == type } ?? true
+        }.prefix(k)
+        let durations = eta.durationsMilliseconds(from: eligible.map(\.position.coordinate), to: booking.pickup)
+        return zip(eligible, durations).compactMap { n, ms in
+            ms.map { DispatchCandidate(driver: n.driver, etaSeconds: ($0 + 999) / 1000, distanceMeters: n.distanceMeters) }
+        }
+    }
+
+    /// Booking-to-first-offer latencies seen so far, in milliseconds (for `cab bench dispatch`).
+    public var firstOfferLatenciesMilliseconds: [Int64] { state.withLock { $0.firstOfferMilliseconds } }
+}

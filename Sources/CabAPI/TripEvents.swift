@@ -1,0 +1,112 @@
+import CabCore
+import CabGeo
+
+/// The JSON of the SSE events of issue 7 (docs/api.md, "Dispatch and trips").
+enum TripEvents {
+    /// `event: offer` to a driver.
+    struct Offer: Encodable, Sendable {
+        var tripID: BookingID
+        var pickup: Coordinate
+        var dropoff: Coordinate
+        var pickupName: String?
+        var dropoffName: String?
+        var etaSeconds: Int
+        var expiresAt: Instant
+
+        enum CodingKeys: String, CodingKey {
+            case pickup, dropoff
+            case tripID = "trip_id"
+            case pickupName = "pickup_name"
+            case dropoffName = "dropoff_name"
+            case etaSeconds = "eta_s"
+            case expiresAt = "expires_at"
+        }
+    }
+
+    /// `event: cancelled` to a driver: the trip was cancelled, or the offer was withdrawn (`reason`).
+    struct Cancelled: Encodable, Sendable {
+        var tripID: BookingID
+        /// The role that ended it (`rider`, `driver`, `dispatcher`, `system`).
+        var by: String
+        var status: TripState?
+        /// For withdrawn offers: `taken`, `expired`, `cancelled`.
+        var reason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case by, status, reason
+            case tripID = "trip_id"
+        }
+    }
+
+    /// `event: assigned` to a driver: the trip is theirs (accepted or assigned by a dispatcher).
+    struct Assigned: Encodable, Sendable {
+        var tripID: BookingID
+        var status: TripState
+
+        enum CodingKeys: String, CodingKey {
+            case status
+            case tripID = "trip_id"
+        }
+    }
+
+    /// The assigned driver as a rider sees them.
+    struct DriverInfo: Encodable, Sendable, Hashable {
+        var id: DriverID
+        var name: String
+        var vehicle: String
+        var plate: String
+        var vehicleType: VehicleType
+
+        init(_ d: Driver) {
+            id = d.id
+            name = d.name
+            vehicle = d.vehicle
+            plate = d.plate
+            vehicleType = d.vehicleType
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, vehicle, plate
+            case vehicleType = "vehicle_type"
+        }
+    }
+
+    /// `event: status` to a booking's followers.
+    struct Status: Encodable, Sendable {
+        var tripID: BookingID
+        var status: TripState
+        var driver: DriverInfo?
+
+        enum CodingKeys: String, CodingKey {
+            case status, driver
+            case tripID = "trip_id"
+        }
+    }
+
+    /// `event: driver`.
+    struct DriverEvent: Encodable, Sendable {
+        var driver: DriverInfo
+    }
+
+    /// `event: position`: the driver's latest position (coalesced: at most one per tick).
+    struct Position: Encodable, Sendable, Hashable {
+        var lat: Double
+        var lon: Double
+        var heading: Int?
+        var time: Instant
+    }
+
+    /// `event: eta`: seconds by road from the driver to the pickup.
+    struct ETA: Encodable, Sendable, Hashable {
+        var etaSeconds: Int
+
+        enum CodingKeys: String, CodingKey {
+            case etaSeconds = "eta_s"
+        }
+    }
+}
+
+extension APIError.Code {
+    /// A driver accepted or declined a trip they hold no open offer for (409).
+    static let offerNotOpen = APIError.Code("offer_not_open")
+}

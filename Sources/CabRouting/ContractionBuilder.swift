@@ -1,0 +1,320 @@
+/// Contracts a graph into a `ContractionHierarchy`, one node at a time.
+///
+/// Order: a lazily updated priority queue keyed like OSRM's, `2 · shortcuts added / arcs removed
+/// + 4 · original edges added / original edges removed + depth`, where depth is one more than the deepest
+/// contracted neighbour (it spreads contraction evenly, which keeps searches short). A node popped from the
+/// queue is simulated again; if it got worse than the next one it goes back. Contracting a node adds a shortcut
+/// `u → x` for an in-arc `u → v` and out-arc `v → x` unless a witness search from `u` that avoids `v` finds a
+/// path no longer than `u → v → x`; witness searches stop after `witnessSettleLimit` settled nodes (a missed
+/// witness only costs a superfluous shortcut, never correctness).
+public struct ContractionBuilder {
+    /// Tuning knobs.
+    public struct Configuration: Sendable {
+        /// Nodes a witness search may settle before giving up, when contracting.
+        public var witnessSettleLimit: Int
+        /// The same while only estimating a node's priority (cheaper, slightly pessimistic).
+        public var simulationSettleLimit: Int
+        /// Creates a configuration.
+        public init(witnessSettleLimit: Int = 60, simulationSettleLimit: Int = 20) {
+            self.witnessSettleLimit = witnessSettleLimit
+            self.simulationSettleLimit = simulationSettleLimit
+        }
+    }
+
+    /// An arc of the shrinking graph, stored at both ends.
+    struct DynamicArc {
+        var other: Int32
+        var weight: UInt32
+        var arc: Int32
+        var hops: UInt32
+    }
+
+    struct Shortcut {
+        var from: Int32
+        var to: Int32
+        var weight: UInt32
+        var first: Int32
+        var second: Int32
+        var hops: UInt32
+    }
+
+    private let configuration: Configuration
+    private let nodeCount: Int
+    private let edgeCount: Int
+    private let fingerprint: UInt64
+    private var outs: ContractionAdjacency
+    private var ins: ContractionAdjacency
+    private var incoming: [DynamicArc] = []
+    private var outgoing: [DynamicArc] = []
+    // The arc table: every original arc and shortcut.
+    private var arcLength: [Float] = []
+    private var arcFirst: [Int32] = []
+    private var arcSecond: [Int32] = []
+    // Per node.
+    private var rank: [Int32]
+    private var depth: [Int32]
+    // Arcs recorded when their lower end is contracted: (low node, high node, arc), forward or backward.
+    private var upForward: [(low: Int32, high: Int32, weight: UInt32, arc: Int32)] = []
+    private var upBackward: [(low: Int32, high: Int32, weight: UInt32, arc: Int32)] = []
+    // Witness search scratch.
+    private var witness: WitnessSearch
+    private var shortcuts: [Shortcut] = []
+
+    /// Prepares to contract `graph`.
+    public init(graph: ContractionGraph, configuration: Configuration = .init()) {
+        self.configuration = configuration
+        nodeCount = graph.nodeCount
+        edgeCount = graph.edges.count
+        fingerprint = graph.fingerprint
+        outs = ContractionAdjacency(nodeCount: nodeCount)
+        ins = ContractionAdjacency(nodeCount: nodeCount)
+        rank = Array(repeating: -1, count: nodeCount)
+        depth = Array(repeating: 0, count: nodeCount)
+        witness = WitnessSearch(nodeCount: nodeCount)
+        arcLength.reserveCapacity(graph.edges.count)
+        arcFirst.reserveCapacity(graph.edges.count)
+        arcSecond.reserveCapacity(graph.edges.count)
+        for (id, edge) in graph.edges.enumerated() where edge.from != edge.to {
+            if let index = outs.index(of: edge.to, at: edge.from) {
+                let existing = outs.pool[index]
+                let old = Int(existing.arc)
+                let better =
+                    edge.durationMs < existing.weight
+                    || (edge.durationMs == existing.weight && edge.lengthMeters < arcLength[old])
+                if better {
+                    setWeight(from: edge.from, to: edge.to, weight: edge.durationMs, hops: 1, arc: existing.arc)
+                    arcLength[old] = edge.lengthMeters
+                    arcFirst[old] = ~Int32(id)
+                }
+                continue
+            }
+            let arc = Int32(arcFirst.count)
+            arcLength.append(edge.lengthMeters)
+            arcFirst.append(~Int32(id))
+            arcSecond.append(-1)
+            outs.append(DynamicArc(other: edge.to, weight: edge.durationMs, arc: arc, hops: 1), to: edge.from)
+            ins.append(DynamicArc(other: edge.from, weight: edge.durationMs, arc: arc, hops: 1), to: edge.to)
+        }
+    }
+
+    /// Contracts every node and returns the hierarchy.
+    /// - Complexity: dominated by witness searches, each bounded by `witnessSettleLimit`.
+    public mutating func build() -> ContractionHierarchy {
+        let queue = ContractionHeap(capacity: nodeCount)
+        let estimate = configuration.simulationSettleLimit
+        for v in 0..<nodeCount {
+            queue.push(Int32(v), key: priority(of: Int32(v), collect: false, settleLimit: estimate))
+        }
+        var nextRank: Int32 = 0
+        var neighbours: [Int32] = []
+        while !queue.isEmpty {
+            let (v, _) = queue.pop()
+            let key = priority(of: v, collect: true, settleLimit: configuration.witnessSettleLimit)
+            if !queue.isEmpty && key > queue.minKey {
+                queue.push(v, key: key)
+                continue
+            }
+            rank[Int(v)] = nextRank
+            nextRank += 1
+            neighbours.removeAll(keepingCapacity: true)
+            contract(v, neighbours: &neighbours)
+            for n in neighbours {
+                depth[Int(n)] = max(depth[Int(n)], depth[Int(v)] + 1)
+                queue.update(n, to: priority(of: n, collect: false, settleLimit: estimate))
+            }
+        }
+        return makeHierarchy()
+    }
+
+    /// The queue key of `v`, from a simulated contraction; with `collect`, the shortcuts land in `shortcuts`.
+    private mutating func priority(of v: Int32, collect: Bool, settleLimit: Int) -> UInt32 {
+        shortcuts.removeAll(keepingCapacity: true)
+        var added = 0
+        var hopsAdded: UInt32 = 0
+        incoming.removeAll(keepingCapacity: true)
+        incoming.append(contentsOf: ins.arcs(v))
+        outgoing.removeAll(keepingCapacity: true)
+        outgoing.append(contentsOf: outs.arcs(v))
+        if !incoming.isEmpty && !outgoing.isEmpty {
+            var maxOut: UInt32 = 0
+            for out in outgoing { maxOut = max(maxOut, out.weight) }
+            for inArc in incoming {
+                let u = inArc.other
+                witness.run(
+                    from: u, avoiding: v, limit: inArc.weight + maxOut, targets: outgoing, outs: outs,
+                    settleLimit: settleLimit)
+                for out in outgoing where out.other != u {
+                    let through = inArc.weight + out.weight
+                    if witness.distance(to: out.other) <= through { continue }
+                    added += 1
+                    hopsAdded += inArc.hops + out.hops
+                    if collect {
+                        shortcuts.append(
+                            Shortcut(
+                                from: u, to: out.other, weight: through, first: inArc.arc, second: out.arc,
+                                hops: inArc.hops + out.hops))
+                    }
+                }
+            }
+        }
+        let removed = incoming.count + outgoing.count
+        var hopsRemoved: UInt32 = 0
+        for arc in incoming { hopsRemoved += arc.hops }
+        for arc in outgoing { hopsRemoved += arc.hops }
+        var value = Float(depth[Int(v)])
+        if removed > 0 { value += 2 * Float(added) / Float(removed) }
+        if hopsRemoved > 0 { value += 4 * Float(hopsAdded) / Float(hopsRemoved) }
+        return UInt32(min(value * 1024, Float(UInt32.max / 2)))
+    }
+
+    /// Removes `v` from the shrinking graph, records its remaining arcs as upward arcs, adds `shortcuts`.
+    private mutating func contract(_ v: Int32, neighbours: inout [Int32]) {
+        outgoing.removeAll(keepingCapacity: true)
+        outgoing.append(contentsOf: outs.arcs(v))
+        incoming.removeAll(keepingCapacity: true)
+        incoming.append(contentsOf: ins.arcs(v))
+        outs.removeAll(at: v)
+        ins.removeAll(at: v)
+        for arc in outgoing {
+            upForward.append((v, arc.other, arc.weight, arc.arc))
+            ins.remove(v, at: arc.other)
+            neighbours.append(arc.other)
+        }
+        for arc in incoming {
+            upBackward.append((v, arc.other, arc.weight, arc.arc))
+            outs.remove(v, at: arc.other)
+            if !outgoing.contains(where: { $0.other == arc.other }) { neighbours.append(arc.other) }
+        }
+        for shortcut in shortcuts { add(shortcut) }
+    }
+
+    private mutating func add(_ s: Shortcut) {
+        let length = arcLength[Int(s.first)] + arcLength[Int(s.second)]
+        if let index = outs.index(of: s.to, at: s.from) {
+            let existing = outs.pool[index]
+            guard s.weight < existing.weight else { return }
+            // A fresh table entry (the old one is left unused), so that halves always precede their shortcut.
+            let arc = Int32(arcFirst.count)
+            arcLength.append(length)
+            arcFirst.append(s.first)
+            arcSecond.append(s.second)
+            setWeight(from: s.from, to: s.to, weight: s.weight, hops: s.hops, arc: arc)
+            return
+        }
+        let arc = Int32(arcFirst.count)
+        arcLength.append(length)
+        arcFirst.append(s.first)
+        arcSecond.append(s.second)
+        outs.append(DynamicArc(other: s.to, weight: s.weight, arc: arc, hops: s.hops), to: s.from)
+        ins.append(DynamicArc(other: s.from, weight: s.weight, arc: arc, hops: s.hops), to: s.to)
+    }
+
+    /// Changes the existing arc `from → to` at both of its ends.
+    private mutating func setWeight(from: Int32, to: Int32, weight: UInt32, hops: UInt32, arc: Int32) {
+        if let i = outs.index(of: to, at: from) { outs.set(i, DynamicArc(other: to, weight: weight, arc: arc, hops: hops)) }
+        if let i = ins.index(of: from, at: to) { ins.set(i, DynamicArc(other: from, weight: weight, arc: arc, hops: hops)) }
+    }
+
+    /// Lays the recorded upward arcs out by rank.
+    private mutating func makeHierarchy() -> ContractionHierarchy {
+        outs = ContractionAdjacency(nodeCount: 0)
+        ins = ContractionAdjacency(nodeCount: 0)
+        var nodeAt = [Int32](repeating: 0, count: nodeCount)
+        for v in 0..<nodeCount { nodeAt[Int(rank[v])] = Int32(v) }
+        // Straight into the query buffers, so that no second copy of the arcs is alive at the peak.
+        func layout(_ arcs: [(low: Int32, high: Int32, weight: UInt32, arc: Int32)]) -> ContractionHierarchy.Arcs {
+            let first = ContractionBuffer<Int32>(repeating: 0, count: nodeCount + 1)
+            for a in arcs { first[Int(rank[Int(a.low)]) + 1] += 1 }
+            for r in 0..<nodeCount { first[r + 1] += first[r] }
+            var fill = first.array
+            let head = ContractionBuffer<Int32>(repeating: 0, count: arcs.count)
+            let weight = ContractionBuffer<UInt32>(repeating: 0, count: arcs.count)
+            let arc = ContractionBuffer<Int32>(repeating: 0, count: arcs.count)
+            for a in arcs {
+                let r = Int(rank[Int(a.low)])
+                let slot = Int(fill[r])
+                fill[r] += 1
+                head[slot] = rank[Int(a.high)]
+                weight[slot] = a.weight
+                arc[slot] = a.arc
+            }
+            return (first, head, weight, arc)
+        }
+        let forward = layout(upForward)
+        upForward = []
+        let backward = layout(upBackward)
+        upBackward = []
+        return ContractionHierarchy(
+            nodeCount: nodeCount, edgeCount: edgeCount, graphFingerprint: fingerprint, rankOf: rank,
+            nodeAt: nodeAt, forward: forward, backward: backward, arcLength: arcLength, arcFirst: arcFirst,
+            arcSecond: arcSecond)
+    }
+}
+
+/// A bounded Dijkstra in the shrinking graph that looks for paths avoiding the node being contracted.
+struct WitnessSearch {
+    private var distances: [UInt32]
+    private var stamps: [UInt32]
+    private var targetStamps: [UInt32]
+    private var stamp: UInt32 = 0
+    private let heap: ContractionHeap
+
+    init(nodeCount: Int) {
+        distances = Array(repeating: 0, count: nodeCount)
+        stamps = Array(repeating: 0, count: nodeCount)
+        targetStamps = Array(repeating: 0, count: nodeCount)
+        heap = ContractionHeap(capacity: nodeCount)
+    }
+
+    /// The distance found to `node` by the last run, or `UInt32.max` when none was found.
+    func distance(to node: Int32) -> UInt32 {
+        stamps[Int(node)] == stamp ? distances[Int(node)] : .max
+    }
+
+    mutating func run(
+        from source: Int32, avoiding skipped: Int32, limit: UInt32, targets: [ContractionBuilder.DynamicArc],
+        outs: ContractionAdjacency, settleLimit: Int
+    ) {
+        stamp &+= 1
+        if stamp == 0 {
+            for i in stamps.indices { stamps[i] = 0 }
+            for i in targetStamps.indices { targetStamps[i] = 0 }
+            stamp = 1
+        }
+        var remaining = 0
+        for target in targets where targetStamps[Int(target.other)] != stamp {
+            targetStamps[Int(target.other)] = stamp
+            remaining += 1
+        }
+        heap.clear()
+        distances[Int(source)] = 0
+        stamps[Int(source)] = stamp
+        heap.push(source, key: 0)
+        var settled = 0
+        while !heap.isEmpty {
+            let (node, distance) = heap.pop()
+            if distance > limit { break }
+            if targetStamps[Int(node)] == stamp {
+                remaining -= 1
+                if remaining == 0 { break }
+            }
+            settled += 1
+            if settled > settleLimit { break }
+            for k in outs.range(node) {
+                let arc = outs.pool[k]
+                if arc.other == skipped { continue }
+                let candidate = distance + arc.weight
+                if candidate > limit { continue }
+                let next = Int(arc.other)
+                if stamps[next] != stamp {
+                    stamps[next] = stamp
+                    distances[next] = candidate
+                    heap.push(arc.other, key: candidate)
+                } else if candidate < distances[next] && heap.contains(arc.other) {
+                    distances[next] = candidate
+                    heap.decrease(arc.other, to: candidate)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+/// Road-level queries: snapped points and `RouteEndpoints` in, `Route`s and milliseconds out, with the same
+/// answers as `DijkstraRouter` (including the direct leg when both points share a piece of road).
+extension FastRouter {
+    /// A router over `index` for `graph` (the graph the index was built from).
+    public convenience init(index: FastRouterIndex, graph: RoadGraph) {
+        precondition(graph.nodeCount == index.nodeCount && graph.edgeCount == index.edgeCount, "index of another graph")
+        self.init(index: index, nodeCoordinates: [], roadGraph: graph)
+    }
+
+    /// The fastest route between two snapped points, with geometry.
+    /// - Throws: `RoutingError.unroutable` when no road path joins them.
+    /// - Complexity: two upward searches plus the unpacked path.
+    public func route(_ endpoints: RouteEndpoints) throws(RoutingError) -> Route {
+        let graph = requireRoadGraph()
+        let sources = endpoints.sources.map(ContractionSeed.init)
+        let targets = endpoints.targets.map(ContractionSeed.init)
+        let found = route(from: sources, to: targets)
+        if let leg = endpoints.direct, leg.costMilliseconds <= found.map({ Int($0.durationMs) }) ?? .max {
+            return graph.directRoute(endpoints, leg: leg)
+        }
+        guard let found else {
+            throw RoutingError(
+                .unroutable,
+                "no road route from \(endpoints.start.query) to \(endpoints.end.query): they are not connected")
+        }
+        return graph.route(
+            endpoints, source: endpoints.sources[found.sourceSeed], edges: found.edges,
+            target: endpoints.targets[found.targetSeed])
+    }
+
+    /// The travel time between two snapped points in milliseconds; nil when unroutable.
+    /// - Complexity: a label merge per seed pair (two upward searches without labels).
+    public func durationMilliseconds(_ endpoints: RouteEndpoints) -> Int? {
+        if let labels = index.labels {
+            // The hot path: label merges straight from the road seeds, no arrays built.
+            var best = Int.max
+            for s in endpoints.sources {
+                let from = Int(labels.rankOf[s.node])
+                for t in endpoints.targets {
+                    let (d, _) = HubLabels.merge(labels.forward, from, labels.backward, Int(labels.rankOf[t.node]))
+                    if d != .max { best = min(best, Int(d) + s.costMilliseconds + t.costMilliseconds) }
+                }
+            }
+            return Self.best(best == .max ? nil : best, endpoints.direct?.costMilliseconds)
+        }
+        let found = duration(
+            from: endpoints.sources.map(ContractionSeed.init), to: endpoints.targets.map(ContractionSeed.init))
+        return Self.best(found.map { Int($0.durationMs) }, endpoints.direct?.costMilliseconds)
+    }
+
+    /// Travel times in milliseconds from each start (drivers) to one end (a pickup); nil where unroutable.
+    /// - Complexity: with labels, one table fill plus O(label size) per start.
+    public func durationsMilliseconds(from starts: [SnappedPoint], to end: SnappedPoint) -> [Int?] {
+        let seeds = seeds(pairing: end, with: starts, fixedIsEnd: true)
+        return zip(durations(from: seeds.others, to: seeds.fixed), seeds.direct).map {
+            Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
+        }
+    }
+
+    /// Travel times in milliseconds from one start to each end; nil where unroutable.
+    /// - Complexity: with labels, one table fill plus O(label size) per end.
+    public func durationsMilliseconds(from start: SnappedPoint, to ends: [SnappedPoint]) -> [Int?] {
+        let seeds = seeds(pairing: start, with: ends, fixedIsEnd: false)
+        return zip(durations(from: seeds.fixed, to: seeds.others), seeds.direct).map {
+            Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
+        }
+    }
+
+    /// Durations and distances between every start and every end (`result[i][j]`); nil where unroutable.
+    /// - Complexity: one one-to-many query per start.
+    public func matrix(from starts: [SnappedPoint], to ends: [SnappedPoint]) -> [[FastDuration?]] {
+        starts.map { start in
+            let seeds = seeds(pairing: start, with: ends, fixedIsEnd: false)
+            return zip(durations(from: seeds.fixed, to: seeds.others), seeds.direct).map { found, leg in
+                guard let leg, Int(found?.durationMs ?? .max) >= leg.costMilliseconds else { return found }
+                return FastDuration(durationMs: UInt32(leg.costMilliseconds), lengthMeters: leg.distanceMeters)
+            }
+        }
+    }
+
+    /// The seeds of one fixed point (an end when `fixedIsEnd`, else a start) and of each other point, with the
+    /// direct leg of each pair.
+    private func seeds(pairing fixed: SnappedPoint, with others: [SnappedPoint], fixedIsEnd: Bool)
+        -> (fixed: [ContractionSeed], others: [[ContractionSeed]], direct: [RouteSeed?])
+    {
+        let graph = requireRoadGraph()
+        var fixedSeeds: [ContractionSeed] = []
+        var otherSeeds: [[ContractionSeed]] = []
+        var direct: [RouteSeed?] = []
+        otherSeeds.reserveCapacity(others.count)
+        direct.reserveCapacity(others.count)
+        for other in others {
+            let endpoints = RouteEndpoints(
+                start: fixedIsEnd ? other : fixed, end: fixedIsEnd ? fixed : other, in: graph)
+            let (mine, theirs) = fixedIsEnd ? (endpoints.targets, endpoints.sources) : (endpoints.sources, endpoints.targets)
+            if fixedSeeds.isEmpty { fixedSeeds = mine.map(ContractionSeed.init) }
+            otherSeeds.append(theirs.map(ContractionSeed.init))
+            direct.append(endpoints.direct)
+        }
+        return (fixedSeeds, otherSeeds, direct)
+    }
+
+    private static func best(_ a: Int?, _ b: Int?) -> Int? {
+        switch (a, b) {
+        case let (a?, b?): return min(a, b)
+        case let (a, b): return a ?? b
+        }
+    }
+}

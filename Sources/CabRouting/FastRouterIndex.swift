@@ -1,0 +1,58 @@
+/// Everything fast routing precomputes for one graph: the contraction hierarchy, hub labels when they fit, and
+/// each edge's ends (to turn unpacked paths into node sequences). Immutable and shared between threads; each
+/// thread queries it through its own `FastRouter`.
+public struct FastRouterIndex: Sendable {
+    /// How to build the index.
+    public struct Configuration: Sendable {
+        /// Contraction tuning.
+        public var contraction: ContractionBuilder.Configuration
+        /// Whether to compute hub labels (faster queries, more memory and build time).
+        public var buildsHubLabels: Bool
+        /// Hub labels are dropped when they would exceed this many entries (12 bytes each).
+        public var hubLabelEntryLimit: Int
+
+        /// Creates a configuration.
+        public init(
+            contraction: ContractionBuilder.Configuration = .init(), buildsHubLabels: Bool = true,
+            hubLabelEntryLimit: Int = 20_000_000
+        ) {
+            self.contraction = contraction
+            self.buildsHubLabels = buildsHubLabels
+            self.hubLabelEntryLimit = hubLabelEntryLimit
+        }
+    }
+
+    /// The contraction hierarchy (always present; it unpacks paths).
+    public let hierarchy: ContractionHierarchy
+    /// Hub labels, when built and within budget; durations then come from label merges.
+    public let labels: HubLabels?
+    /// Tail node of each edge.
+    let edgeFrom: ContractionBuffer<Int32>
+    /// Head node of each edge.
+    let edgeTo: ContractionBuffer<Int32>
+
+    /// Nodes of the graph.
+    public var nodeCount: Int { hierarchy.nodeCount }
+    /// Edges of the graph.
+    public var edgeCount: Int { hierarchy.edgeCount }
+    /// `ContractionGraph.fingerprint` of the graph it was built from.
+    public var graphFingerprint: UInt64 { hierarchy.graphFingerprint }
+
+    init(hierarchy: ContractionHierarchy, labels: HubLabels?, edgeFrom: [Int32], edgeTo: [Int32]) {
+        self.hierarchy = hierarchy
+        self.labels = labels
+        self.edgeFrom = ContractionBuffer(edgeFrom)
+        self.edgeTo = ContractionBuffer(edgeTo)
+    }
+
+    /// Preprocesses `graph`.
+    /// - Complexity: the contraction, then O(n · L²) for labels of average size L.
+    public init(graph: ContractionGraph, configuration: Configuration = .init()) {
+        let hierarchy = ContractionHierarchy(graph: graph, configuration: configuration.contraction)
+        let labels =
+            configuration.buildsHubLabels
+            ? HubLabels(hierarchy: hierarchy, entryLimit: configuration.hubLabelEntryLimit) : nil
+        self.init(
+            hierarchy: hierarchy, labels: labels, edgeFrom: graph.edges.map(\.from), edgeTo: graph.edges.map(\.to))
+    }
+}

@@ -1,0 +1,232 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import CabGeo
+
+/// Issue 3's routing measurements on one road graph, as a library function that `cab bench route` prints.
+///
+/// Preprocessing is timed once; queries are timed one by one with `ContinuousClock` and summarised by their
+/// median. Query points are random graph nodes of the largest component moved up to ~30 m off the road, snapped
+/// before the clock starts (except for many-to-one, whose figure includes snapping every driver and the pickup).
+public enum RoutingBenchmark {
+    /// What to measure.
+    public struct Configuration: Sendable {
+        /// Random point pairs for the point-to-point figures.
+        public var pairs: Int
+        /// How many of those pairs plain Dijkstra also answers (it is ~1000× slower).
+        public var dijkstraPairs: Int
+        /// Pickups for each many-to-one figure.
+        public var manyToOneRounds: Int
+        /// Seed of the random points.
+        public var seed: UInt64
+        /// How the index is built.
+        public var index: FastRouterIndex.Configuration
+
+        /// Creates a configuration.
+        public init(
+            pairs: Int = 10_000, dijkstraPairs: Int = 1_000, manyToOneRounds: Int = 1_000, seed: UInt64 = 1,
+            index: FastRouterIndex.Configuration = .init()
+        ) {
+            self.pairs = pairs
+            self.dijkstraPairs = dijkstraPairs
+            self.manyToOneRounds = manyToOneRounds
+            self.seed = seed
+            self.index = index
+        }
+    }
+
+    /// The figures; `Codable` keys are the snake_case names `cab bench route --json` prints.
+    public struct Result: Sendable, Codable, Equatable {
+        /// Graph nodes.
+        public var nodes: Int
+        /// Graph edges.
+        public var edges: Int
+        /// Seconds spent building the graph (import or generation), when the caller measured it.
+        public var importSeconds: Double?
+        /// Seconds of preprocessing: contraction plus hub labels.
+        public var preprocessSeconds: Double
+        /// Seconds of the contraction alone.
+        public var contractionSeconds: Double
+        /// Seconds computing hub labels (0 when none).
+        public var hubLabelSeconds: Double
+        /// Shortcuts the contraction added.
+        public var shortcuts: Int
+        /// Average hubs per label, nil without labels.
+        public var averageLabelSize: Double?
+        /// Peak resident memory of the process so far, in MB (`getrusage`).
+        public var peakRSSMegabytes: Double
+        /// Pairs timed.
+        public var pairs: Int
+        /// Pairs also timed with plain Dijkstra.
+        public var dijkstraPairs: Int
+        /// Median point-to-point duration query, the router's default (labels when present), microseconds.
+        public var p2pMedianMicroseconds: Double
+        /// Median point-to-point duration query on the contraction hierarchy alone, microseconds.
+        public var p2pHierarchyMedianMicroseconds: Double
+        /// Median plain Dijkstra duration query on the first `dijkstraPairs` pairs, microseconds.
+        public var p2pDijkstraMedianMicroseconds: Double
+        /// Median route with unpacked path and full geometry, microseconds.
+        public var p2pGeometryMedianMicroseconds: Double
+        /// Median of 20 drivers to one pickup, snapping included, microseconds.
+        public var manyToOne20MedianMicroseconds: Double
+        /// Median of 100 drivers to one pickup, snapping included, microseconds.
+        public var manyToOne100MedianMicroseconds: Double
+        /// Median of 20 already snapped drivers to one snapped pickup (the routing part alone), microseconds.
+        public var manyToOne20RoutingMedianMicroseconds: Double
+        /// Median time to snap one coordinate, microseconds.
+        public var snapMedianMicroseconds: Double
+        /// Dijkstra median over the router's median (same pairs).
+        public var speedup: Double { p2pDijkstraMedianMicroseconds / max(p2pMedianMicroseconds, 1e-9) }
+
+        enum CodingKeys: String, CodingKey {
+            case nodes, edges, shortcuts, pairs
+            case importSeconds = "import_s"
+            case preprocessSeconds = "preprocess_s"
+            case contractionSeconds = "contraction_s"
+            case hubLabelSeconds = "hub_labels_s"
+            case averageLabelSize = "average_label_size"
+            case peakRSSMegabytes = "peak_rss_mb"
+            case dijkstraPairs = "dijkstra_pairs"
+            case p2pMedianMicroseconds = "p2p_median_us"
+            case p2pHierarchyMedianMicroseconds = "p2p_ch_median_us"
+            case p2pDijkstraMedianMicroseconds = "p2p_dijkstra_median_us"
+            case p2pGeometryMedianMicroseconds = "p2p_geometry_median_us"
+            case manyToOne20MedianMicroseconds = "many_to_one_20_median_us"
+            case manyToOne100MedianMicroseconds = "many_to_one_100_median_us"
+            case manyToOne20RoutingMedianMicroseconds = "many_to_one_20_routing_median_us"
+            case snapMedianMicroseconds = "snap_median_us"
+        }
+    }
+
+    /// Preprocesses `graph` and times every query kind on it.
+    /// - Complexity: preprocessing plus `pairs` fast queries and `dijkstraPairs` Dijkstra searches.
+    public static func run(
+        on graph: RoadGraph, importSeconds: Double? = nil, configuration: Configuration = .init()
+    ) -> Result {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let contraction = ContractionGraph(roadGraph: graph)
+        let hierarchy = ContractionHierarchy(graph: contraction, configuration: configuration.index.contraction)
+        let contracted = clock.now
+        let labels =
+            configuration.index.buildsHubLabels
+            ? HubLabels(hierarchy: hierarchy, entryLimit: configuration.index.hubLabelEntryLimit) : nil
+        let labelled = clock.now
+        let index = FastRouterIndex(
+            hierarchy: hierarchy, labels: labels, edgeFrom: contraction.edges.map(\.from),
+            edgeTo: contraction.edges.map(\.to))
+        let router = FastRouter(index: index, graph: graph)
+        let hierarchyOnly = FastRouter(
+            index: FastRouterIndex(
+                hierarchy: hierarchy, labels: nil, edgeFrom: contraction.edges.map(\.from),
+                edgeTo: contraction.edges.map(\.to)), graph: graph)
+        let snapper = Snapper(graph: graph)
+        var random = SplitMix64(seed: configuration.seed)
+        let points = randomPoints(graph, count: configuration.pairs + 1, random: &random)
+        let snapped = points.compactMap { try? snapper.snap($0) }
+        var pairs: [RouteEndpoints] = []
+        for i in 0..<max(0, snapped.count - 1) { pairs.append(RouteEndpoints(start: snapped[i], end: snapped[i + 1], in: graph)) }
+
+        var sink = 0
+        let fast = pairs.map { pair in time(clock) { sink &+= router.durationMilliseconds(pair) ?? 0 } }
+        let viaHierarchy = pairs.map { pair in time(clock) { sink &+= hierarchyOnly.durationMilliseconds(pair) ?? 0 } }
+        let geometry = pairs.map { pair in time(clock) { sink &+= (try? router.route(pair))?.geometry.count ?? 0 } }
+        var dijkstra = DijkstraRouter(graph: graph)
+        let slow = pairs.prefix(configuration.dijkstraPairs).map { pair in
+            time(clock) { sink &+= dijkstra.durationMilliseconds(pair) ?? 0 }
+        }
+        func manyToOne(_ drivers: Int) -> [Double] {
+            (0..<configuration.manyToOneRounds).map { _ in
+                let group = randomPoints(graph, count: drivers + 1, random: &random)
+                return time(clock) {
+                    guard let pickup = try? snapper.snap(group[drivers]) else { return }
+                    let starts = group.prefix(drivers).compactMap { try? snapper.snap($0) }
+                    for d in router.durationsMilliseconds(from: starts, to: pickup) { sink &+= d ?? 0 }
+                }
+            }
+        }
+        let many20 = manyToOne(20)
+        let many100 = manyToOne(100)
+        let routingOnly = (0..<configuration.manyToOneRounds).map { round in
+            let group = (0..<21).map { snapped[(round * 21 + $0) % snapped.count] }
+            return time(clock) {
+                for d in router.durationsMilliseconds(from: Array(group.prefix(20)), to: group[20]) { sink &+= d ?? 0 }
+            }
+        }
+        let snapping = points.prefix(configuration.pairs).map { point in
+            time(clock) { sink &+= (try? snapper.snap(point))?.piece ?? 0 }
+        }
+        precondition(sink != 42, "keeps the optimizer from dropping the timed work")
+        return Result(
+            nodes: graph.nodeCount, edges: graph.edgeCount, importSeconds: importSeconds,
+            preprocessSeconds: seconds(labelled - start), contractionSeconds: seconds(contracted - start),
+            hubLabelSeconds: seconds(labelled - contracted), shortcuts: hierarchy.shortcutCount,
+            averageLabelSize: labels?.averageLabelSize, peakRSSMegabytes: peakResidentMegabytes(), pairs: pairs.count,
+            dijkstraPairs: slow.count, p2pMedianMicroseconds: median(fast),
+            p2pHierarchyMedianMicroseconds: median(viaHierarchy), p2pDijkstraMedianMicroseconds: median(slow),
+            p2pGeometryMedianMicroseconds: median(geometry), manyToOne20MedianMicroseconds: median(many20),
+            manyToOne100MedianMicroseconds: median(many100), manyToOne20RoutingMedianMicroseconds: median(routingOnly),
+            snapMedianMicroseconds: median(snapping))
+    }
+
+    /// Generates a `SyntheticCity` grid of about `nodes` crossings and measures it (generation is `import_s`).
+    public static func runSynthetic(nodes: Int, seed: UInt64 = 1, configuration: Configuration) -> Result {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let side = max(2, Int(Double(nodes).squareRoot().rounded()))
+        let graph = SyntheticCity.grid(rows: side, cols: side, seed: seed)
+        let generated = clock.now
+        return run(on: graph, importSeconds: seconds(generated - start), configuration: configuration)
+    }
+
+    /// Peak resident set size of this process in MB (`getrusage`; Linux reports kilobytes).
+    public static func peakResidentMegabytes() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+            let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+        #else
+            let who = RUSAGE_SELF
+        #endif
+        guard getrusage(who, &usage) == 0 else { return 0 }
+        #if canImport(Darwin)
+            return Double(usage.ru_maxrss) / 1_048_576
+        #else
+            return Double(usage.ru_maxrss) / 1024
+        #endif
+    }
+
+    private static func randomPoints(_ graph: RoadGraph, count: Int, random: inout SplitMix64) -> [Coordinate] {
+        let candidates = graph.nodeCount
+        guard candidates > 0 else { return [] }
+        var points: [Coordinate] = []
+        points.reserveCapacity(count)
+        while points.count < count {
+            let node = Int(random.next() % UInt64(candidates))
+            guard graph.nodeInLargestComponent[node] else { continue }
+            let c = graph.nodeCoordinates[node]
+            let offset = 0.0003 * (random.nextDouble() - 0.5)  // about ±15 m
+            points.append(Coordinate(latitude: c.latitude + offset, longitude: c.longitude - offset))
+        }
+        return points
+    }
+
+    @inline(never) private static func time(_ clock: ContinuousClock, _ work: () -> Void) -> Double {
+        let start = clock.now
+        work()
+        return seconds(clock.now - start) * 1e6
+    }
+
+    private static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+}

@@ -1,0 +1,104 @@
+import CabGeo
+import Foundation
+
+/// `cab bench api`: parses flags, runs `APIBenchmark`, prints the figures (or one JSON object with `--json`).
+enum APIBenchCommand {
+    static let flags: [Arguments.Flag] = [
+        .init(name: "data", valueName: "DIR", help: "imported data directory (default $CAB_DATA or data/cab)"),
+        .init(name: "duration", valueName: "S", help: "seconds per load (default 10)"),
+        .init(name: "connections", valueName: "N", help: "open connections (default 64)"),
+        .init(name: "threads", valueName: "N", help: "wrk threads (default 2)"),
+        .init(name: "riders", valueName: "N", help: "rider accounts the bookings are spread over (default 16)"),
+        .init(name: "pickup", valueName: "LAT,LON", help: "pickup (default: a road node at the map's centre)"),
+        .init(name: "dropoff", valueName: "LAT,LON", help: "dropoff (default: a road node ~1.5 km north-east)"),
+        .init(name: "server-log", valueName: "FILE", help: "where the server's stderr goes (default /dev/null)"),
+        .init(name: "json", valueName: nil, help: "print one JSON object"),
+    ]
+
+    static let usage = """
+        usage: cab bench api [--data DIR] [--duration S] [--json]
+
+        Starts `cab serve` on a scratch copy of DIR (links to the map, a fresh store) on 127.0.0.1, measures
+        GET /healthz requests/s (the server's ceiling) with wrk, then creates riders and measures durable
+        bookings/s and p50/p99 latency (POST /v1/bookings, a unique Idempotency-Key per request).
+        Targets (issue 5): at least 3,000 bookings/s and p99 under 20 ms at 64 connections. Printed, never asserted.
+
+        \(Arguments.describe(flags))
+        """
+
+    /// Central Helsinki (the Makefile's default map), when the data directory has no road graph to pick from.
+    static let fallbackPair = (
+        Coordinate(latitude: 60.1699, longitude: 24.9384), Coordinate(latitude: 60.1841, longitude: 24.9501)
+    )
+
+    static func run(_ arguments: [String]) -> Never {
+        let args = Arguments(arguments, flags: flags, usage: usage)
+        guard args.positional.isEmpty else { Console.fail("bench api takes no positional arguments\n\n\(usage)") }
+        let data = dataDirectory(args)
+        let central = MapPoints.centralPair(dataDirectory: data) ?? fallbackPair
+        let configuration = APIBenchmark.Configuration(
+            dataDirectory: data,
+            durationSeconds: args.integer("duration", default: 10, in: 1...3600),
+            connections: args.integer("connections", default: 64, in: 1...10_000),
+            wrkThreads: args.integer("threads", default: 2, in: 1...64),
+            riders: args.integer("riders", default: 16, in: 1...10_000),
+            pickup: args.value("pickup").map { Arguments.parseCoordinate($0, what: "--pickup") } ?? central.0,
+            dropoff: args.value("dropoff").map { Arguments.parseCoordinate($0, what: "--dropoff") } ?? central.1,
+            serverLog: args.value("server-log") ?? "/dev/null")
+        if !FileManager.default.fileExists(atPath: configuration.dataDirectory) {
+            Console.error("cab: \(configuration.dataDirectory) does not exist (run `make run` or `cab import`); "
+                + "the server starts without a map")
+        }
+        let result: APIBenchmark.Result
+        do {
+            result = try APIBenchmark(configuration: configuration).run()
+        } catch {
+            Console.fail(error.message, code: 70)
+        }
+        if args.has("json") {
+            Console.line(json(result))
+        } else {
+            Console.line(text(result))
+        }
+        exitProcess(0)
+    }
+
+    static func text(_ r: APIBenchmark.Result) -> String {
+        var lines = [
+            "cab bench api (\(BenchFormat.buildMode) build, \(HTTPServerThreads.describe), wrk \(r.connections) "
+                + "connections, \(r.durationSeconds) s per load)",
+            "GET /healthz        \(BenchFormat.rate(r.healthz.requestsPerSecond)) req/s    "
+                + BenchFormat.latencies(r.healthz) + BenchFormat.failures(r.healthz),
+        ]
+        if let b = r.bookings {
+            lines.append(
+                "POST /v1/bookings   \(BenchFormat.rate(b.successesPerSecond)) bookings/s "
+                    + BenchFormat.latencies(b) + BenchFormat.failures(b))
+            lines.append("  target: >= 3,000 bookings/s and p99 < 20 ms; \(r.pairs) routes, durable (201 after fsync)")
+            lines.append(
+                "  bookings / healthz ceiling: "
+                    + String(format: "%.1f%%", 100 * b.successesPerSecond / max(r.healthz.requestsPerSecond, 1)))
+        } else {
+            lines.append("POST /v1/bookings   \(r.bookingsNote ?? "not measured")")
+        }
+        if let peak = r.serverPeakResidentBytes { lines.append("server peak RSS     \(BenchFormat.mebibytes(peak))") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ r: APIBenchmark.Result) -> String {
+        var object: [String: Any] = [
+            "healthz_rps": BenchFormat.round(r.healthz.requestsPerSecond, 1),
+            "healthz_p99_ms": BenchFormat.round(r.healthz.p99Milliseconds, 3),
+            "connections": r.connections,
+            "duration_s": r.durationSeconds,
+            "build": BenchFormat.buildMode,
+        ]
+        object["bookings_per_s"] = r.bookings.map { BenchFormat.round($0.successesPerSecond, 1) } ?? NSNull()
+        object["bookings_p50_ms"] = r.bookings.map { BenchFormat.round($0.p50Milliseconds, 3) } ?? NSNull()
+        object["bookings_p99_ms"] = r.bookings.map { BenchFormat.round($0.p99Milliseconds, 3) } ?? NSNull()
+        object["non_2xx"] = (r.bookings?.non2xx ?? 0) + r.healthz.non2xx
+        if let note = r.bookingsNote { object["bookings_note"] = note }
+        if let peak = r.serverPeakResidentBytes { object["server_peak_rss_bytes"] = peak }
+        return BenchFormat.jsonLine(object)
+    }
+}

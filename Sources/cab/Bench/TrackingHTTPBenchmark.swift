@@ -1,0 +1,197 @@
+import CabGeo
+import Foundation
+
+/// The HTTP halves of `cab bench tracking` (issue 6) against a `cab serve` child: single-fix
+/// `POST /v1/driver/locations` requests/s over wrk with many drivers' tokens, and the fleet stream's SSE fan-out.
+/// The in-process halves come from `CabTracking.TrackingBenchmark`; the `tracking` command joins both.
+enum TrackingHTTPBenchmark {
+    /// What the ingest load measured.
+    struct IngestResult {
+        var wrk: WrkResult
+        /// Fixes the server reported `accepted` (summed from the response bodies).
+        var acceptedFixes: Int
+        var drivers: Int
+    }
+
+    /// What the fan-out measured, with the ingest load that fed it.
+    struct FanOutResult {
+        var fanOut: SSEFanOut.Result
+        var publisher: WrkResult?
+    }
+
+    /// Registers `count` drivers through `POST /v1/drivers` (wrk, `connections` at a time) and returns their
+    /// bearer tokens. Throws with what is missing when the endpoint is not there.
+    static func registerDrivers(
+        server: ServerProcess, count: Int, connections: Int = 16, timeoutSeconds: Int = 600
+    ) throws(BenchError) -> [String] {
+        let probe = try LoopbackHTTPClient(port: server.port).send(
+            "POST", "/v1/drivers", json: ["name": "Bench Probe", "vehicle": "Bench car", "plate": "B-PROBE"])
+        guard probe.status == 201 || probe.status == 200 else {
+            throw BenchError(
+                "driver endpoints not available (\(probe.status) from POST /v1/drivers: \(APIBenchmark.detail(probe)))")
+        }
+        var template = Array(temporaryPath("cab-drivers-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw BenchError("cannot create a temporary directory") }
+        let directory = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = WrkScript(
+            lua: """
+                function cab_init()
+                  out = io.open(\(luaString(directory)) .. "/tokens-" .. tid .. ".txt", "w")
+                  out:setvbuf("line")
+                end
+                function request()
+                  counter = counter + 1
+                  local body = '{"name":"Bench Driver ' .. tid .. '-' .. counter .. '","vehicle":"Bench car",' ..
+                    '"plate":"B-' .. tid .. '-' .. counter .. '"}'
+                  return wrk.format("POST", "/v1/drivers", {["Content-Type"] = "application/json"}, body)
+                end
+                function cab_response(status, body)
+                  if status == 201 or status == 200 then
+                    local token = body:match('"token"%s*:%s*"([^"]+)"')
+                    if token then out:write(token, "\\n") extra = extra + 1 end
+                  end
+                end
+                """)
+        let wrk = WrkRunner(threads: 2, connections: connections, durationSeconds: timeoutSeconds)
+        let running = try wrk.start(baseURL: server.baseURL, script: script)
+        let deadline = monotonicSeconds() + Double(timeoutSeconds)
+        while readTokens(directory).count < count && monotonicSeconds() < deadline { usleep(200_000) }
+        running.interrupt()
+        let result = try running.finish()
+        let tokens = readTokens(directory)
+        guard tokens.count >= count else {
+            throw BenchError(
+                "registered only \(tokens.count) of \(count) drivers (non-2xx \(result.non2xx): \(result.statusSummary))")
+        }
+        return Array(tokens.prefix(count))
+    }
+
+    private static func readTokens(_ directory: String) -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return files.sorted().flatMap { name -> [String] in
+            let text = (try? String(contentsOfFile: "\(directory)/\(name)", encoding: .utf8)) ?? ""
+            // A line still being written has no newline yet: keep complete lines only.
+            return text.split(separator: "\n", omittingEmptySubsequences: true).dropLast(text.hasSuffix("\n") ? 0 : 1)
+                .map(String.init)
+        }
+    }
+
+    /// Creates a dispatcher with `cab admin create-dispatcher --data DIR NAME` (this executable) and returns the
+    /// token it prints.
+    static func createDispatcher(dataDirectory: String) throws(BenchError) -> String {
+        let child = try ChildProcess(
+            executable: ServerProcess.currentExecutable(),
+            arguments: ["admin", "create-dispatcher", "--data", dataDirectory, "Bench Dispatcher"])
+        let output = child.readAll().trimmingSpaces.split(separator: "\n").last.map(String.init) ?? ""
+        let status = child.waitForExit()
+        guard status == 0, !output.isEmpty else {
+            throw BenchError("`cab admin create-dispatcher` failed (exit \(status)); is issue 5's admin command in?")
+        }
+        return output
+    }
+
+    /// A wrk script posting one fix per request for drivers whose tokens are in `tokensFile` (one a line), each
+    /// thread owning every `threads`-th driver so a driver's fixes leave in time order. Times come from the real
+    /// clock in milliseconds (LuaJIT FFI `clock_gettime`), strictly increasing per driver; positions start spread
+    /// within `spanDegrees` of `centre` and move east at 5 m/s, so every fix passes the server's speed rule.
+    static func ingestScript(tokensFile: String, threads: Int, centre: Coordinate, spanDegrees: Double) -> WrkScript {
+        let metresPerDegreeLon = 111_320 * max(0.1, cos(centre.latitude * .pi / 180))
+        return WrkScript(
+            lua: """
+                local ffi = require("ffi")
+                ffi.cdef[[
+                typedef struct { long tv_sec; long tv_nsec; } cab_timespec;
+                int clock_gettime(int clk, cab_timespec *tp);
+                ]]
+                local ts = ffi.new("cab_timespec")
+                local function now_ms()
+                  ffi.C.clock_gettime(0, ts)
+                  return tonumber(ts.tv_sec) * 1000 + math.floor(tonumber(ts.tv_nsec) / 1000000)
+                end
+                function cab_init()
+                  mine, lat, lon, last, seq = {}, {}, {}, {}, {}
+                  local i = 0
+                  for line in io.lines(\(luaString(tokensFile))) do
+                    if i % \(max(1, threads)) == tid then
+                      table.insert(mine, "Bearer " .. line)
+                      local k = #mine
+                      lat[k] = \(centre.latitude) + (((i * 7919) % 1000) / 1000 - 0.5) * \(spanDegrees)
+                      lon[k] = \(centre.longitude) + (((i * 104729) % 1000) / 1000 - 0.5) * \(spanDegrees)
+                      last[k] = 0
+                      seq[k] = 0
+                    end
+                    i = i + 1
+                  end
+                  t0 = now_ms()
+                  nextdriver = 0
+                end
+                function request()
+                  nextdriver = nextdriver % #mine + 1
+                  local k = nextdriver
+                  local t = now_ms()
+                  if t <= last[k] then t = last[k] + 1 end
+                  last[k] = t
+                  seq[k] = seq[k] + 1
+                  local stamp = os.date("!%Y-%m-%dT%H:%M:%S", math.floor(t / 1000)) .. string.format(".%03dZ", t % 1000)
+                  local east = lon[k] + (t - t0) / 1000 * 5 / \(metresPerDegreeLon)
+                  local body = string.format('{"fixes":[{"lat":%.7f,"lon":%.7f,"time":"%s","accuracy":5,' ..
+                    '"speed":5,"heading":90,"seq":%d}]}', lat[k], east, stamp, seq[k])
+                  return wrk.format("POST", "/v1/driver/locations",
+                    {["Authorization"] = mine[k], ["Content-Type"] = "application/json"}, body)
+                end
+                function cab_response(status, body)
+                  if status == 200 or status == 201 or status == 202 then
+                    local n = body:match('"accepted"%s*:%s*(%d+)')
+                    if n then extra = extra + tonumber(n) end
+                  end
+                end
+                """)
+    }
+
+    /// Writes `tokens` to a temporary file for `ingestScript`; the caller removes it.
+    static func writeTokens(_ tokens: [String]) throws(BenchError) -> String {
+        let path = temporaryPath("cab-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt")
+        guard FileManager.default.createFile(atPath: path, contents: Data((tokens.joined(separator: "\n") + "\n").utf8))
+        else { throw BenchError("cannot write \(path)") }
+        return path
+    }
+
+    /// Single-fix ingest requests/s: wrk with `wrk.connections` connections, each request a fix for the next
+    /// driver. Use at least as many drivers as requests per second you expect: the server's per-driver rate limit
+    /// (1 batch/s after a burst of 10 by default) answers 429 beyond that.
+    static func measureIngest(
+        server: ServerProcess, tokens: [String], centre: Coordinate, spanDegrees: Double = 0.05, wrk: WrkRunner
+    ) throws(BenchError) -> IngestResult {
+        let file = try writeTokens(tokens)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let script = ingestScript(tokensFile: file, threads: wrk.threads, centre: centre, spanDegrees: spanDegrees)
+        let result = try wrk.run(baseURL: server.baseURL, script: script)
+        return IngestResult(wrk: result, acceptedFixes: result.extra, drivers: tokens.count)
+    }
+
+    /// Opens `clients` fleet streams (`GET /v1/fleet/stream` as a dispatcher), then feeds positions with a light
+    /// ingest load (`publisherConnections` connections over `tokens`) while measuring events/s and delivery latency
+    /// from each event's `time` (the fix time the load generator stamped from the real clock).
+    static func measureFleetFanOut(
+        server: ServerProcess, dispatcherToken: String, tokens: [String], centre: Coordinate, clients: Int,
+        seconds: Int, publisherConnections: Int = 4, path: String = "/v1/fleet/stream"
+    ) throws(BenchError) -> FanOutResult {
+        let fanOut = SSEFanOut(
+            configuration: .init(
+                port: server.port, path: path, headers: [("Authorization", "Bearer \(dispatcherToken)")],
+                clients: clients))
+        fanOut.connect()
+        defer { fanOut.closeAll() }
+        let file = try writeTokens(tokens)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let wrk = WrkRunner(threads: 1, connections: publisherConnections, durationSeconds: seconds + 5)
+        let publisher = try wrk.start(
+            baseURL: server.baseURL,
+            script: ingestScript(tokensFile: file, threads: 1, centre: centre, spanDegrees: 0.05))
+        let result = fanOut.measure(seconds: Double(seconds))
+        publisher.interrupt()
+        let load = try? publisher.finish()
+        return FanOutResult(fanOut: result, publisher: load)
+    }
+}

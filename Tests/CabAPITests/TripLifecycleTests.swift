@@ -1,0 +1,127 @@
+import CabAPI
+import CabCore
+import CabGeo
+import Foundation
+import Testing
+
+/// Dispatch and the trip lifecycle over the API, in process, with a manual clock.
+@Suite struct TripLifecycleTests {
+    /// Pickup on the south bank at s1; one driver across the river 150 m away by air (2 km by road over the
+    /// bridge), one 500 m along the same bank.
+    @Test func dispatchOffersTheNearestByRoadNotByAir() throws {
+        let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1))
+        let acrossTheRiver = h.driver(at: RiverMap.north(1))
+        let sameBank = h.driver(at: RiverMap.south(6))
+        let across = try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": acrossTheRiver.token]))
+        let same = try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": sameBank.token]))
+        let booking = h.book(h.rider(), from: RiverMap.south(1), to: RiverMap.south(8))
+        #expect(booking.status == 201)
+        let offers = same.read().filter { $0.event == "offer" }
+        #expect(offers.count == 1)
+        #expect(across.read().filter { $0.event == "offer" }.isEmpty)
+        let eta = try #require(offers.first?.data["eta_s"] as? Int)
+        #expect(eta > 20 && eta < 120)  // 500 m at residential speed, not 2 km
+        #expect(try h.status(of: booking.string("id")!) == .dispatching)
+    }
+
+    @Test func timeoutsDeclinesAndOfflineMoveOnUntilNoDriverFound() throws {
+        let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1, searchRadiiMeters: [3_000], maximumBatches: 3))
+        let a = h.driver(at: RiverMap.south(2))
+        let b = h.driver(at: RiverMap.south(4))
+        let c = h.driver(at: RiverMap.south(6))
+        let streams = try [a, b, c].map { try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": $0.token])) }
+        let id = h.book(h.rider(), from: RiverMap.south(1), to: RiverMap.south(8)).string("id")!
+        #expect(streams[0].read().map(\.event) == ["offer"])
+        // a declines: b gets it; a may not accept what it declined.
+        #expect(h.call("POST", "/v1/trips/\(id)/decline", token: a.token).status == 200)
+        #expect(streams[1].read().map(\.event) == ["offer"])
+        #expect(h.call("POST", "/v1/trips/\(id)/accept", token: a.token).status == 409)
+        // b lets it lapse: nothing at 9.9 s, the offer moves at 10 s and b is told.
+        h.advance(seconds: 9.9)
+        #expect(streams[2].read().isEmpty)
+        h.advance(seconds: 0.1)
+        #expect(streams[1].read().map(\.event) == ["cancelled"])
+        #expect(streams[2].read().map(\.event) == ["offer"])
+        // c goes offline: that was the last batch.
+        #expect(h.call("POST", "/v1/driver/status", token: c.token, body: ["status": "offline"]).status == 200)
+        #expect(try h.status(of: id) == .noDriverFound)
+        #expect(streams[0].read().isEmpty)  // a decliner is never offered the trip again
+        let history = try h.store.history(BookingID(id)!).map(\.to)
+        #expect(history == [.requested, .dispatching, .noDriverFound])
+    }
+
+    @Test func aWholeTripWithLiveETAAlertsPINFareAndATrackingLinkThatDies() throws {
+        let h = try TripHarness()
+        let driver = h.driver(at: RiverMap.north(0))
+        let rider = h.rider()
+        let driverStream = try SSEReader(h.call("GET", "/v1/driver/stream", token: driver.token))
+        let booked = h.book(rider, from: RiverMap.south(0), to: RiverMap.south(9))
+        let id = booked.string("id")!
+        let pin = booked.string("pin")!
+        let riderStream = try SSEReader(h.call("GET", "/v1/bookings/\(id)/stream", token: rider.token))
+        let share = h.call("POST", "/v1/bookings/\(id)/share", token: rider.token)
+        let token = try #require(share.string("token"))
+        #expect(share.string("url") == "/t/\(token)" && token.count >= 40)
+        #expect(h.call("GET", "/v1/track/\(token)").status == 200)
+        #expect(h.call("GET", "/v1/track/not-a-token").status == 404)
+        let linkStream = try SSEReader(h.call("GET", "/v1/track/\(token)/stream"))
+        #expect(driverStream.read().map(\.event) == ["offer"])
+
+        let accepted = h.call("POST", "/v1/trips/\(id)/accept", token: driver.token)
+        #expect(accepted.status == 200 && accepted.string("status") == "accepted")
+        #expect(accepted.json["pin"] is NSNull)  // the driver must hear the PIN from the rider
+        #expect(accepted.json["promised_pickup_eta_s"] as? Int ?? 0 > 60)
+        #expect(driverStream.read().map(\.event) == ["assigned"])
+        let events = riderStream.read()
+        #expect(events.map(\.event).contains("status") && events.map(\.event).contains("driver"))
+
+        // Drive north bank east, over the bridge, back west: ETA falls, alerts once per tier.
+        var alerts: [String] = []
+        var etas: [Int] = []
+        let path = (0..<10).map(RiverMap.north) + [RiverMap.point(x: 900, y: 75)] + (0..<10).reversed().map(RiverMap.south)
+        for (step, point) in path.enumerated() {
+            h.clock.advance(seconds: 12)
+            h.move(driver, to: point)
+            h.dispatch.tick()
+            h.dispatch.tick()  // a second tick without a new fix sends nothing new (coalesced)
+            let got = riderStream.read()
+            #expect(got.filter { $0.event == "position" }.count == 1, "step \(step)")
+            etas += got.filter { $0.event == "eta" }.compactMap { $0.data["eta_s"] as? Int }
+            alerts += got.filter { $0.event == "alert" }.compactMap { $0.data["kind"] as? String }
+            if step == 2 { h.call("POST", "/v1/trips/\(id)/depart", token: driver.token) }
+            if step == 5 {  // jitter: the same spot reported again does not repeat an alert
+                h.clock.advance(seconds: 1)
+                h.move(driver, to: point)
+                h.dispatch.tick()
+                alerts += riderStream.read().filter { $0.event == "alert" }.compactMap { $0.data["kind"] as? String }
+            }
+        }
+        #expect(etas.first! > etas.last! && etas.last! <= 5)
+        #expect(alerts == ["arriving_5_min", "arriving_1_min"])
+        #expect(linkStream.read().contains { $0.event == "position" })
+
+        #expect(h.call("POST", "/v1/trips/\(id)/arrived", token: driver.token).status == 200)
+        #expect(riderStream.read().compactMap { $0.data["kind"] as? String } == ["arrived"])
+        let wrong = h.call("POST", "/v1/trips/\(id)/start", token: driver.token, body: ["code": pin == "0000" ? "1111" : "0000"])
+        #expect(wrong.status == 422)
+        #expect(h.call("POST", "/v1/trips/\(id)/start", token: driver.token, body: ["code": pin]).status == 200)
+        for i in 1...9 {
+            h.clock.advance(seconds: 10)
+            h.move(driver, to: RiverMap.south(i))
+        }
+        let done = h.call("POST", "/v1/trips/\(id)/complete", token: driver.token)
+        #expect(done.string("status") == "completed")
+        let total = (done.json["final_fare"] as? [String: Any])?["total"] as? [String: Any]
+        let expected = Tariff.standard.fare(distanceMeters: 900, durationSeconds: 90).total.minorUnits
+        #expect(total?["amount_minor"] as? Int == Int(expected))
+        #expect(riderStream.read().last?.data["status"] as? String == "completed" && riderStream.ended)
+        #expect(linkStream.read().last?.data["status"] as? String == "completed" && linkStream.ended)
+        #expect(h.call("GET", "/v1/track/\(token)").status == 410)
+        #expect(h.call("GET", "/v1/track/\(token)/stream").status == 410)
+        let read = h.call("GET", "/v1/bookings/\(id)", token: rider.token)
+        #expect(read.json["actual_pickup_at"] is String && read.json["promised_pickup_at"] is String)
+        let dispatcher = try h.dispatcherToken()
+        let stats = h.call("GET", "/v1/stats", token: dispatcher)
+        #expect(stats.json["trips_picked_up"] as? Int == 1)
+    }
+}

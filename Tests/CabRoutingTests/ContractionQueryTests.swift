@@ -1,0 +1,37 @@
+import Testing
+
+@testable import CabRouting
+
+@Suite struct ContractionQueryTests {
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func everyQueryEqualsDijkstra(seed: UInt64) {
+        let graph = ContractionTestGraphs.random(nodes: 300, parts: 3, seed: seed)
+        let hierarchy = ContractionHierarchy(graph: graph)
+        let query = ContractionQuery(hierarchy: hierarchy)
+        var rng = SeededGenerator(seed: seed &* 7919)
+        var reachable = 0
+        for _ in 0..<150 {
+            let sources = ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng)
+            let targets = ContractionTestGraphs.randomEndpoints(in: graph, source: false, using: &rng)
+            let expected = ContractionTestGraphs.duration(graph, from: sources, to: targets)
+            let meeting = query.run(from: sources, to: targets)
+            #expect(meeting.durationMs == expected, "sources \(sources) targets \(targets)")
+            guard expected != .max, meeting.durationMs == expected else { continue }
+            reachable += 1
+            // The unpacked path is connected, runs from the chosen source seed to the chosen target seed, and
+            // its edges add up to the duration.
+            let path = query.path(of: meeting, sources: sources, targets: targets)
+            var node = sources[path.sourceSeed].node
+            var total = sources[path.sourceSeed].durationMs + targets[path.targetSeed].durationMs
+            for id in path.edges {
+                let edge = graph.edges[Int(id)]
+                #expect(edge.from == node)
+                node = edge.to
+                total += edge.durationMs
+            }
+            #expect(node == targets[path.targetSeed].node)
+            #expect(total == expected)
+        }
+        #expect(reachable >= 20)
+    }
+}

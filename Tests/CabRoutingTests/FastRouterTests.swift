@@ -1,0 +1,90 @@
+import CabGeo
+import Testing
+
+@testable import CabRouting
+
+@Suite struct FastRouterTests {
+    /// With and without hub labels, every answer equals the oracle.
+    @Test(arguments: [(11, true), (12, true), (13, false)] as [(UInt64, Bool)])
+    func durationsEqualDijkstra(seed: UInt64, labels: Bool) throws {
+        let graph = ContractionTestGraphs.random(nodes: 250, parts: 2, seed: seed)
+        let index = FastRouterIndex(graph: graph, configuration: .init(buildsHubLabels: labels))
+        #expect((index.labels != nil) == labels)
+        let router = FastRouter(index: index)
+        var rng = SeededGenerator(seed: seed)
+        for _ in 0..<100 {
+            let source = ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng)
+            let target = ContractionTestGraphs.randomEndpoints(in: graph, source: false, using: &rng)
+            let expected = ContractionTestGraphs.duration(graph, from: source, to: target)
+            let fast = router.duration(from: source, to: target)
+            #expect(fast?.durationMs ?? .max == expected)
+            let route = router.route(from: source, to: target)
+            #expect(route?.durationMs ?? .max == expected)
+            if let fast, let route {
+                // Label lengths and unpacked lengths may follow different equally fast paths; on these graphs
+                // ties are rare, so they agree to rounding almost always. Check only that both are sane.
+                #expect(fast.lengthMeters >= 0 && route.lengthMeters >= 0)
+            }
+        }
+    }
+
+    @Test func manyToOneOneToManyAndMatrixEqualRepeatedOneToOne() {
+        let graph = ContractionTestGraphs.random(nodes: 300, parts: 2, seed: 21)
+        for labels in [true, false] {
+            let router = FastRouter(index: FastRouterIndex(graph: graph, configuration: .init(buildsHubLabels: labels)))
+            var rng = SeededGenerator(seed: 22)
+            for _ in 0..<10 {
+                let drivers = (0..<20).map { _ in
+                    ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng)
+                }
+                let pickup = ContractionTestGraphs.randomEndpoints(in: graph, source: false, using: &rng)
+                let many = router.durations(from: drivers, to: pickup).map { $0?.durationMs ?? .max }
+                let oracle = drivers.map { ContractionTestGraphs.duration(graph, from: $0, to: pickup) }
+                #expect(many == oracle)
+                #expect(many == drivers.map { router.duration(from: $0, to: pickup)?.durationMs ?? .max })
+
+                let reverse = router.durations(from: pickup, to: drivers).map { $0?.durationMs ?? .max }
+                #expect(reverse == drivers.map { ContractionTestGraphs.duration(graph, from: pickup, to: $0) })
+            }
+            let points = (0..<6).map { _ in ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng) }
+            let matrix = router.matrix(from: points, to: points)
+            for i in points.indices {
+                for j in points.indices {
+                    #expect(matrix[i][j]?.durationMs ?? .max == router.duration(from: points[i], to: points[j])?.durationMs ?? .max)
+                }
+            }
+        }
+    }
+
+    @Test func routeGeometryFollowsTheNodes() throws {
+        // 0 → 1 → 2 along a line, and a slow direct edge 0 → 2.
+        let graph = ContractionGraph(
+            nodeCount: 3,
+            edges: [
+                .init(from: 0, to: 1, durationMs: 1000, lengthMeters: 10),
+                .init(from: 1, to: 2, durationMs: 1000, lengthMeters: 10),
+                .init(from: 0, to: 2, durationMs: 5000, lengthMeters: 15),
+            ])
+        let coordinates = (0..<3).map { Coordinate(latitude: 47, longitude: 9.5 + Double($0) / 1000) }
+        let router = FastRouter(index: FastRouterIndex(graph: graph), nodeCoordinates: coordinates)
+        let route = try #require(router.route(from: [.init(node: 0)], to: [.init(node: 2, durationMs: 7, lengthMeters: 1)]))
+        #expect(route.durationMs == 2007)
+        #expect(route.lengthMeters == 21)
+        #expect(route.edges == [0, 1])
+        #expect(route.geometry == coordinates)
+        #expect(router.route(from: [.init(node: 2)], to: [.init(node: 0)]) == nil)
+        #expect(router.durations(from: [[.init(node: 2)], [.init(node: 1)]], to: [.init(node: 0)]) == [nil, nil])
+    }
+
+    @Test func gridLabelsOverBudgetFallBackToTheHierarchy() {
+        let graph = ContractionGraph(roadGraph: SyntheticCity.grid(rows: 30, cols: 30, seed: 3))
+        let index = FastRouterIndex(graph: graph, configuration: .init(hubLabelEntryLimit: 1000))
+        #expect(index.labels == nil)
+        let router = FastRouter(index: index)
+        for target in stride(from: 1, to: graph.nodeCount, by: 97) {
+            let seeds = [ContractionSeed(node: target)]
+            #expect(router.duration(from: [.init(node: 0)], to: seeds)?.durationMs
+                == ContractionTestGraphs.duration(graph, from: [.init(node: 0)], to: seeds))
+        }
+    }
+}
