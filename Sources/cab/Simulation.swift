@@ -1,6 +1,7 @@
 import CabAPI
 import CabClient
 import CabGeo
+import CabTracking
 import Foundation
 import Synchronization
 
@@ -54,7 +55,7 @@ struct Simulation: Sendable {
     private func drive(
         index: Int, token: String, nodes: [Coordinate], counters: SimulationCounters, deadline: ContinuousClock.Instant?
     ) async {
-        var random = SimulationRandom(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
+        var random = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
         let transport = CountingTransport(client: CabAPIClient(baseURL: baseURL, token: token), counters: counters)
         let reporter: LocationReporter
         do {
@@ -95,7 +96,7 @@ struct Simulation: Sendable {
     }
 
     /// A route of 0.5 to 6 km from `start` to a random road node; nil after 20 failed tries.
-    private func nextRoute(from start: Coordinate, nodes: [Coordinate], random: inout SimulationRandom) -> RouteWalker? {
+    private func nextRoute(from start: Coordinate, nodes: [Coordinate], random: inout SplitMix64) -> RouteWalker? {
         for _ in 0..<20 {
             let destination = nodes[Int(random.next() % UInt64(nodes.count))]
             let straight = start.distanceMeters(to: destination)
@@ -131,18 +132,5 @@ struct CountingTransport: LocationTransport {
             counters.failed.add(1, ordering: .relaxed)
         }
         return result
-    }
-}
-
-/// SplitMix64, so a seed repeats the same drive.
-struct SimulationRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
