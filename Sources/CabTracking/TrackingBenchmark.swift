@@ -146,13 +146,11 @@ public enum TrackingBenchmark {
     }
 }
 
-/// SplitMix64: a small seeded generator so benchmark data (and simulations) repeat exactly.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+/// SplitMix64: a small seeded generator so benchmark data repeats exactly.
+struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
-    /// A generator starting from `seed`.
-    public init(seed: UInt64) { state = seed }
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

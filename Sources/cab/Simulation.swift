@@ -1,7 +1,6 @@
 import CabAPI
 import CabClient
 import CabGeo
-import CabTracking
 import Foundation
 import Synchronization
 
