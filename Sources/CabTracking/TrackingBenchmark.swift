@@ -32,17 +32,14 @@ public enum TrackingBenchmark {
     public static func run(drivers: Int = 100_000, fixesPerDriver: Int = 10, queries: Int = 20_000, seed: UInt64 = 1)
         -> Result
     {
-        var random = SplitMix64(seed: seed)
+        var random = SplitMix64(seed: seed ^ 0x5EED)
         // Real account ids as keys (19-character strings), so the memory figure is what a server holds.
         let ids = (0..<drivers).map { _ in DriverID.random(using: &random) }
         let fleet = LiveFleet<DriverID>(
             ingest: IngestConfiguration(rateLimitBurst: 1_000),
             index: DriverIndexConfiguration(referenceLatitude: 60.2, maxAgeMilliseconds: 600_000))
         let start: Int64 = 1_750_000_000_000
-        var points = (0..<drivers).map { _ in
-            Coordinate(latitude: .random(in: 60.10...60.30, using: &random),
-                       longitude: .random(in: 24.70...25.20, using: &random))
-        }
+        var points = driverPoints(count: drivers, seed: seed)
         let heapBefore = residentBytes()
         for chunk in stride(from: 0, to: drivers, by: 1000) {
             let batches = (chunk..<min(drivers, chunk + 1000)).map { i in
@@ -73,10 +70,7 @@ public enum TrackingBenchmark {
         let ingested = drivers * fixesPerDriver
         precondition(fleet.acceptedCount == drivers + ingested, "the benchmark's fixes must all pass the rules")
 
-        let queryPoints = (0..<queries).map { _ in
-            Coordinate(latitude: .random(in: 60.12...60.28, using: &random),
-                       longitude: .random(in: 24.72...25.18, using: &random))
-        }
+        let queryPoints = Self.queryPoints(count: queries, seed: seed)
         var found = 0
         var fast: [Double] = []
         fast.reserveCapacity(queries)
@@ -107,6 +101,25 @@ public enum TrackingBenchmark {
             residentBytesPerDriver: heapBefore.flatMap { before in
                 heapAfter.map { Double($0 - before) / Double(max(1, drivers)) }
             })
+    }
+
+    /// The drivers' starting points: uniform in a 22 x 28 km box over Helsinki (the same for the same seed, so
+    /// other stores can be measured on them).
+    public static func driverPoints(count: Int, seed: UInt64 = 1) -> [Coordinate] {
+        var random = SplitMix64(seed: seed)
+        return (0..<count).map { _ in
+            Coordinate(latitude: .random(in: 60.10...60.30, using: &random),
+                       longitude: .random(in: 24.70...25.20, using: &random))
+        }
+    }
+
+    /// The query points of the nearest-10 searches, inside the drivers' box.
+    public static func queryPoints(count: Int, seed: UInt64 = 1) -> [Coordinate] {
+        var random = SplitMix64(seed: seed ^ 0x9E37)
+        return (0..<count).map { _ in
+            Coordinate(latitude: .random(in: 60.12...60.28, using: &random),
+                       longitude: .random(in: 24.72...25.18, using: &random))
+        }
     }
 
     private static func seconds(_ d: Duration) -> Double {

@@ -6,6 +6,8 @@ enum BenchCommand {
         ("dispatch", "dispatch decision and booking-to-first-offer latency", DispatchCommands.bench),
         ("api", "healthz ceiling, durable bookings/s and p50/p99 over HTTP (wrk)", APIBenchCommand.run),
         ("sse", "CabHTTP SSE fan-out ceiling: 5,000 raw-socket clients, events/s and p99 delivery", SSEBenchCommand.run),
+        ("tracking", "issue 6 in one run: in-process ingest/nearest/memory, Redis GEOSEARCH, HTTP ingest and SSE",
+         TrackingBenchCommand.run),
         ("tracking-http", "single-fix location posts/s (wrk) and fleet-stream SSE fan-out over HTTP",
          TrackingHTTPBenchCommand.run),
         ("route", "fast routing vs Dijkstra, many-to-one, import+preprocess, GET /v1/route p50", BenchRouteCommand.run),

@@ -14,7 +14,7 @@ enum CommandLineInterface {
           search    search the map's places as you type them
           reverse   name the place at a point
           admin     account administration (create-dispatcher)
-          simulate  simulate riders and trips (--trips)
+          simulate  drive simulated drivers on the imported map (--drivers), or riders and trips (--trips)
           bench     benchmarks that print figures (route, places, api, tracking, dispatch)
 
         Run `cab COMMAND --help` for a command's flags.
@@ -32,6 +32,7 @@ enum CommandLineInterface {
         case "simulate" where rest.contains("--trips"): DispatchCommands.simulate(rest)
         case "import": ImportCommand.run(rest)
         case "route": RouteCommand.run(rest)
+        case "simulate": SimulateCommand.run(rest)
         case "search": PlaceCommands.search(rest)
         case "reverse": PlaceCommands.reverse(rest)
         case "admin": AdminCommand.run(rest)

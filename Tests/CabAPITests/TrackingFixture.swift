@@ -89,11 +89,12 @@ final class TrackingFixture: @unchecked Sendable {
     }
 
     func request(
-        _ method: String, _ path: String, token: String? = nil, json: Any? = nil, headers: [String: String] = [:]
+        _ method: String, _ path: String, token: String? = nil, json: Any? = nil, headers: [String: String] = [:],
+        rawBody: [UInt8] = []
     ) throws -> HTTPTestResponse {
         var h = headers
         if let token { h["Authorization"] = "Bearer \(token)" }
-        var body: [UInt8] = []
+        var body = rawBody
         if let json {
             body = Array(try JSONSerialization.data(withJSONObject: json))
             h["Content-Type"] = "application/json"

@@ -27,48 +27,59 @@ enum TrackingHTTPBenchCommand {
         let duration = args.integer("duration", default: 10, in: 1...3600)
         let connections = args.integer("connections", default: 64, in: 2...10_000)
         let clients = args.integer("sse-clients", default: 5000, in: 0...100_000)
-        let centre = MapPoints.centralPair(dataDirectory: data)?.0 ?? APIBenchCommand.fallbackPair.0
         var object: [String: Any] = ["drivers": drivers, "build": BenchFormat.buildMode]
         var lines = ["cab bench tracking-http (\(BenchFormat.buildMode) build, \(drivers) drivers, \(duration) s per load)"]
         do {
-            let scratch = try ScratchDataDirectory(linkingFrom: data)
-            defer { scratch.remove() }
-            let server = try ServerProcess(dataDirectory: scratch.path)
-            defer { server.stop() }
-            Console.error("registering \(drivers) drivers")
-            let tokens = try TrackingHTTPBenchmark.registerDrivers(server: server, count: drivers)
-            Console.error("POST /v1/driver/locations for \(duration) s at \(connections) connections")
-            let ingest = try TrackingHTTPBenchmark.measureIngest(
-                server: server, tokens: tokens, centre: centre,
-                wrk: WrkRunner(threads: 2, connections: connections, durationSeconds: duration))
-            object["ingest_http_per_s"] = BenchFormat.round(ingest.wrk.successesPerSecond, 1)
-            object["ingest_http_p99_ms"] = BenchFormat.round(ingest.wrk.p99Milliseconds, 3)
-            object["ingest_http_non_2xx"] = ingest.wrk.non2xx
-            lines.append("POST /v1/driver/locations  \(BenchFormat.rate(ingest.wrk.successesPerSecond)) req/s  "
-                + BenchFormat.latencies(ingest.wrk) + BenchFormat.failures(ingest.wrk)
-                + "  accepted fixes \(ingest.acceptedFixes); target 25,000 req/s")
-            if clients > 0 {
-                let dispatcher = try TrackingHTTPBenchmark.createDispatcher(dataDirectory: scratch.path)
-                Console.error("opening \(clients) fleet streams")
-                let fan = try TrackingHTTPBenchmark.measureFleetFanOut(
-                    server: server, dispatcherToken: dispatcher, tokens: tokens, centre: centre, clients: clients,
-                    seconds: duration)
-                object["sse_clients"] = fan.fanOut.clientsConnected
-                object["sse_events_per_s"] = BenchFormat.round(fan.fanOut.eventsPerSecond, 1)
-                object["sse_p99_ms"] = fan.fanOut.p99DeliveryMilliseconds.map { BenchFormat.round($0, 3) }
-                lines.append(SSEFanOutReport.lines(fan.fanOut, title: "GET /v1/fleet/stream"))
-                if let load = fan.publisher {
-                    lines.append("  fed by \(BenchFormat.rate(load.successesPerSecond)) fixes/s over 4 connections")
-                }
-            }
-            if let peak = server.peakResidentBytes() {
-                object["server_peak_rss_bytes"] = peak
-                lines.append("server peak RSS  \(BenchFormat.mebibytes(peak))")
-            }
+            try measure(
+                data: data, drivers: drivers, duration: duration, connections: connections, clients: clients,
+                into: &object, lines: &lines)
         } catch {
             Console.fail(error.message, code: 70)
         }
         Console.line(args.has("json") ? BenchFormat.jsonLine(object) : lines.joined(separator: "\n"))
         exitProcess(0)
+    }
+
+    /// Runs the HTTP loads against a `cab serve` on a scratch copy of `data`, adding figures to `object` (the
+    /// issue's JSON keys) and report lines to `lines`; `cab bench tracking` calls it too.
+    static func measure(
+        data: String, drivers: Int, duration: Int, connections: Int, clients: Int, into object: inout [String: Any],
+        lines: inout [String]
+    ) throws(BenchError) {
+        let centre = MapPoints.centralPair(dataDirectory: data)?.0 ?? APIBenchCommand.fallbackPair.0
+        let scratch = try ScratchDataDirectory(linkingFrom: data)
+        defer { scratch.remove() }
+        let server = try ServerProcess(dataDirectory: scratch.path)
+        defer { server.stop() }
+        Console.error("registering \(drivers) drivers")
+        let tokens = try TrackingHTTPBenchmark.registerDrivers(server: server, count: drivers)
+        Console.error("POST /v1/driver/locations for \(duration) s at \(connections) connections")
+        let ingest = try TrackingHTTPBenchmark.measureIngest(
+            server: server, tokens: tokens, centre: centre,
+            wrk: WrkRunner(threads: 2, connections: connections, durationSeconds: duration))
+        object["ingest_http_per_s"] = BenchFormat.round(ingest.wrk.successesPerSecond, 1)
+        object["ingest_http_p99_ms"] = BenchFormat.round(ingest.wrk.p99Milliseconds, 3)
+        object["ingest_http_non_2xx"] = ingest.wrk.non2xx
+        lines.append("POST /v1/driver/locations  \(BenchFormat.rate(ingest.wrk.successesPerSecond)) req/s  "
+            + BenchFormat.latencies(ingest.wrk) + BenchFormat.failures(ingest.wrk)
+            + "  accepted fixes \(ingest.acceptedFixes); target 25,000 req/s")
+        if clients > 0 {
+            let dispatcher = try TrackingHTTPBenchmark.createDispatcher(dataDirectory: scratch.path)
+            Console.error("opening \(clients) fleet streams")
+            let fan = try TrackingHTTPBenchmark.measureFleetFanOut(
+                server: server, dispatcherToken: dispatcher, tokens: tokens, centre: centre, clients: clients,
+                seconds: duration)
+            object["sse_clients"] = fan.fanOut.clientsConnected
+            object["sse_events_per_s"] = BenchFormat.round(fan.fanOut.eventsPerSecond, 1)
+            object["sse_p99_ms"] = fan.fanOut.p99DeliveryMilliseconds.map { BenchFormat.round($0, 3) }
+            lines.append(SSEFanOutReport.lines(fan.fanOut, title: "GET /v1/fleet/stream"))
+            if let load = fan.publisher {
+                lines.append("  fed by \(BenchFormat.rate(load.successesPerSecond)) fixes/s over 4 connections")
+            }
+        }
+        if let peak = server.peakResidentBytes() {
+            object["server_peak_rss_bytes"] = peak
+            lines.append("server peak RSS  \(BenchFormat.mebibytes(peak))")
+        }
     }
 }

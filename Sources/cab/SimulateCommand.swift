@@ -1,0 +1,74 @@
+import CabAPI
+import CabClient
+import CabGeo
+import CabImport
+import CabRouting
+import Foundation
+import Synchronization
+
+/// `cab simulate`: N drivers driving real routes on the imported map, reporting through CabClient's
+/// `LocationReporter` over HTTP, so the live map moves.
+enum SimulateCommand {
+    static let flags: [Arguments.Flag] = [
+        .init(name: "data", valueName: "DIR", help: "data directory with the imported map (default $CAB_DATA or data/cab)"),
+        .init(name: "url", valueName: "URL", help: "the server (default http://127.0.0.1:8080)"),
+        .init(name: "drivers", valueName: "N", help: "simulated drivers (default 10)"),
+        .init(name: "rate", valueName: "SECONDS", help: "seconds between a driver's reports (default 2)"),
+        .init(name: "duration", valueName: "S", help: "stop after S seconds (default: run until Ctrl-C)"),
+        .init(name: "seed", valueName: "N", help: "random seed for start points and destinations (default 1)"),
+    ]
+
+    static let usage = """
+        usage: cab simulate --data DIR --url http://127.0.0.1:PORT --drivers N --rate SECONDS [--duration S]
+
+        Creates N driver accounts through the API (POST /v1/drivers), then drives each along road routes between
+        random points of the imported map, reporting positions through CabClient's LocationReporter every RATE
+        seconds. Prints one line per driver created and a summary at the end.
+
+        \(Arguments.describe(flags))
+        """
+
+    static func run(_ arguments: [String]) -> Never {
+        let args = Arguments(arguments, flags: flags, usage: usage)
+        let data = dataDirectory(args)
+        guard let url = URL(string: args.value("url") ?? "http://127.0.0.1:8080"), url.scheme?.hasPrefix("http") == true
+        else { Console.fail("--url must be an http(s) URL such as http://127.0.0.1:8080") }
+        let drivers = args.integer("drivers", default: 10, in: 1...100_000)
+        guard let rate = Double(args.value("rate") ?? "2"), rate >= 0.05, rate <= 3600 else {
+            Console.fail("--rate must be seconds between 0.05 and 3600")
+        }
+        let duration = args.value("duration").map { text -> Double in
+            guard let d = Double(text), d > 0 else { Console.fail("--duration must be a positive number of seconds") }
+            return d
+        }
+        let seed = UInt64(args.integer("seed", default: 1, in: 0...Int.max))
+        let services = ServiceLoader.load(dataDirectory: data, arguments: args, needs: [.routing])
+        guard let routing = services.routing else { Console.fail("no map in \(data)", code: 66) }
+        let simulation = Simulation(
+            routing: routing, baseURL: url, drivers: drivers, rateSeconds: rate, durationSeconds: duration, seed: seed)
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Simulation.Summary, ClientError>?>(nil)
+        Task {
+            let result: Result<Simulation.Summary, ClientError>
+            do throws(ClientError) {
+                result = .success(try await simulation.run())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        finished.wait()
+        switch outcome.withLock({ $0 }) {
+        case .success(let summary):
+            Console.line(
+                "simulated \(summary.drivers) drivers for \(Int(summary.seconds)) s: \(summary.uploads) uploads, "
+                    + "\(summary.failedUploads) failed, \(summary.routes) routes driven")
+            exitProcess(0)
+        case .failure(let error):
+            Console.fail("simulate: \(error.message)", code: 69)
+        case nil:
+            Console.fail("simulate ended without a result", code: 70)
+        }
+    }
+}
