@@ -154,23 +154,18 @@ public enum PlaceBenchmark {
     }
 }
 
-/// A small seeded generator (SplitMix64): benchmarks replay the same queries run after run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+extension Coordinate {
+    /// The point `northMeters` north and `eastMeters` east (flat-earth offset, fine for a few km).
+    func offset(northMeters: Double, eastMeters: Double) -> Coordinate {
+        let projection = LocalProjection(referenceLatitude: latitude)
+        return Coordinate(
+            latitude: latitude + northMeters / projection.metersPerDegreeLatitude,
+            longitude: longitude + eastMeters / projection.metersPerDegreeLongitude)
     }
+}
 
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
-    }
-
+extension SplitMix64 {
     static let syllables = [
         "ka", "le", "va", "mi", "ko", "ta", "ri", "so", "lu", "ne", "pa", "hi", "ro", "ve", "tu", "ma", "si", "jo",
         "la", "ke", "nu", "sa", "po", "ti", "hel", "mar", "kel", "tor", "vil", "san",
@@ -189,15 +184,5 @@ struct SplitMix64: RandomNumberGenerator {
 
     mutating func placeName() -> String {
         next() % 3 == 0 ? stem(2) + " " + stem(3) : stem(3)
-    }
-}
-
-extension Coordinate {
-    /// The point `northMeters` north and `eastMeters` east (flat-earth offset, fine for a few km).
-    func offset(northMeters: Double, eastMeters: Double) -> Coordinate {
-        let projection = LocalProjection(referenceLatitude: latitude)
-        return Coordinate(
-            latitude: latitude + northMeters / projection.metersPerDegreeLatitude,
-            longitude: longitude + eastMeters / projection.metersPerDegreeLongitude)
     }
 }

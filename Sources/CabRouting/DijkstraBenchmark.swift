@@ -1,3 +1,5 @@
+import CabGeo
+
 /// The baseline for routing benchmarks: plain Dijkstra on seeded random pairs, timed per query.
 public enum DijkstraBenchmark {
     /// What a run measured.

@@ -1,3 +1,4 @@
+import CabGeo
 import CabTestSupport
 import Foundation
 import Testing

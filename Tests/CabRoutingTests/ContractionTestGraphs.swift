@@ -1,3 +1,5 @@
+import CabGeo
+
 @testable import CabRouting
 
 /// A small deterministic generator (SplitMix64) so that failures reproduce from the seed in the test name.
