@@ -29,6 +29,7 @@ enum CommandLineInterface {
         switch command {
         case "serve": ServeCommand.run(rest)
         case "bench": BenchCommand.run(rest)
+        case "simulate" where rest.contains("--trips") && rest.contains("--url"): LiveTripCommand.run(rest)
         case "simulate" where rest.contains("--trips"): DispatchCommands.simulate(rest)
         case "import": ImportCommand.run(rest)
         case "route": RouteCommand.run(rest)

@@ -45,6 +45,8 @@ enum ServeCommand {
             configuration: HTTPServerConfiguration(host: host, port: port, workerThreads: threads),
             router: app.makeRouter(), metrics: metrics, accessLog: log, errorLog: log,
             errorMapper: app.errorMapper(log: log))
+        // Trips a stopped server left open are dispatched or followed again before requests come in.
+        do { try services.dispatch?.recoverOpenTrips() } catch { Console.fail("cannot read the open trips: \(error)", code: 74) }
         let bound: Int
         do {
             bound = try server.start()

@@ -46,20 +46,7 @@ enum SimulateCommand {
         guard let routing = services.routing else { Console.fail("no map in \(data)", code: 66) }
         let simulation = Simulation(
             routing: routing, baseURL: url, drivers: drivers, rateSeconds: rate, durationSeconds: duration, seed: seed)
-        let finished = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Simulation.Summary, ClientError>?>(nil)
-        Task {
-            let result: Result<Simulation.Summary, ClientError>
-            do throws(ClientError) {
-                result = .success(try await simulation.run())
-            } catch {
-                result = .failure(error)
-            }
-            outcome.withLock { $0 = result }
-            finished.signal()
-        }
-        finished.wait()
-        switch outcome.withLock({ $0 }) {
+        switch runBlocking({ () async throws(ClientError) in try await simulation.run() }) {
         case .success(let summary):
             Console.line(
                 "simulated \(summary.drivers) drivers for \(Int(summary.seconds)) s: \(summary.uploads) uploads, "
@@ -67,8 +54,6 @@ enum SimulateCommand {
             exitProcess(0)
         case .failure(let error):
             Console.fail("simulate: \(error.message)", code: 69)
-        case nil:
-            Console.fail("simulate ended without a result", code: 70)
         }
     }
 }

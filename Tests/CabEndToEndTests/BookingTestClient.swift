@@ -39,6 +39,11 @@ final class BookingTestClient: @unchecked Sendable {
         server = try ServerProcess(dataDirectory: data)
     }
 
+    /// Starts a new server on the same data directory (after `server.stop()`).
+    func restart() throws {
+        server = try ServerProcess(dataDirectory: data)
+    }
+
     /// Sends a request with an optional bearer token and JSON body.
     func send(
         _ method: String, _ path: String, token: String? = nil, json: Any? = nil, headers: [String: String] = [:]

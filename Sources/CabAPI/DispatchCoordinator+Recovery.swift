@@ -1,0 +1,80 @@
+import CabCore
+import CabStore
+
+/// What start-up recovery did with the trips the store held open.
+public struct TripRecoveryReport: Hashable, Sendable {
+    /// Trips left `requested` or `dispatching` that dispatch offers again.
+    public var redispatched: Int = 0
+    /// Trips whose deadline passed while the server was down, moved to `expired` or `no_driver_found`
+    /// (or `cancelled_by_driver` for a no-show wait that ran out).
+    public var timedOut: Int = 0
+    /// Trips with a driver (`accepted` … `in_progress`) followed again for position, ETA and alerts.
+    public var followed: Int = 0
+    /// Trips that could not be recovered (each is logged).
+    public var failed: Int = 0
+}
+
+extension DispatchCoordinator {
+    /// Picks up the trips a stopped server left open: call once when `cab serve` starts, before it takes requests.
+    ///
+    /// A trip past its timeout (per the transition table, counted from when it entered its state) gets the timed
+    /// transition now (`expire`, `no_driver_found`, `no_show`). Otherwise a `requested` trip is dispatched as if
+    /// just booked, a `dispatching` one starts dispatch again from the first batch (its deadline still counts
+    /// from the first start; offers made before the restart are forgotten, so a driver who declined may be asked
+    /// again), and a trip with a driver is followed again for the rider's position, ETA and alerts (an `arrived`
+    /// trip does not repeat its arrival alert).
+    @discardableResult
+    public func recoverOpenTrips() throws -> TripRecoveryReport {
+        var report = TripRecoveryReport()
+        let t = now()
+        for booking in try store.openTrips() {
+            let machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
+            if let command = machine.dueTimeout(at: t) {
+                do {
+                    _ = try transition(command, booking.id, by: .system, at: t)
+                    report.timedOut += 1
+                } catch {
+                    report.failed += 1
+                    log("recovery timeout not applied", ["trip": booking.id.rawValue, "error": "\(error)"])
+                }
+                continue
+            }
+            switch booking.status {
+            case .requested:
+                bookingCreated(booking)
+                report.redispatched += 1
+            case .dispatching:
+                resumeDispatch(booking)
+                report.redispatched += 1
+            case .accepted, .arriving, .arrived, .inProgress:
+                guard let driver = booking.driverID else {
+                    report.failed += 1
+                    log("recovery found a trip without its driver", ["trip": booking.id.rawValue])
+                    continue
+                }
+                var alerts = ArrivalAlertTracker(configuration: configuration.alerts)
+                if booking.status == .arrived || booking.status == .inProgress { _ = alerts.driverArrived() }
+                state.withLock { $0.following[booking.id] = Following(booking: booking, driver: driver, alerts: alerts) }
+                report.followed += 1
+            default:
+                continue  // terminal: openTrips() does not return these
+            }
+        }
+        log(
+            "open trips recovered",
+            [
+                "redispatched": "\(report.redispatched)", "timed_out": "\(report.timedOut)",
+                "followed": "\(report.followed)", "failed": "\(report.failed)",
+            ])
+        return report
+    }
+
+    /// Starts dispatch again for a trip the store holds in `dispatching` (no transition: it is already there).
+    func resumeDispatch(_ booking: Booking) {
+        state.withLock {
+            $0.dispatching[booking.id] = TripDispatch(
+                machine: DispatchMachine(configuration: configuration.dispatch), booking: booking)
+        }
+        runDispatch(booking.id) { machine, time in machine.start(at: time) }
+    }
+}
