@@ -7,12 +7,13 @@ import { $, announce, clearError, formatKm, isTerminal, showError, statusText } 
 const errorBox = $('#error');
 const fail = (error) => showError(errorBox, error);
 const COLOURS = { available: '#1e8e3e', online: '#1e8e3e', offline: '#8a8f98' };
+const SILENT_AFTER_MS = 120000; // the server's rule: a driver silent for 2 minutes drops out of `nearby`
 const colourOf = (status) => COLOURS[status] || '#0b57d0';
 
 let token = stored.get('cab.dispatcher');
 let stream = null;
 let timers = [];
-const drivers = new Map(); // id -> { marker, status, time }
+const drivers = new Map(); // id -> { marker, status, updatedAt (ms of the newest fix) }
 let nearbyLayer = null;
 
 const map = createMap($('#map'), { onError: fail });
@@ -47,10 +48,12 @@ function start() {
   showBoard();
   stream = openStream('/v1/fleet/stream', token, { position: onPosition }, {
     onError: (message) => announce(message),
+    onOpen: refreshDrivers, // the stream sends only changes: drivers standing still are read once on (re)connect
   });
   refreshTrips();
   refreshStats();
-  timers = [setInterval(refreshTrips, 10000), setInterval(refreshStats, 15000), setInterval(renderCounts, 5000)];
+  timers = [setInterval(refreshTrips, 10000), setInterval(refreshStats, 15000), setInterval(renderCounts, 5000),
+    setInterval(refreshDrivers, 30000)];
 }
 
 function stop() {
@@ -71,12 +74,35 @@ function onPosition(p) {
   }
   entry.marker.setLatLng([p.lat, p.lon]).setStyle(style);
   entry.marker.setTooltipContent(`Driver ${p.driver_id}: ${p.status}`);
-  Object.assign(entry, { status: p.status, time: p.time });
+  Object.assign(entry, { status: p.status, updatedAt: Date.parse(p.updated_at) || Date.now() });
   renderCounts();
+}
+
+/** Reads every driver who reported in the last 2 minutes (any status) around the map centre. */
+async function refreshDrivers() {
+  const c = map.getCenter();
+  try {
+    const answer = await api('GET', `/v1/drivers/nearby?lat=${c.lat.toFixed(6)}&lon=${c.lng.toFixed(6)}`
+      + '&k=100&status=available,busy,offline', { token });
+    for (const d of answer.drivers || []) {
+      const known = drivers.get(d.id);
+      if (known && known.updatedAt >= Date.parse(d.updated_at)) continue; // the stream was newer
+      onPosition({ driver_id: d.id, lat: d.position.lat, lon: d.position.lon, status: d.status, updated_at: d.updated_at });
+    }
+  } catch (error) {
+    fail(`Drivers could not be loaded: ${error.message}`);
+  }
 }
 
 function renderCounts() {
   const counts = {};
+  const now = Date.now();
+  drivers.forEach((d, id) => {
+    if (now - d.updatedAt > SILENT_AFTER_MS) {
+      d.marker.remove();
+      drivers.delete(id);
+    }
+  });
   drivers.forEach((d) => { counts[d.status] = (counts[d.status] || 0) + 1; });
   const parts = Object.entries(counts).map(([status, n]) => `${n} ${status}`);
   $('#driver-counts').textContent = drivers.size ? `${drivers.size} drivers: ${parts.join(', ')}.` : 'No drivers seen yet.';
