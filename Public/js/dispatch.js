@@ -109,19 +109,31 @@ function renderCounts() {
   $('#driver-counts').dataset.total = String(drivers.size);
 }
 
+const clock = (iso) => (iso ? new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' }) : '–');
+const seconds = (s) => (Math.abs(s) < 90 ? `${Math.round(s)} s` : `${(s / 60).toFixed(1)} min`);
+
+function cells(row, texts) {
+  for (const text of texts) {
+    const cell = document.createElement('td');
+    cell.textContent = text;
+    row.append(cell);
+  }
+  return row;
+}
+
 async function refreshTrips() {
   try {
     const answer = await api('GET', '/v1/bookings?limit=50', { token });
     const open = (answer.bookings || []).filter((b) => !isTerminal(b.status));
     $('#trips').replaceChildren(...open.map((b) => {
-      const row = document.createElement('tr');
-      for (const text of [b.id, statusText[b.status] || b.status, b.pickup_name || `${b.pickup.lat}, ${b.pickup.lon}`]) {
-        const cell = document.createElement('td');
-        cell.textContent = text;
-        row.append(cell);
-      }
+      const row = cells(document.createElement('tr'), [
+        b.id, statusText[b.status] || b.status, b.driver?.name || '–',
+        `${clock(b.promised_pickup_at)} / ${clock(b.actual_pickup_at)}`,
+      ]);
+      row.title = `Pickup: ${b.pickup_name || `${b.pickup.lat}, ${b.pickup.lon}`}`;
       return row;
     }));
+    $('#trips-empty').hidden = open.length > 0;
   } catch (error) {
     fail(`Trips could not be loaded: ${error.message}`);
   }
@@ -130,16 +142,22 @@ async function refreshTrips() {
 async function refreshStats() {
   try {
     const stats = await api('GET', '/v1/stats', { token });
-    const list = $('#stats');
-    list.replaceChildren();
-    const add = (key, value) => {
+    const picked = stats.trips_picked_up || 0;
+    const rows = [
+      ['Trips picked up', String(picked)],
+      ['On time', picked ? `${stats.on_time} (${Math.round(stats.on_time_share * 100)} %)` : '–'],
+      ['Promised wait (mean)', picked ? seconds(stats.mean_promised_wait_s) : '–'],
+      ['Actual wait (mean)', picked ? seconds(stats.mean_actual_wait_s) : '–'],
+      ['Lateness (median / 90 %)', picked ? `${seconds(stats.median_delay_s)} / ${seconds(stats.p90_delay_s)}` : '–'],
+      ['Trips by state', Object.entries(stats.trips || {}).map(([k, n]) => `${n} ${statusText[k] || k}`).join('; ') || 'none yet'],
+    ];
+    $('#stats').replaceChildren(...rows.flatMap(([term, value]) => {
       const dt = document.createElement('dt');
-      dt.textContent = key.replaceAll('_', ' ');
+      dt.textContent = term;
       const dd = document.createElement('dd');
-      dd.textContent = typeof value === 'object' ? JSON.stringify(value) : String(value);
-      list.append(dt, dd);
-    };
-    Object.entries(stats || {}).forEach(([k, v]) => add(k, v));
+      dd.textContent = value;
+      return [dt, dd];
+    }));
   } catch (error) {
     fail(`Statistics could not be loaded: ${error.message}`);
   }

@@ -1,7 +1,7 @@
 // The driver page (/driver): account, online/offline, location sharing, offers, and the trip from pickup to drop-off.
 /* global L */
 import { api, openStream, stored } from './api.js';
-import { createMap } from './basemap.js';
+import { createMap, fitTo } from './basemap.js';
 import { CarMarker, pinIcon } from './car-marker.js';
 import { LocationReporter } from './location-reporter.js';
 import { $, announce, clearError, formatKm, formatMin, formatMoney, isTerminal, showError, statusText,
@@ -260,7 +260,7 @@ async function routeTo(target, words) {
 function drawRoute(geometry, summary, words) {
   const line = L.geoJSON(geometry, { style: { color: '#0b57d0', weight: 6, opacity: 0.85 }, interactive: false }).addTo(map);
   tripLayers.push(line);
-  map.fitBounds(line.getBounds(), { padding: [40, 40], maxZoom: 17 });
+  fitTo(map, line.getBounds());
   $('#trip-route').textContent = `Route ${words}: ${formatKm(summary.distance_m)}, ${formatMin(summary.duration_s)}.`;
 }
 

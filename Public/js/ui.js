@@ -20,7 +20,7 @@ export function announce(text) {
   if (region) region.textContent = text;
 }
 
-/** Runs `work` with `button` disabled and labelled `busyText`; restores it after. */
+/** Runs `work` with `button` disabled and labelled `busyText`; restores the label after unless `work` changed it. */
 export async function whileBusy(button, busyText, work) {
   const label = button.textContent;
   button.disabled = true;
@@ -31,7 +31,7 @@ export async function whileBusy(button, busyText, work) {
   } finally {
     button.disabled = false;
     button.removeAttribute('aria-busy');
-    button.textContent = label;
+    if (button.textContent === busyText) button.textContent = label;
   }
 }
 
