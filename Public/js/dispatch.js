@@ -105,7 +105,8 @@ function renderCounts() {
   });
   drivers.forEach((d) => { counts[d.status] = (counts[d.status] || 0) + 1; });
   const parts = Object.entries(counts).map(([status, n]) => `${n} ${status}`);
-  $('#driver-counts').textContent = drivers.size ? `${drivers.size} drivers: ${parts.join(', ')}.` : 'No drivers seen yet.';
+  const total = drivers.size === 1 ? '1 driver' : `${drivers.size} drivers`;
+  $('#driver-counts').textContent = drivers.size ? `${total}: ${parts.join(', ')}.` : 'No drivers seen yet.';
   $('#driver-counts').dataset.total = String(drivers.size);
 }
 
@@ -176,7 +177,8 @@ async function nearest(latlng) {
       item.textContent = `Driver ${d.id} — ${formatKm(d.distance_m)} away, ${d.status}`;
       return item;
     }));
-    announce(`${answer.drivers.length} drivers nearby.`);
+    const n = answer.drivers.length;
+    announce(n === 0 ? 'No available driver near there.' : n === 1 ? '1 driver nearby.' : `${n} drivers nearby.`);
   } catch (error) {
     fail(error);
   }

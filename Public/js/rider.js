@@ -3,7 +3,7 @@
 import { api, fetchBlob, newIdempotencyKey, openStream, stored } from './api.js';
 import { createMap, fitTo } from './basemap.js';
 import { CarMarker, pinIcon } from './car-marker.js';
-import { $, announce, clearError, debounce, formatKm, formatMin, formatMoney, isTerminal, showError, statusText,
+import { $, announce, clearError, debounce, formatKm, formatMin, formatMoney, isTerminal, notify, showError, statusText,
   whileBusy } from './ui.js';
 
 const errorBox = $('#error');
@@ -261,13 +261,6 @@ function setStatus(status) {
   }
 }
 
-/** Shows `text` under the booking and says it to screen readers. */
-function notice(text) {
-  $('#notice').textContent = text;
-  $('#notice').hidden = false;
-  announce(text);
-}
-
 function showDriver(driver) {
   const text = [driver.name, driver.vehicle, driver.plate].filter(Boolean).join(' · ');
   $('#driver').textContent = `Your driver: ${text}`;
@@ -312,7 +305,7 @@ $('#cancel').addEventListener('click', () => whileBusy($('#cancel'), 'Cancelling
     });
     setStatus(booking.status);
     const fee = booking.cancellation?.fee;
-    notice(fee && fee.amount_minor > 0 ? `Cancelled. Cancellation fee ${formatMoney(fee)}.` : 'Booking cancelled, free of charge.');
+    notify(fee && fee.amount_minor > 0 ? `Cancelled. Cancellation fee ${formatMoney(fee)}.` : 'Booking cancelled, free of charge.');
   } catch (error) {
     fail(error);
   }
@@ -328,10 +321,10 @@ $('#share').addEventListener('click', () => whileBusy($('#share'), 'Sharing…',
     $('#share-link-label').hidden = false;
     try {
       await navigator.clipboard.writeText(link);
-      notice('Tracking link copied. Paste it to share your trip.');
+      notify('Tracking link copied. Paste it to share your trip.');
     } catch {
       $('#share-link').select();
-      notice('Copy the tracking link below to share your trip.');
+      notify('Copy the tracking link below to share your trip.');
     }
   } catch (error) {
     fail(error);

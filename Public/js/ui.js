@@ -20,6 +20,16 @@ export function announce(text) {
   if (region) region.textContent = text;
 }
 
+/** Shows `text` in the page's visible #notice and says it through the live region. */
+export function notify(text) {
+  const notice = document.getElementById('notice');
+  if (notice) {
+    notice.textContent = text;
+    notice.hidden = false;
+  }
+  announce(text);
+}
+
 /** Runs `work` with `button` disabled and labelled `busyText`; restores the label after unless `work` changed it. */
 export async function whileBusy(button, busyText, work) {
   const label = button.textContent;
