@@ -254,9 +254,12 @@ def driver_signs_up_and_goes_online(driver_page):
     driver_page.find('#online').click()
     driver_page.wait('going online', lambda: driver_page.data('#online-state', 'state') == 'online')
     assert driver_page.find('#online').text == 'Go offline', f'online, yet the button says {driver_page.find("#online").text!r}'
-    token = driver_page.js("return JSON.parse(localStorage.getItem('cab.driver')).token")
-    driver_page.server.driver_tokens.append(token)
-    return token
+    account = driver_page.js("return JSON.parse(localStorage.getItem('cab.driver'))")
+    driver_page.server.driver_tokens.append(account['token'])
+    # Dispatch offers only to drivers with a position: a booking made before the first upload waits a whole batch.
+    driver_page.wait('the server to know where the driver is', lambda: driver_page.server.call(
+        'GET', f'/v1/drivers/{account["id"]}/location', token=account['token'])[0] == 200)
+    return account['token']
 
 
 def driver_accepts_offer(driver_page, booking_id):
