@@ -25,12 +25,20 @@ const ROAD = {
   pedestrian: { color: '#ececf2', casing: '#a7a7b5', width: 4 },
   service: { color: '#ffffff', casing: '#bdb6ae', width: 2.5 },
   track: { color: '#c9a46e', casing: null, width: 1.5, dashArray: '4 3' },
-  footway: { color: '#e5726b', casing: null, width: 1.2, dashArray: '2 3' },
-  path: { color: '#e5726b', casing: null, width: 1.2, dashArray: '2 3' },
-  steps: { color: '#e5726b', casing: null, width: 2, dashArray: '1 2' },
-  cycleway: { color: '#4a6fe0', casing: null, width: 1.2, dashArray: '3 3' },
-  bridleway: { color: '#5a9e4a', casing: null, width: 1.2, dashArray: '3 3' },
+  footway: { color: '#e89a94', casing: null, width: 1, dashArray: '2 3', path: true },
+  path: { color: '#e89a94', casing: null, width: 1, dashArray: '2 3', path: true },
+  steps: { color: '#e89a94', casing: null, width: 1.6, dashArray: '1 2', path: true },
+  cycleway: { color: '#8aa2e8', casing: null, width: 1, dashArray: '3 3', path: true },
+  bridleway: { color: '#8cbf7e', casing: null, width: 1, dashArray: '3 3', path: true },
 };
+
+const LABEL_ORDER = ['motorway', 'trunk', 'primary', 'secondary', 'tertiary', 'residential', 'unclassified',
+  'living_street', 'road', 'pedestrian', 'service'];
+const labelRank = (feature) => {
+  const i = LABEL_ORDER.indexOf(feature.properties.class);
+  return i < 0 ? LABEL_ORDER.length : i;
+};
+const PATH_ZOOM = 16; // footways, paths and cycleways only from this zoom: below it they hide the streets
 
 function roadWidth(base, zoom) {
   return Math.min(28, Math.max(1, base * Math.pow(2, (zoom - 15) * 0.75)));
@@ -56,6 +64,12 @@ function lineStyle(kind, cls, zoom) {
     color: road.color, weight: roadWidth(road.width, zoom), dashArray: road.dashArray || null,
     lineCap: 'round', lineJoin: 'round',
   };
+}
+
+/** Shows `bounds` whole, after reading the map's current size (the panel beside it may just have changed). */
+export function fitTo(map, bounds) {
+  map.invalidateSize({ pan: false });
+  map.fitBounds(bounds, { padding: [40, 40], maxZoom: 17, animate: false });
 }
 
 function tileX(lon, z) { return Math.floor(((lon + 180) / 360) * 2 ** z); }
@@ -111,9 +125,10 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
           .addTo(groups['bm-areas']);
         continue;
       }
+      const road = kind === 'road' ? ROAD[cls] || ROAD.service : null;
+      if (road?.path && zoom < PATH_ZOOM) continue;
       const style = lineStyle(kind, cls, zoom);
       const pane = kind === 'railway' ? 'bm-rail' : 'bm-roads';
-      const road = kind === 'road' ? ROAD[cls] || ROAD.service : null;
       if (road?.casing && zoom >= 13) {
         L.geoJSON(feature, {
           style: { color: road.casing, weight: style.weight + 1.5, lineCap: 'round', lineJoin: 'round' },
@@ -175,6 +190,7 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
     }
     if (drawnZoom === zoom) placeLabels(zoom);
     element.dataset.basemapFeatures = String(drawnIds.size);
+    element.dataset.basemapZoom = String(zoom);
     element.dispatchEvent(new CustomEvent('basemap:drawn', { detail: { features: drawnIds.size } }));
   }
 
@@ -183,26 +199,15 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
     if (zoom < LABEL_ZOOM) return;
     const size = map.getSize();
     const placed = [];
-    for (const feature of namedRoads) {
+    const ranked = [...namedRoads].sort((a, b) => labelRank(a) - labelRank(b));
+    for (const feature of ranked) {
       if (placed.length >= MAX_LABELS) break;
       const name = feature.properties.name;
-      const lines = feature.geometry.type === 'LineString' ? [feature.geometry.coordinates] : feature.geometry.coordinates;
-      let best = null;
-      for (const line of lines) {
-        for (let i = 1; i < line.length; i++) {
-          const a = map.latLngToContainerPoint([line[i - 1][1], line[i - 1][0]]);
-          const b = map.latLngToContainerPoint([line[i][1], line[i][0]]);
-          const length = a.distanceTo(b);
-          if (!best || length > best.length) best = { a, b, length };
-        }
-      }
-      if (!best || best.length < name.length * 6.5 + 10) continue;
-      const mid = best.a.add(best.b).divideBy(2);
-      if (mid.x < 0 || mid.y < 0 || mid.x > size.x || mid.y > size.y) continue;
-      if (placed.some((p) => p.mid.distanceTo(mid) < (p.name === name ? 250 : 40))) continue;
-      let angle = (Math.atan2(best.b.y - best.a.y, best.b.x - best.a.x) * 180) / Math.PI;
-      if (angle > 90) angle -= 180;
-      if (angle < -90) angle += 180;
+      const spot = labelSpot(feature.geometry, name.length * 6.5 + 12);
+      if (!spot) continue;
+      const { mid, angle } = spot;
+      if (mid.x < 20 || mid.y < 10 || mid.x > size.x - 20 || mid.y > size.y - 10) continue;
+      if (placed.some((p) => p.mid.distanceTo(mid) < (p.name === name ? 220 : 36))) continue;
       placed.push({ name, mid });
       const icon = L.divIcon({
         className: 'street-label', iconSize: null,
@@ -216,7 +221,55 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
     }
   }
 
-  const scheduled = debounce(() => refresh().catch((e) => onError(`The map could not be drawn: ${e.message}`)), 200);
+  // Where a street's name fits: the middle of its longest line on screen, along a nearly straight stretch as long
+  // as the text (OSM splits streets into many short segments, so one segment alone is rarely long enough).
+  function labelSpot(geometry, textPx) {
+    const lines = geometry.type === 'LineString' ? [geometry.coordinates] : geometry.coordinates;
+    let best = null;
+    for (const line of lines) {
+      const points = line.map(([lon, lat]) => map.latLngToContainerPoint([lat, lon]));
+      const lengths = [0];
+      for (let i = 1; i < points.length; i++) lengths.push(lengths[i - 1] + points[i - 1].distanceTo(points[i]));
+      const total = lengths[lengths.length - 1];
+      if (total >= textPx && (!best || total > best.total)) best = { points, lengths, total };
+    }
+    if (!best) return null;
+    const at = (distance) => {
+      const { points, lengths } = best;
+      let i = 1;
+      while (i < points.length - 1 && lengths[i] < distance) i++;
+      const span = lengths[i] - lengths[i - 1] || 1;
+      const t = Math.min(1, Math.max(0, (distance - lengths[i - 1]) / span));
+      return points[i - 1].add(points[i].subtract(points[i - 1]).multiplyBy(t));
+    };
+    const half = best.total / 2;
+    const a = at(half - textPx / 2);
+    const b = at(half + textPx / 2);
+    if (a.distanceTo(b) < textPx * 0.9) return null; // too curved for straight text
+    let angle = (Math.atan2(b.y - a.y, b.x - a.x) * 180) / Math.PI;
+    if (angle > 90) angle -= 180;
+    if (angle < -90) angle += 180;
+    return { mid: at(half), angle };
+  }
+
+  // data-basemap-idle is "true" once the map shows what the current view needs (tests wait on it).
+  let pending = 0;
+  const redraw = debounce(() => {
+    const taken = pending; // the moves this refresh covers
+    refresh()
+      .catch((e) => onError(`The map could not be drawn: ${e.message}`))
+      .finally(() => {
+        pending -= taken;
+        element.dataset.basemapIdle = String(pending === 0);
+      });
+  }, 200);
+  const scheduled = () => {
+    pending += 1;
+    element.dataset.basemapIdle = 'false';
+    redraw();
+  };
+  // The panel below the map grows and shrinks (planner, booking, offers): keep Leaflet's idea of the size right.
+  new ResizeObserver(() => map.invalidateSize({ pan: false })).observe(element);
   map.on('moveend zoomend', scheduled);
   map.baseLayer = { refresh };
   map.setView(view.center, view.zoom);

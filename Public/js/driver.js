@@ -1,10 +1,10 @@
 // The driver page (/driver): account, online/offline, location sharing, offers, and the trip from pickup to drop-off.
 /* global L */
 import { api, openStream, stored } from './api.js';
-import { createMap } from './basemap.js';
+import { createMap, fitTo } from './basemap.js';
 import { CarMarker, pinIcon } from './car-marker.js';
 import { LocationReporter } from './location-reporter.js';
-import { $, announce, clearError, formatKm, formatMin, formatMoney, isTerminal, showError, statusText,
+import { $, announce, clearError, formatKm, formatMin, formatMoney, isTerminal, notify, showError, statusText,
   whileBusy } from './ui.js';
 
 const errorBox = $('#error');
@@ -81,7 +81,7 @@ async function setOnline(wanted) {
   online = wanted;
   $('#online').textContent = online ? 'Go offline' : 'Go online';
   $('#online').setAttribute('aria-pressed', String(online));
-  $('#online-state').textContent = online ? 'Online — waiting for trips' : 'Offline';
+  showOnlineState();
   $('#online-state').dataset.state = online ? 'online' : 'offline';
   if (online) {
     startLocation();
@@ -95,6 +95,17 @@ async function setOnline(wanted) {
 }
 
 $('#online').addEventListener('click', () => whileBusy($('#online'), 'Please wait…', () => setOnline(!online)));
+
+function showOnlineState() {
+  const busy = trip && !isTerminal(trip.status);
+  $('#online-state').textContent = !online ? 'Offline' : busy ? 'Online — on a trip' : 'Online — waiting for trips';
+}
+
+const SHARING = {
+  uploading: 'Sharing your location: sent.',
+  queued: 'Sharing your location: it goes with the next update.',
+  dropped: 'Sharing your location: you have not moved 20 m since the last one.',
+};
 
 function startLocation() {
   if (!('geolocation' in navigator)) {
@@ -110,7 +121,7 @@ function startLocation() {
         lat: c.latitude, lon: c.longitude, accuracy: c.accuracy, speed: c.speed, heading: c.heading,
         time: position.timestamp,
       });
-      $('#location-state').textContent = `Sharing your location (${decision}).`;
+      $('#location-state').textContent = SHARING[decision] || 'Sharing your location.';
       $('#location-state').dataset.decision = decision;
     },
     (error) => {
@@ -153,6 +164,7 @@ function listen() {
 
 function showOffer(data) {
   offer = data;
+  $('#notice').hidden = true;
   $('#offer').hidden = false;
   $('#offer').dataset.tripId = data.trip_id;
   $('#offer-pickup').textContent = data.pickup_name || `${data.pickup.lat}, ${data.pickup.lon}`;
@@ -168,7 +180,7 @@ function showOffer(data) {
     $('#offer-countdown').textContent = String(left);
     if (left <= 0) {
       hideOffer();
-      announce('The offer expired.');
+      notify('The offer expired and went to another driver.');
     }
   };
   update();
@@ -211,7 +223,7 @@ $('#decline').addEventListener('click', () => whileBusy($('#decline'), 'Declinin
   hideOffer();
   try {
     await api('POST', `/v1/trips/${id}/decline`, { token: driver.token });
-    announce('Offer declined.');
+    notify('Offer declined.');
   } catch (error) {
     if (error.status !== 409) fail(error);
   }
@@ -237,6 +249,7 @@ function setTripStatus(status) {
   $('#trip-status').textContent = statusText[status] || status;
   $('#trip-status').dataset.status = status;
   const over = isTerminal(status);
+  showOnlineState();
   $('#arrived').hidden = !['accepted', 'arriving'].includes(status);
   $('#start-form').hidden = status !== 'arrived';
   $('#complete').hidden = status !== 'in_progress';
@@ -260,7 +273,7 @@ async function routeTo(target, words) {
 function drawRoute(geometry, summary, words) {
   const line = L.geoJSON(geometry, { style: { color: '#0b57d0', weight: 6, opacity: 0.85 }, interactive: false }).addTo(map);
   tripLayers.push(line);
-  map.fitBounds(line.getBounds(), { padding: [40, 40], maxZoom: 17 });
+  fitTo(map, line.getBounds());
   $('#trip-route').textContent = `Route ${words}: ${formatKm(summary.distance_m)}, ${formatMin(summary.duration_s)}.`;
 }
 

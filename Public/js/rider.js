@@ -1,9 +1,9 @@
 // The rider page (/): pickup, destination, estimate, Book Now, then the trip live.
 /* global L */
 import { api, fetchBlob, newIdempotencyKey, openStream, stored } from './api.js';
-import { createMap } from './basemap.js';
+import { createMap, fitTo } from './basemap.js';
 import { CarMarker, pinIcon } from './car-marker.js';
-import { $, announce, clearError, debounce, formatKm, formatMin, formatMoney, isTerminal, showError, statusText,
+import { $, announce, clearError, debounce, formatKm, formatMin, formatMoney, isTerminal, notify, showError, statusText,
   whileBusy } from './ui.js';
 
 const errorBox = $('#error');
@@ -76,11 +76,11 @@ async function updateEstimate() {
     const estimate = await api('POST', '/v1/estimates', { body: { pickup: state.pickup, dropoff: state.dropoff } });
     state.estimate = estimate;
     state.bookingKey = null;
-    drawRoute(estimate.geometry);
     $('#distance').textContent = formatKm(estimate.distance_m);
     $('#duration').textContent = formatMin(estimate.duration_s);
     $('#fare').textContent = formatMoney(estimate.fare?.total);
-    $('#estimate').hidden = false;
+    $('#estimate').hidden = false; // first: the panel grows and the map shrinks before the route is fitted
+    drawRoute(estimate.geometry);
     announce(`${formatKm(estimate.distance_m)}, ${formatMin(estimate.duration_s)}, ${formatMoney(estimate.fare?.total)}`);
   } catch (error) {
     $('#estimate').hidden = true;
@@ -92,7 +92,9 @@ function drawRoute(geometry) {
   routeLine?.remove();
   if (!geometry) return;
   routeLine = L.geoJSON(geometry, { style: { color: '#0b57d0', weight: 6, opacity: 0.85 }, interactive: false }).addTo(map);
-  map.fitBounds(routeLine.getBounds(), { padding: [40, 40], maxZoom: 17 });
+  const bounds = routeLine.getBounds();
+  Object.values(markers).forEach((marker) => marker && bounds.extend(marker.getLatLng()));
+  fitTo(map, bounds);
 }
 
 // Location: the browser's position, or a tap on the map when it is denied.
@@ -101,7 +103,7 @@ function locate() {
   const denied = (text) => {
     message.textContent = `${text} Tap the map to set your pickup.`;
     message.hidden = false;
-    $('#pickup-name').placeholder = 'Tap the map to set your pickup';
+    $('#pickup-name').placeholder = 'Tap the map';
     state.picking = 'pickup';
     $('#pick-pickup').setAttribute('aria-pressed', 'true');
   };
@@ -233,9 +235,9 @@ function showBooking(booking) {
   $('#booking-id').textContent = booking.id;
   $('#booking').dataset.bookingId = booking.id;
   $('#pin').textContent = booking.pin || '';
-  if (booking.route?.geometry) drawRoute(booking.route.geometry);
   if (booking.pickup) placeMarker('pickup', booking.pickup, 'Pickup');
   if (booking.dropoff) placeMarker('dropoff', booking.dropoff, 'Destination');
+  if (booking.route?.geometry) drawRoute(booking.route.geometry);
   setStatus(booking.status);
   if (booking.driver) showDriver(booking.driver);
   fetchBlob(booking.qr || `/v1/bookings/${booking.id}/qr.svg`, state.rider.token)
@@ -303,7 +305,7 @@ $('#cancel').addEventListener('click', () => whileBusy($('#cancel'), 'Cancelling
     });
     setStatus(booking.status);
     const fee = booking.cancellation?.fee;
-    announce(fee && fee.amount_minor > 0 ? `Cancelled. Cancellation fee ${formatMoney(fee)}.` : 'Booking cancelled.');
+    notify(fee && fee.amount_minor > 0 ? `Cancelled. Cancellation fee ${formatMoney(fee)}.` : 'Booking cancelled, free of charge.');
   } catch (error) {
     fail(error);
   }
@@ -319,10 +321,10 @@ $('#share').addEventListener('click', () => whileBusy($('#share'), 'Sharing…',
     $('#share-link-label').hidden = false;
     try {
       await navigator.clipboard.writeText(link);
-      announce('Tracking link copied. Paste it to share your trip.');
+      notify('Tracking link copied. Paste it to share your trip.');
     } catch {
       $('#share-link').select();
-      announce('Copy the tracking link shown below to share your trip.');
+      notify('Copy the tracking link below to share your trip.');
     }
   } catch (error) {
     fail(error);
@@ -339,6 +341,7 @@ $('#new-trip').addEventListener('click', () => {
   markers.dropoff?.remove();
   $('#booking').hidden = true;
   $('#alert').hidden = true;
+  $('#notice').hidden = true;
   $('#share-link').hidden = true;
   $('#share-link-label').hidden = true;
   $('#estimate').hidden = true;

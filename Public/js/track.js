@@ -1,7 +1,7 @@
 // The tracking-link page (/t/{token}): a shared trip, no account. Stops when the link dies (404/410).
 /* global L */
 import { api, openStream } from './api.js';
-import { createMap } from './basemap.js';
+import { createMap, fitTo } from './basemap.js';
 import { CarMarker, pinIcon } from './car-marker.js';
 import { $, announce, formatMin, isTerminal, showError, statusText } from './ui.js';
 
@@ -13,6 +13,7 @@ const car = new CarMarker(map, { title: 'Driver' });
 let stream = null;
 let lastUpdate = null;
 let placed = false;
+let tripLayers = [];
 
 function end() {
   stream?.close();
@@ -21,6 +22,8 @@ function end() {
   $('#ended').hidden = false;
   document.body.dataset.ended = 'true';
   car.remove();
+  tripLayers.forEach((layer) => layer.remove()); // a dead link shows no more of the trip
+  tripLayers = [];
   announce('This tracking link has ended.');
 }
 
@@ -32,11 +35,14 @@ function show(trip) {
   if (trip.driver) showDriver(trip.driver);
   if (!placed && trip.pickup && trip.dropoff) {
     placed = true;
-    L.marker([trip.pickup.lat, trip.pickup.lon], { icon: pinIcon('pickup'), title: 'Pickup', keyboard: false }).addTo(map);
-    L.marker([trip.dropoff.lat, trip.dropoff.lon], { icon: pinIcon('dropoff'), title: 'Drop-off', keyboard: false }).addTo(map);
+    tripLayers.push(
+      L.marker([trip.pickup.lat, trip.pickup.lon], { icon: pinIcon('pickup'), title: 'Pickup', keyboard: false }).addTo(map),
+      L.marker([trip.dropoff.lat, trip.dropoff.lon], { icon: pinIcon('dropoff'), title: 'Drop-off', keyboard: false }).addTo(map));
     const geometry = trip.route?.geometry;
-    if (geometry) L.geoJSON(geometry, { style: { color: '#0b57d0', weight: 5, opacity: 0.8 }, interactive: false }).addTo(map);
-    map.fitBounds([[trip.pickup.lat, trip.pickup.lon], [trip.dropoff.lat, trip.dropoff.lon]], { padding: [40, 40], maxZoom: 17 });
+    if (geometry) {
+      tripLayers.push(L.geoJSON(geometry, { style: { color: '#0b57d0', weight: 5, opacity: 0.8 }, interactive: false }).addTo(map));
+    }
+    fitTo(map, [[trip.pickup.lat, trip.pickup.lon], [trip.dropoff.lat, trip.dropoff.lon]]);
   }
   const position = trip.position || trip.driver_position;
   if (position) moved(position, trip.updated_at);

@@ -20,7 +20,17 @@ export function announce(text) {
   if (region) region.textContent = text;
 }
 
-/** Runs `work` with `button` disabled and labelled `busyText`; restores it after. */
+/** Shows `text` in the page's visible #notice and says it through the live region. */
+export function notify(text) {
+  const notice = document.getElementById('notice');
+  if (notice) {
+    notice.textContent = text;
+    notice.hidden = false;
+  }
+  announce(text);
+}
+
+/** Runs `work` with `button` disabled and labelled `busyText`; restores the label after unless `work` changed it. */
 export async function whileBusy(button, busyText, work) {
   const label = button.textContent;
   button.disabled = true;
@@ -31,7 +41,7 @@ export async function whileBusy(button, busyText, work) {
   } finally {
     button.disabled = false;
     button.removeAttribute('aria-busy');
-    button.textContent = label;
+    if (button.textContent === busyText) button.textContent = label;
   }
 }
 

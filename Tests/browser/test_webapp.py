@@ -47,6 +47,7 @@ class Server:
         self.process = None
         self.base = None
         self.log_lines = []
+        self.driver_tokens = []  # drivers who went online in the current test
 
     def start(self):
         if os.environ.get('CAB_TEST_BASE_URL'):  # an already running server (for working on the pages)
@@ -132,6 +133,9 @@ class Browser:
         options.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
         service = Service(shutil.which('chromedriver') or '/usr/bin/chromedriver')
         self.driver = webdriver.Chrome(service=service, options=options)
+        if width < 500:  # headless Chromium's windows are at least 500 px wide: emulate a phone's viewport instead
+            self.driver.execute_cdp_cmd('Emulation.setDeviceMetricsOverride', {
+                'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': True})
         self.server = server
         self.errors = []
         setting = 'granted' if location else 'denied'
@@ -182,6 +186,11 @@ class Browser:
         ActionChains(self.driver).move_to_element_with_offset(self.find('#map'), dx, dy).click().perform()
 
     def screenshot(self, name):
+        """Saves the page once its base map has drawn the current view (or after a short wait if it never does)."""
+        try:
+            self.wait('the map to settle', lambda: self.data('#map', 'basemapIdle') != 'false', timeout=5)
+        except AssertionError:
+            pass  # a screenshot of a half-drawn map still helps
         os.makedirs(SHOTS, exist_ok=True)
         self.driver.save_screenshot(os.path.join(SHOTS, f'{name}.png'))
 
@@ -207,7 +216,7 @@ def wait_map_drawn(page):
     page.wait('the base map to draw features', lambda: int(page.data('#map', 'basemapFeatures') or 0) > 0)
 
 
-def rider_books_by_search(server, rider):
+def rider_books_by_search(server, rider, before_booking=None):
     rider.open('/')
     wait_map_drawn(rider)
     rider.wait('the pickup address', lambda: rider.find('#pickup-name').get_attribute('value') not in ('', None)
@@ -216,14 +225,16 @@ def rider_books_by_search(server, rider):
     search.send_keys('Fabianinkatu')
     rider.wait('search results', lambda: rider.driver.find_elements(By.CSS_SELECTOR, '#search-results li'))
     search.send_keys(Keys.ARROW_DOWN, Keys.ENTER)
-    return book_and_check(rider)
+    return book_and_check(rider, before_booking)
 
 
-def book_and_check(rider):
+def book_and_check(rider, before_booking=None):
     rider.wait('the estimate', lambda: rider.visible('#estimate') and 'km' in rider.find('#distance').text)
     assert 'min' in rider.find('#duration').text, rider.find('#duration').text
     assert rider.find('#fare').text.strip(), 'no fare shown'
     assert rider.js("return document.querySelectorAll('#map .leaflet-overlay-pane path').length") > 0, 'no route'
+    if before_booking:
+        before_booking()
     rider.find('#book').click()
     rider.wait('the booking', lambda: rider.visible('#booking') and rider.find('#booking-id').text.strip())
     rider.wait('the QR code image', lambda: rider.js("const i = document.getElementById('qr'); "
@@ -242,7 +253,13 @@ def driver_signs_up_and_goes_online(driver_page):
     driver_page.wait('the driver console', lambda: driver_page.visible('#console'))
     driver_page.find('#online').click()
     driver_page.wait('going online', lambda: driver_page.data('#online-state', 'state') == 'online')
-    return driver_page.js("return JSON.parse(localStorage.getItem('cab.driver')).token")
+    assert driver_page.find('#online').text == 'Go offline', f'online, yet the button says {driver_page.find("#online").text!r}'
+    account = driver_page.js("return JSON.parse(localStorage.getItem('cab.driver'))")
+    driver_page.server.driver_tokens.append(account['token'])
+    # Dispatch offers only to drivers with a position: a booking made before the first upload waits a whole batch.
+    driver_page.wait('the server to know where the driver is', lambda: driver_page.server.call(
+        'GET', f'/v1/drivers/{account["id"]}/location', token=account['token'])[0] == 200)
+    return account['token']
 
 
 def driver_accepts_offer(driver_page, booking_id):
@@ -289,11 +306,21 @@ def test_every_page_loads_and_draws_the_offline_map(server, open_browser):
             page.wait('the dead tracking link message', lambda: page.visible('#ended'))
         page.screenshot(f'page-{name}')
     assert page.js("return document.querySelectorAll('#map canvas').length") > 0, 'no canvas drawn'
+    page.open('/')
+    wait_map_drawn(page)
+    for zoom in (16, 17):  # from 15 to where streets are named
+        page.find('.leaflet-control-zoom-in').click()
+        page.wait(f'the map drawn at zoom {zoom}', lambda: page.data('#map', 'basemapZoom') == str(zoom))
+    page.wait('street names at close zoom',
+              lambda: page.js("return document.querySelectorAll('.street-label span').length") >= 5)
+    page.screenshot('rider-street-names')
 
 
 def test_rider_books_by_search_and_sees_route_fare_and_qr(server, open_browser):
-    rider = open_browser(location=RIDER_AT)
-    rider_books_by_search(server, rider)
+    rider = open_browser(location=RIDER_AT, width=390, height=844)  # a phone
+    rider_books_by_search(server, rider, before_booking=lambda: rider.screenshot('rider-phone-estimate'))
+    for css in ('#status', '#pin', '#cancel'):  # the panel scrolls: what matters can be reached
+        assert rider.visible(css), f'{css} is not shown after booking'
     rider.screenshot('rider-booked-by-search')
 
 
@@ -324,6 +351,7 @@ def test_driver_accepts_and_rider_sees_the_car_move_then_the_trip_ends_and_the_l
     rider.find('#share').click()
     rider.wait('the tracking link', lambda: '/t/' in (rider.find('#share-link').get_attribute('value') or ''))
     link = rider.find('#share-link').get_attribute('value')
+    assert 'link' in rider.find('#notice').text, f'no word about the copied link: {rider.find("#notice").text!r}'
 
     pickup = RIDER_AT
     positions, etas = set(), []
@@ -360,6 +388,8 @@ def test_driver_accepts_and_rider_sees_the_car_move_then_the_trip_ends_and_the_l
     tracker = open_browser(width=1024, height=700)
     tracker.open(link[link.index('/t/'):])
     tracker.wait('the shared trip', lambda: tracker.visible('#trip') and tracker.data('#status', 'status'))
+    wait_map_drawn(tracker)
+    tracker.wait('the age of the position', lambda: 'Updated' in tracker.find('#updated').text)
     tracker.screenshot('tracking-link')
 
     pin = rider.find('#pin').text.strip()
@@ -370,6 +400,8 @@ def test_driver_accepts_and_rider_sees_the_car_move_then_the_trip_ends_and_the_l
     driver_page.wait('the trip to start', lambda: driver_page.data('#trip-status', 'status') == 'in_progress')
     driver_page.find('#complete').click()
     driver_page.wait('the trip to complete', lambda: driver_page.data('#trip-status', 'status') == 'completed')
+    for css in ('#start-form', '#complete', '#arrived', '#cancel-trip'):
+        assert not driver_page.visible(css), f'{css} is still offered after the trip completed'
     driver_page.screenshot('driver-completed')
     rider.wait('the rider to see the trip completed', lambda: rider.data('#status', 'status') == 'completed')
     tracker.wait('the tracking link to die', lambda: tracker.visible('#ended'))
@@ -407,6 +439,7 @@ def test_dispatcher_sees_drivers_live_and_nearby(server, open_browser):
     board.find('#nearby-centre').click()
     board.wait('nearby drivers', lambda: board.driver.find_elements(By.CSS_SELECTOR, '#nearby li'))
     board.wait('pickup statistics', lambda: board.driver.find_elements(By.CSS_SELECTOR, '#stats dt'))
+    assert '{' not in board.find('#stats').text, f'statistics shown as JSON: {board.find("#stats").text!r}'
     board.screenshot('dispatch')
 
 
@@ -471,6 +504,11 @@ def main():
                     browser.quit()
                 except Exception as error:
                     problem = problem or f'browser did not close: {error}'
+            # A closed browser does not go offline: without this, the next test's offer would wait for the batches
+            # offered to this test's drivers to time out.
+            for token in server.driver_tokens:
+                server.call('POST', '/v1/driver/status', body={'status': 'offline'}, token=token)
+            server.driver_tokens.clear()
             console = [e for b in browsers for e in b.errors]
             if console and not problem:
                 problem = 'JavaScript errors in the console:\n  ' + '\n  '.join(console[:10])
