@@ -36,7 +36,7 @@ extension DispatchCoordinator {
     public var bookingHooks: BookingHooks {
         BookingHooks(
             isOffered: { [weak self] trip, driver in self?.isOffered(trip, to: driver) ?? false },
-            bookingCreated: { [weak self] booking in self?.bookingCreated(booking) },
+            bookingCreated: { [weak self] booking in self?.bookingSubmitted(booking) },
             bookingChanged: { [weak self] booking, step in self?.bookingChanged(booking, step: step) })
     }
 }
