@@ -114,7 +114,8 @@ extension CabApplication {
 
     /// BOOKING as JSON for `viewer` (the PIN only for the rider and dispatchers).
     func bookingResponse(_ booking: Booking, for viewer: Principal, status: Int = 200) throws -> HTTPResponse {
-        .json(BookingResponse(booking, viewer: viewer, driver: try driver(of: booking), tariff: services.tariff), status: status)
+        let body = BookingResponse(booking, viewer: viewer, driver: try driver(of: booking), tariff: services.tariff)
+        return .bytes(body.jsonBytes(), contentType: "application/json", status: status)
     }
 
     func driver(of booking: Booking) throws -> Driver? {
