@@ -37,6 +37,7 @@ extension DispatchCoordinator {
         BookingHooks(
             isOffered: { [weak self] trip, driver in self?.isOffered(trip, to: driver) ?? false },
             bookingCreated: { [weak self] booking in self?.bookingSubmitted(booking) },
-            bookingChanged: { [weak self] booking, step in self?.bookingChanged(booking, step: step) })
+            bookingChanged: { [weak self] booking, step in self?.bookingChanged(booking, step: step) },
+            serializingTrip: { [gates] trip, body in gates.withGate(trip, body) })
     }
 }

@@ -42,6 +42,9 @@ public final class DispatchCoordinator: Sendable {
         var machine: DispatchMachine
         var booking: Booking
         var timer: Instant?
+        /// When the booking's next timed transition is due (`TripStateMachine.nextDeadline`), kept with `booking`
+        /// so that `tick()` finds what is due without building a state machine per trip.
+        var deadline: Instant?
     }
 
     /// A trip whose driver is on the way or driving: followed for position, ETA and alerts.
@@ -52,6 +55,8 @@ public final class DispatchCoordinator: Sendable {
         var position: TripEvents.Position?
         var etaSeconds: Int?
         var alerts: ArrivalAlertTracker
+        /// As `TripDispatch.deadline`.
+        var deadline: Instant?
     }
 
     struct State {
@@ -78,6 +83,8 @@ public final class DispatchCoordinator: Sendable {
     let state = Mutex(State())
     /// New bookings waiting for dispatch (`Configuration.startsDispatchInBackground`).
     let newBookings = NewBookingQueue()
+    /// Orders each trip's transitions with their notifications (`transition`, the rider's cancel).
+    let gates = TripGates()
     let log: @Sendable (String, [String: String]) -> Void
 
     /// A coordinator over `store` and `fleet`, ranking with `eta`, reading time from `now`.
@@ -147,6 +154,11 @@ public final class DispatchCoordinator: Sendable {
 
     static func vehicleClass(_ type: VehicleType) -> VehicleClass { VehicleClass(type) }
 
+    /// When `booking`'s next timed transition is due; nil in untimed states.
+    func deadline(of booking: Booking) -> Instant? {
+        TripStateMachine(booking: booking, tariff: tariff, table: configuration.table).nextDeadline?.at
+    }
+
     /// Sets a driver's status in the live index (through tracking, so fleet streams hear it, when wired).
     func setFleetStatus(_ status: DriverStatus, for driver: DriverID) {
         if let tracking { tracking.setStatus(status, for: driver) } else { fleet.setStatus(status, for: driver) }
@@ -213,7 +225,8 @@ public final class DispatchCoordinator: Sendable {
     private func startOffering(_ stored: Booking, _ step: TripStep) {
         state.withLock {
             $0.dispatching[stored.id] = TripDispatch(
-                machine: DispatchMachine(configuration: configuration.dispatch), booking: stored)
+                machine: DispatchMachine(configuration: configuration.dispatch), booking: stored,
+                deadline: deadline(of: stored))
         }
         perform(step.actions, for: stored, actor: .system)
         runDispatch(stored.id) { machine, time in machine.start(at: time) }

@@ -74,7 +74,9 @@ enum TrackingHTTPBenchCommand {
             object["sse_p99_ms"] = fan.fanOut.p99DeliveryMilliseconds.map { BenchFormat.round($0, 3) }
             lines.append(SSEFanOutReport.lines(fan.fanOut, title: "GET /v1/fleet/stream"))
             if let load = fan.publisher {
-                lines.append("  fed by \(BenchFormat.rate(load.successesPerSecond)) fixes/s over 4 connections")
+                lines.append(
+                    "  fed by \(BenchFormat.rate(load.successesPerSecond)) fixes/s over 4 connections"
+                        + (load.non2xx > 0 ? " (answers \(load.statusSummary))" : ""))
             }
         }
         if let peak = server.peakResidentBytes() {
