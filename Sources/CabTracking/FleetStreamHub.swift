@@ -19,11 +19,11 @@ public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
         var wakers: [FleetHub<Key>.SubscriberID: @Sendable () -> Void] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: SpinningMutex<State>
 
     /// A hub with no subscribers.
     public init(configuration: FleetHub<Key>.Configuration = .init()) {
-        state = Mutex(State(hub: FleetHub(configuration: configuration)))
+        state = SpinningMutex(State(hub: FleetHub(configuration: configuration)))
     }
 
     /// Records `driver`'s new position for the next tick.
