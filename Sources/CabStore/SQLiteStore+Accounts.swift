@@ -45,7 +45,7 @@ extension SQLiteStore: AccountRepository {
     /// `Configuration.tokenCacheMilliseconds` (`TokenCache`).
     public func principal(forTokenHash hash: TokenHash) throws -> Principal? {
         if let cached = tokens.principal(for: hash) { return cached }
-        let start = tokens.startRead()
+        let start = tokens.startRead(for: hash)
         let found = try readers.read { c in
             try c.first(
                 "SELECT rider_id, driver_id, dispatcher_id FROM tokens WHERE hash = ? AND revoked_ms IS NULL",

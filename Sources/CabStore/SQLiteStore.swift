@@ -27,7 +27,7 @@ public final class SQLiteStore: Sendable {
         /// Creates a configuration.
         public init(
             readers: Int = 4, maximumBatch: Int = 256, durable: Bool = true, tokenCacheCapacity: Int = 100_000,
-            tokenCacheMilliseconds: Int64 = 5_000,
+            tokenCacheMilliseconds: Int64 = 30_000,
             monotonicMilliseconds: @escaping @Sendable () -> Int64 = Configuration.systemMonotonicMilliseconds
         ) {
             precondition(readers > 0 && maximumBatch > 0, "need at least one reader and a batch of one")

@@ -2,7 +2,7 @@ import CabCore
 import Synchronization
 
 /// Recently resolved bearer tokens (hash → principal), so a busy client is not looked up in SQLite on every
-/// request. Bounded: when full, the whole cache is dropped (the next requests refill it). Entries live for
+/// request. Bounded: when a stripe is full, the stripe is dropped (the next requests refill it). Entries live for
 /// `lifetimeMilliseconds` on the injected clock, so a token revoked by another process stops working within that
 /// time; a revocation through this store (`SQLiteStore.revokeToken`) removes the entry at once.
 /// Unknown tokens are not cached: a wrong token always reaches the store.
@@ -24,7 +24,14 @@ final class TokenCache: Sendable {
         var revocations: Int
     }
 
-    private let state = Mutex(State())
+    /// One lock per stripe (picked by the hash's first byte), so request threads rarely wait for each other.
+    private final class Stripe: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let stripes: [Stripe] = (0..<16).map { _ in Stripe() }
+
+    private func stripe(_ hash: TokenHash) -> Stripe { stripes[Int(hash.bytes.first ?? 0) & 15] }
     let capacity: Int
     let lifetimeMilliseconds: Int64
     private let now: @Sendable () -> Int64
@@ -41,7 +48,7 @@ final class TokenCache: Sendable {
     func principal(for hash: TokenHash) -> Principal? {
         guard capacity > 0 else { return nil }
         let t = now()
-        return state.withLock { s in
+        return stripe(hash).state.withLock { s in
             guard let entry = s.entries[hash] else { return nil }
             guard t < entry.expiresAtMilliseconds else {
                 s.entries[hash] = nil
@@ -51,26 +58,27 @@ final class TokenCache: Sendable {
         }
     }
 
-    /// Call before reading the store; pass the answer to `remember`.
-    func startRead() -> ReadStart {
+    /// Call before reading the store for `hash`; pass the answer to `remember`.
+    func startRead(for hash: TokenHash) -> ReadStart {
         let t = now()
-        return ReadStart(milliseconds: t, revocations: state.withLock { $0.revocations })
+        return ReadStart(milliseconds: t, revocations: stripe(hash).state.withLock { $0.revocations })
     }
 
     /// Remembers that `hash` resolved to `principal` in a store read that began at `start`; the entry expires
     /// `lifetimeMilliseconds` after the read began. Nothing is kept when a revocation happened meanwhile.
     func remember(_ principal: Principal, for hash: TokenHash, readStartedAt start: ReadStart) {
         guard capacity > 0 else { return }
-        state.withLock { s in
+        let stripeCapacity = max(1, capacity / stripes.count)
+        stripe(hash).state.withLock { s in
             guard s.revocations == start.revocations else { return }
-            if s.entries.count >= capacity { s.entries.removeAll(keepingCapacity: true) }
+            if s.entries.count >= stripeCapacity { s.entries.removeAll(keepingCapacity: true) }
             s.entries[hash] = Entry(principal: principal, expiresAtMilliseconds: start.milliseconds + lifetimeMilliseconds)
         }
     }
 
     /// Forgets `hash` (it is being revoked); reads already in flight will not be cached either.
     func forget(_ hash: TokenHash) {
-        state.withLock { s in
+        stripe(hash).state.withLock { s in
             s.entries[hash] = nil
             s.revocations &+= 1
         }
