@@ -9,7 +9,7 @@
 /// A mutex around a value for short, very frequent critical sections taken by many threads (the metric
 /// families: every request counts itself in two). On Linux it is glibc's adaptive mutex, which spins briefly
 /// before sleeping; `Synchronization.Mutex` there is a priority-inheritance futex whose contended path goes
-/// through the kernel's rt-mutex every time. CabTracking has the same wrapper (the modules share no dependency).
+/// through the kernel's rt-mutex every time.
 final class SpinningMutex<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched between pthread_mutex_lock and unlock on `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
