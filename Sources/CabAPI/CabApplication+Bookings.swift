@@ -31,10 +31,17 @@ extension CabApplication {
             let booking = try visibleBooking(request, to: viewer)
             let body = request.body.isEmpty ? nil : try request.decodeJSON(BookingRequestBodies.Cancel.self)
             let reason = body?.reason?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            let (stored, step) = try services.requireStore().apply(
-                .riderCancel(reason: reason), to: booking.id, by: viewer, at: services.now(), tariff: services.tariff)
-            if step.record != nil { services.bookingHooks.bookingChanged(stored, step) }
-            return try bookingResponse(stored, for: viewer)
+            let store = try services.requireStore()
+            var outcome: Result<Booking, any Error> = .failure(CancellationError())
+            services.bookingHooks.serializingTrip(booking.id) {  // ordered with dispatch's own transitions
+                outcome = Result {
+                    let (stored, step) = try store.apply(
+                        .riderCancel(reason: reason), to: booking.id, by: viewer, at: services.now(), tariff: services.tariff)
+                    if step.record != nil { services.bookingHooks.bookingChanged(stored, step) }
+                    return stored
+                }
+            }
+            return try bookingResponse(try outcome.get(), for: viewer)
         }
         router.get("/v1/trip-states") { _ in .json(TripTransitionTable.standard) }
     }
@@ -114,7 +121,8 @@ extension CabApplication {
 
     /// BOOKING as JSON for `viewer` (the PIN only for the rider and dispatchers).
     func bookingResponse(_ booking: Booking, for viewer: Principal, status: Int = 200) throws -> HTTPResponse {
-        .json(BookingResponse(booking, viewer: viewer, driver: try driver(of: booking), tariff: services.tariff), status: status)
+        let body = BookingResponse(booking, viewer: viewer, driver: try driver(of: booking), tariff: services.tariff)
+        return .bytes(body.jsonBytes(), contentType: "application/json", status: status)
     }
 
     func driver(of booking: Booking) throws -> Driver? {

@@ -36,7 +36,8 @@ extension DispatchCoordinator {
     public var bookingHooks: BookingHooks {
         BookingHooks(
             isOffered: { [weak self] trip, driver in self?.isOffered(trip, to: driver) ?? false },
-            bookingCreated: { [weak self] booking in self?.bookingCreated(booking) },
-            bookingChanged: { [weak self] booking, step in self?.bookingChanged(booking, step: step) })
+            bookingCreated: { [weak self] booking in self?.bookingSubmitted(booking) },
+            bookingChanged: { [weak self] booking, step in self?.bookingChanged(booking, step: step) },
+            serializingTrip: { [gates] trip, body in gates.withGate(trip, body) })
     }
 }

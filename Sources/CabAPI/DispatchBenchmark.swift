@@ -53,7 +53,9 @@ public enum DispatchBenchmark {
         let routing = RoutingService(graph: graph, index: index)
         let coordinator = DispatchCoordinator(
             store: store, fleet: LiveFleet(), eta: RoadETAEstimator(routing: routing), tariff: .standard,
-            configuration: .init(dispatch: DispatchConfiguration(searchRadiiMeters: [3_000, 6_000, 12_000])),
+            configuration: .init(
+                dispatch: DispatchConfiguration(searchRadiiMeters: [3_000, 6_000, 12_000]),
+                startsDispatchInBackground: true),  // as `cab serve` runs it
             now: { Instant.now() })
         var random = SplitMix64(seed: seed)
         let places = graph.nodeCoordinates.indices.filter { graph.nodeInLargestComponent[$0] }.map { graph.nodeCoordinates[$0] }
@@ -102,12 +104,13 @@ public enum DispatchBenchmark {
                 b.statusChangedAt = b.createdAt
                 do {
                     _ = try store.create(b, idempotencyKey: nil)
-                    coordinator.bookingCreated(b)
+                    coordinator.bookingHooks.bookingCreated(b)  // what POST /v1/bookings calls
                 } catch {
                     errors.withLock { $0 += 1 }
                 }
             }
         }
+        coordinator.waitForQueuedBookings()
         let latencies = coordinator.firstOfferLatenciesMilliseconds.map(Double.init)
         return Result(
             decisionMedianMicroseconds: percentile(times, 0.5), decisionP99Microseconds: percentile(times, 0.99),

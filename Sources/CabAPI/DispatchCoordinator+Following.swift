@@ -9,11 +9,13 @@ extension DispatchCoordinator {
     public func tick() {
         let t = now()
         let due = state.withLock { s in
-            s.dispatching.compactMap { id, d -> BookingID? in
+            // Collected first, then cleared: clearing while iterating would copy the whole dictionary.
+            let due = s.dispatching.compactMap { id, d -> BookingID? in
                 guard let timer = d.timer, timer <= t else { return nil }
-                s.dispatching[id]?.timer = nil
                 return id
             }
+            for id in due { s.dispatching[id]?.timer = nil }
+            return due
         }
         for trip in due { runDispatch(trip) { $0.timerFired(at: $1) } }
         fireTripTimeouts(at: t)
@@ -23,7 +25,12 @@ extension DispatchCoordinator {
 
     /// The system's timed transitions (no_driver_found at the dispatch deadline, no_show after the wait).
     func fireTripTimeouts(at t: Instant) {
-        let bookings = state.withLock { s in s.dispatching.values.map(\.booking) + s.following.values.map(\.booking) }
+        let bookings = state.withLock { s in
+            var due: [Booking] = []
+            for d in s.dispatching.values { if let at = d.deadline, at <= t { due.append(d.booking) } }
+            for f in s.following.values { if let at = f.deadline, at <= t { due.append(f.booking) } }
+            return due
+        }
         for b in bookings {
             let machine = TripStateMachine(booking: b, tariff: tariff, table: configuration.table)
             guard let command = machine.dueTimeout(at: t) else { continue }

@@ -87,13 +87,16 @@ extension DispatchCoordinator {
             guard let record = step.record else { return current }
             var updated = machine.booking
             if command.event == .accept || command.event == .assign { adjust(&updated) }
-            do {
-                try store.transition(updated, record: record)
-            } catch let error as CoreError where error.code == .transitionConflict {
-                continue
+            let stored: Bool = try gates.withGate(trip) {
+                do {
+                    try store.transition(updated, record: record)
+                } catch let error as CoreError where error.code == .transitionConflict {
+                    return false
+                }
+                after(updated, step, actor: actor)  // under the gate: both apps hear of it before a later transition
+                return true
             }
-            after(updated, step, actor: actor)
-            return updated
+            if stored { return updated }
         }
         let latest = try store.booking(trip)
         throw CoreError.illegalTransition(command.event, in: latest?.status ?? .requested)
@@ -110,7 +113,8 @@ extension DispatchCoordinator {
                     s.dispatching[id] = nil
                     if s.offerHeld[driver] == id { s.offerHeld[driver] = nil }
                     s.following[id] = Following(
-                        booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts))
+                        booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts),
+                        deadline: deadline(of: booking))
                 }
                 setFleetStatus(.busy, for: driver)
             }
@@ -121,7 +125,11 @@ extension DispatchCoordinator {
             }
             state.withLock { _ = $0.following.removeValue(forKey: id) }
         default:
-            state.withLock { $0.following[id]?.booking = booking }
+            let due = deadline(of: booking)
+            state.withLock { s in
+                s.following[id]?.booking = booking
+                s.following[id]?.deadline = due
+            }
         }
         perform(step.actions, for: booking, actor: actor)
         if booking.status == .arrived {

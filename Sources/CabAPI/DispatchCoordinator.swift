@@ -21,15 +21,20 @@ public final class DispatchCoordinator: Sendable {
         public var alerts: ArrivalAlertConfiguration
         /// The trip transition table (and its timeouts).
         public var table: TripTransitionTable
+        /// True: `bookingHooks.bookingCreated` queues the booking and returns; dispatch starts on the coordinator's
+        /// own queue, for many new bookings in one store write (`cab serve`). False: it starts in the caller.
+        public var startsDispatchInBackground: Bool
 
         /// Creates a configuration.
         public init(
             dispatch: DispatchConfiguration = DispatchConfiguration(),
-            alerts: ArrivalAlertConfiguration = ArrivalAlertConfiguration(), table: TripTransitionTable = .standard
+            alerts: ArrivalAlertConfiguration = ArrivalAlertConfiguration(), table: TripTransitionTable = .standard,
+            startsDispatchInBackground: Bool = false
         ) {
             self.dispatch = dispatch
             self.alerts = alerts
             self.table = table
+            self.startsDispatchInBackground = startsDispatchInBackground
         }
     }
 
@@ -37,6 +42,9 @@ public final class DispatchCoordinator: Sendable {
         var machine: DispatchMachine
         var booking: Booking
         var timer: Instant?
+        /// When the booking's next timed transition is due (`TripStateMachine.nextDeadline`), kept with `booking`
+        /// so that `tick()` finds what is due without building a state machine per trip.
+        var deadline: Instant?
     }
 
     /// A trip whose driver is on the way or driving: followed for position, ETA and alerts.
@@ -47,6 +55,8 @@ public final class DispatchCoordinator: Sendable {
         var position: TripEvents.Position?
         var etaSeconds: Int?
         var alerts: ArrivalAlertTracker
+        /// As `TripDispatch.deadline`.
+        var deadline: Instant?
     }
 
     struct State {
@@ -71,6 +81,10 @@ public final class DispatchCoordinator: Sendable {
     let notifier = TripNotifier()
     let links = TrackingLinks()
     let state = Mutex(State())
+    /// New bookings waiting for dispatch (`Configuration.startsDispatchInBackground`).
+    let newBookings = NewBookingQueue()
+    /// Orders each trip's transitions with their notifications (`transition`, the rider's cancel).
+    let gates = TripGates()
     let log: @Sendable (String, [String: String]) -> Void
 
     /// A coordinator over `store` and `fleet`, ranking with `eta`, reading time from `now`.
@@ -140,6 +154,11 @@ public final class DispatchCoordinator: Sendable {
 
     static func vehicleClass(_ type: VehicleType) -> VehicleClass { VehicleClass(type) }
 
+    /// When `booking`'s next timed transition is due; nil in untimed states.
+    func deadline(of booking: Booking) -> Instant? {
+        TripStateMachine(booking: booking, tariff: tariff, table: configuration.table).nextDeadline?.at
+    }
+
     /// Sets a driver's status in the live index (through tracking, so fleet streams hear it, when wired).
     func setFleetStatus(_ status: DriverStatus, for driver: DriverID) {
         if let tracking { tracking.setStatus(status, for: driver) } else { fleet.setStatus(status, for: driver) }
@@ -147,21 +166,70 @@ public final class DispatchCoordinator: Sendable {
 
     // MARK: Dispatch
 
+    /// A new booking from the booking endpoints: queued for the coordinator's own queue when configured to start
+    /// dispatch in the background (and the queue has room), else started in the caller.
+    func bookingSubmitted(_ booking: Booking) {
+        if configuration.startsDispatchInBackground,
+            newBookings.submit(booking, process: { [weak self] in self?.bookingsCreated($0) })
+        {
+            return
+        }
+        bookingCreated(booking)
+    }
+
+    /// Blocks until every booking queued by `bookingHooks.bookingCreated` has started dispatch (tests, shutdown).
+    public func waitForQueuedBookings() { newBookings.waitUntilIdle() }
+
+    /// New bookings, many at once: moves them all to `dispatching` in one store write, then starts offering each.
+    /// A booking that changed meanwhile (a rider's quick cancel) is judged again alone by `bookingCreated`.
+    public func bookingsCreated(_ bookings: [Booking]) {
+        let t = now()
+        var started: [(booking: Booking, step: TripStep)] = []
+        var alone: [Booking] = []
+        for booking in bookings {
+            var machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
+            if booking.status == .requested, let step = try? machine.handle(.dispatch, by: .system, at: t),
+                step.record != nil
+            {
+                started.append((machine.booking, step))
+            } else {
+                alone.append(booking)
+            }
+        }
+        do {
+            // `step.record` is non-nil for every started booking (checked above).
+            let written = try store.transitions(started.compactMap { s in s.step.record.map { (s.booking, $0) } })
+            for (s, ok) in zip(started, written) {
+                if ok { startOffering(s.booking, s.step) } else { alone.append(s.booking) }
+            }
+        } catch {
+            log("dispatch batch not stored", ["bookings": "\(started.count)", "error": "\(error)"])
+            alone += started.map(\.booking)
+        }
+        for booking in alone { bookingCreated(booking) }
+    }
+
     /// A new booking: moves it to `dispatching` and starts offering it.
     public func bookingCreated(_ booking: Booking) {
         let t = now()
         do {
             let (stored, step) = try store.apply(
                 .dispatch, to: booking.id, by: .system, at: t, tariff: tariff, table: configuration.table)
-            state.withLock {
-                $0.dispatching[booking.id] = TripDispatch(
-                    machine: DispatchMachine(configuration: configuration.dispatch), booking: stored)
-            }
-            perform(step.actions, for: stored, actor: .system)
-            runDispatch(booking.id) { machine, time in machine.start(at: time) }
+            startOffering(stored, step)
         } catch {
             log("dispatch not started", ["trip": booking.id.rawValue, "error": "\(error)"])
         }
+    }
+
+    /// A booking now stored as `dispatching`: performs the transition's actions and starts its machine.
+    private func startOffering(_ stored: Booking, _ step: TripStep) {
+        state.withLock {
+            $0.dispatching[stored.id] = TripDispatch(
+                machine: DispatchMachine(configuration: configuration.dispatch), booking: stored,
+                deadline: deadline(of: stored))
+        }
+        perform(step.actions, for: stored, actor: .system)
+        runDispatch(stored.id) { machine, time in machine.start(at: time) }
     }
 
     /// Applies one machine event for `trip` under the lock, then performs the actions it returns (searching

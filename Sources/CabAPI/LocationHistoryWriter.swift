@@ -18,13 +18,19 @@ public final class LocationHistoryWriter: @unchecked Sendable {
     private var writing = false
     private var stopping = false
     private var finished = false
+    /// Callers waiting in `flush()`: the writer does not linger while there are any.
+    private var flushWaiters = 0
+    private let lingerSeconds: Double
     private let onError: @Sendable (any Error, Int) -> Void
     private let onWritten: @Sendable (Int) -> Void
 
     /// Starts the writer thread. `onError` hears about a batch the store refused (and its size; those records
-    /// are lost), `onWritten` about each batch written.
+    /// are lost), `onWritten` about each batch written. With `lingerMilliseconds`, the writer waits up to that
+    /// long for a full batch before writing a partial one (fewer, larger durable commits under load); `flush()`
+    /// and `close()` cut the wait short.
     public init(
         repository: any LocationHistoryRepository, capacity: Int = 100_000, batchSize: Int = 2_000,
+        lingerMilliseconds: Int = 0,
         onError: @escaping @Sendable (any Error, Int) -> Void = { _, _ in },
         onWritten: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
@@ -34,6 +40,7 @@ public final class LocationHistoryWriter: @unchecked Sendable {
         self.batchSize = batchSize
         self.onError = onError
         self.onWritten = onWritten
+        lingerSeconds = Double(max(0, lingerMilliseconds)) / 1000
         let thread = Thread { [self] in run() }
         thread.name = "swiftcab.history"
         thread.start()
@@ -51,9 +58,11 @@ public final class LocationHistoryWriter: @unchecked Sendable {
                 condition.wait()
                 continue
             }
+            let before = queue.count - head
             queue.append(contentsOf: rest.prefix(room))
             rest = rest.dropFirst(room)
-            condition.broadcast()
+            // Wake the writer when it has work it waits for: a first record, or a full batch while it lingers.
+            if before == 0 || (before < batchSize && queue.count - head >= batchSize) { condition.broadcast() }
         }
     }
 
@@ -68,7 +77,10 @@ public final class LocationHistoryWriter: @unchecked Sendable {
     public func flush() {
         condition.lock()
         defer { condition.unlock() }
+        flushWaiters += 1
+        condition.broadcast()  // a lingering writer writes now
         while (queue.count > head || writing) && !finished { condition.wait() }
+        flushWaiters -= 1
     }
 
     /// Writes what is queued, stops the thread and returns; later `enqueue` calls are ignored.
@@ -84,6 +96,12 @@ public final class LocationHistoryWriter: @unchecked Sendable {
         while true {
             condition.lock()
             while queue.count == head && !stopping { condition.wait() }
+            if lingerSeconds > 0 {
+                let deadline = Date(timeIntervalSinceNow: lingerSeconds)
+                while !stopping && flushWaiters == 0 && queue.count - head < batchSize {
+                    if !condition.wait(until: deadline) { break }
+                }
+            }
             if queue.count == head && stopping {
                 finished = true
                 condition.broadcast()

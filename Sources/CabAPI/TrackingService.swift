@@ -25,6 +25,9 @@ public struct TrackingConfiguration: Sendable {
     public var historyQueueCapacity: Int
     /// Records per history transaction.
     public var historyBatchSize: Int
+    /// How long the history writer waits for a full batch before writing a partial one, in milliseconds (fewer
+    /// durable commits under load; a crash can lose this much more of the trail).
+    public var historyLingerMilliseconds: Int
     /// Most points in one trail answer.
     public var trailLimit: Int
 
@@ -33,7 +36,7 @@ public struct TrackingConfiguration: Sendable {
         ingest: IngestConfiguration = IngestConfiguration(), index: DriverIndexConfiguration = DriverIndexConfiguration(),
         maxFixesPerBatch: Int = 100, tickInterval: Duration? = .seconds(1), heartbeatInterval: Duration? = .seconds(15),
         streamBufferCapacity: Int = 2_048, replayCapacity: Int = 20_000, historyQueueCapacity: Int = 100_000,
-        historyBatchSize: Int = 2_000, trailLimit: Int = 10_000
+        historyBatchSize: Int = 2_000, historyLingerMilliseconds: Int = 100, trailLimit: Int = 10_000
     ) {
         self.ingest = ingest
         self.index = index
@@ -44,6 +47,7 @@ public struct TrackingConfiguration: Sendable {
         self.replayCapacity = replayCapacity
         self.historyQueueCapacity = historyQueueCapacity
         self.historyBatchSize = historyBatchSize
+        self.historyLingerMilliseconds = historyLingerMilliseconds
         self.trailLimit = trailLimit
     }
 }
@@ -90,7 +94,7 @@ public final class TrackingService: Sendable {
                 firstEventID: seed))
         self.history = LocationHistoryWriter(
             repository: history, capacity: configuration.historyQueueCapacity,
-            batchSize: configuration.historyBatchSize,
+            batchSize: configuration.historyBatchSize, lingerMilliseconds: configuration.historyLingerMilliseconds,
             onError: { _, lost in counters.historyLost.increment(by: Double(lost)) },
             onWritten: { counters.historyWritten.increment(by: Double($0)) })
     }

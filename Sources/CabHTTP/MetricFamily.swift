@@ -16,7 +16,7 @@ final class MetricFamily: Sendable {
     let help: String
     let labelNames: [String]
     let buckets: [Double]
-    private let series = Mutex<[[String]: Series]>([:])
+    private let series = SpinningMutex<[[String]: Series]>([:])
 
     init(name: String, kind: Kind, help: String, labelNames: [String], buckets: [Double]) {
         self.name = name

@@ -41,9 +41,12 @@ extension SQLiteStore: AccountRepository {
         }
     }
 
-    /// Who holds the token with this hash; nil when unknown or revoked.
+    /// Who holds the token with this hash; nil when unknown or revoked. Live tokens are cached for
+    /// `Configuration.tokenCacheMilliseconds` (`TokenCache`).
     public func principal(forTokenHash hash: TokenHash) throws -> Principal? {
-        try readers.read { c in
+        if let cached = tokens.principal(for: hash) { return cached }
+        let start = tokens.startRead(for: hash)
+        let found = try readers.read { c in
             try c.first(
                 "SELECT rider_id, driver_id, dispatcher_id FROM tokens WHERE hash = ? AND revoked_ms IS NULL",
                 [hash.bytes]
@@ -54,11 +57,14 @@ extension SQLiteStore: AccountRepository {
                 throw StoreError(.corruptRow, "A token row names no valid account.")
             }
         }
+        if let found { tokens.remember(found, for: hash, readStartedAt: start) }
+        return found
     }
 
     /// Revokes a token at `time` (the row stays, for audit); true when it existed and was live.
     public func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool {
-        try writer.write { c in
+        defer { tokens.forget(hash) }  // after the commit, so no read that saw the token live is cached
+        return try writer.write { c in
             try c.run(
                 "UPDATE tokens SET revoked_ms = ? WHERE hash = ? AND revoked_ms IS NULL",
                 [time.millisecondsSinceEpoch, hash.bytes]) > 0

@@ -112,6 +112,25 @@ extension SQLiteStore: BookingRepository {
         }
     }
 
+    /// Several compare-and-set transitions in one transaction (one fsync for all): each `updated` and `record`
+    /// is written only if that booking's stored status is still `record.from`. Returns, in order, whether each
+    /// was written; a `false` is a lost race (read the booking again and judge the command against it).
+    public func transitions(_ changes: [(updated: Booking, record: TripTransitionRecord)]) throws -> [Bool] {
+        let checked = changes.map { updated, record in
+            precondition(updated.id == record.bookingID && updated.status == record.to, "record and booking disagree")
+            guard let from = record.from else { preconditionFailure("a transition has a from state; creation is create(_:)") }
+            return (updated, record, from)
+        }
+        guard !checked.isEmpty else { return [] }
+        return try writer.write { c in
+            try checked.map { updated, record, from in
+                guard try c.run(BookingRow.update, BookingRow.updateValues(updated, expected: from)) == 1 else { return false }
+                try Self.appendHistory(record, on: c)
+                return true
+            }
+        }
+    }
+
     /// Every transition of a booking, oldest first.
     public func history(_ id: BookingID) throws -> [TripTransitionRecord] {
         try readers.read { c in

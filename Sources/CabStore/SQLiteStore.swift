@@ -16,20 +16,42 @@ public final class SQLiteStore: Sendable {
         public var maximumBatch: Int
         /// `synchronous=FULL` (true, durable on acknowledgement) or `NORMAL` (false; for benchmarks only).
         public var durable: Bool
+        /// Resolved tokens kept in memory (0 turns the cache off).
+        public var tokenCacheCapacity: Int
+        /// How long a resolved token is trusted without reading the store again, in milliseconds: the longest a
+        /// token revoked by another process keeps working here (revocations through this store apply at once).
+        public var tokenCacheMilliseconds: Int64
+        /// Monotonic milliseconds for the token cache (injected by tests).
+        public var monotonicMilliseconds: @Sendable () -> Int64
 
         /// Creates a configuration.
-        public init(readers: Int = 4, maximumBatch: Int = 256, durable: Bool = true) {
+        public init(
+            readers: Int = 4, maximumBatch: Int = 256, durable: Bool = true, tokenCacheCapacity: Int = 100_000,
+            tokenCacheMilliseconds: Int64 = 30_000,
+            monotonicMilliseconds: @escaping @Sendable () -> Int64 = Configuration.systemMonotonicMilliseconds
+        ) {
             precondition(readers > 0 && maximumBatch > 0, "need at least one reader and a batch of one")
+            precondition(tokenCacheCapacity >= 0 && tokenCacheMilliseconds >= 0, "token cache settings are not negative")
             self.readers = readers
             self.maximumBatch = maximumBatch
             self.durable = durable
+            self.tokenCacheCapacity = tokenCacheCapacity
+            self.tokenCacheMilliseconds = tokenCacheMilliseconds
+            self.monotonicMilliseconds = monotonicMilliseconds
         }
+
+        /// Milliseconds on the system's monotonic clock (`ContinuousClock`) since an arbitrary start.
+        public static let systemMonotonicMilliseconds: @Sendable () -> Int64 = {
+            let start = ContinuousClock.now
+            return { Int64((ContinuousClock.now - start) / .milliseconds(1)) }
+        }()
     }
 
     /// The file.
     public let path: String
     let writer: GroupCommitWriter
     let readers: ReaderPool
+    let tokens: TokenCache
 
     /// The schema version this binary writes.
     public static var schemaVersion: Int { Migrations.latestVersion }
@@ -38,6 +60,9 @@ public final class SQLiteStore: Sendable {
     /// by a newer SwiftCab, `.notAStore` for another application's SQLite file.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
+        tokens = TokenCache(
+            capacity: configuration.tokenCacheCapacity, lifetimeMilliseconds: configuration.tokenCacheMilliseconds,
+            now: configuration.monotonicMilliseconds)
         do {
             let db = try SQLiteDatabase(path: path)
             try db.execute("PRAGMA journal_mode = WAL")

@@ -59,6 +59,7 @@ enum ServeCommand {
         Console.line("listening on http://\(host):\(bound)")
         let signal = server.runUntilTerminated()
         ticker.stop()
+        services.dispatch?.waitForQueuedBookings()  // new bookings get their dispatch write before the store closes
         services.tracking?.shutdown()  // writes the queued history before the store closes
         services.store?.close()
         Log.info("stopped", ["signal": "\(signal)"])

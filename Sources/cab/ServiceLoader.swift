@@ -65,7 +65,8 @@ enum ServiceLoader {
         if let store = services.store, let tracking = services.tracking, let routing = services.routing {
             let dispatch = DispatchCoordinator(
                 store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: services.tariff,
-                now: services.now, log: { message, data in Log.info(message, data) })
+                configuration: DispatchCoordinator.Configuration(startsDispatchInBackground: true), now: services.now,
+                log: { message, data in Log.info(message, data) })
             services.dispatch = dispatch
             services.bookingHooks = dispatch.bookingHooks
         }

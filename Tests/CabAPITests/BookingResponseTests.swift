@@ -64,3 +64,56 @@ import Testing
         #expect(fare.total.amountMinor == 999 && fare.lines.map(\.label) == ["estimate"])
     }
 }
+
+/// `BookingResponse.jsonBytes()` (hand-written) against `JSONEncoder`, byte for byte, over the shapes a booking
+/// takes and over text that needs escaping.
+@Suite struct BookingResponseBytesTests {
+    static func encoderBytes(_ response: BookingResponse) throws -> [UInt8] {
+        Array(try JSONCoding.encoder.encode(response))
+    }
+
+    static var variants: [(Booking, Driver?)] {
+        var requested = BookingResponseTests.booking()
+        requested.status = .requested
+        requested.driverID = nil
+        requested.acceptedAt = nil
+        requested.promisedPickupAt = nil
+        var cancelled = BookingResponseTests.booking()
+        cancelled.status = .cancelledByRider
+        cancelled.pickupName = "Café \"Ekberg\" \\ Bulevardi 9/A\n\t\u{01}\u{1F}\u{7F} 🚕"
+        cancelled.dropoffName = "Tennispalatsi </script>"
+        cancelled.vehicleType = .large
+        cancelled.cancellation = Cancellation(
+            by: .rider(BookingResponseTests.rider), at: Instant(millisecondsSinceEpoch: 1_800_000_100_123),
+            reason: "changed my mind\r\u{08}\u{0C}", fee: Money(minorUnits: 500, currency: .eur))
+        var completed = BookingResponseTests.booking()
+        completed.status = .completed
+        completed.pickedUpAt = Instant(secondsSinceEpoch: 1_800_000_400)
+        completed.finalFare = Money(minorUnits: 1_337, currency: .eur)
+        completed.routeDistanceMeters = 987_654  // outside what the tariff reproduces: a one-line estimate
+        var noRoute = BookingResponseTests.booking()
+        noRoute.routePolyline = nil
+        var longRoute = BookingResponseTests.booking()
+        longRoute.routePolyline = Polyline.encode(
+            (0..<500).map { Coordinate(latitude: 60.1 + Double($0) * 0.000_37, longitude: 24.9 - Double($0) * 0.000_91) })
+        return [
+            (requested, nil), (BookingResponseTests.booking(), BookingResponseTests.driver), (cancelled, nil),
+            (completed, BookingResponseTests.driver), (noRoute, nil), (longRoute, BookingResponseTests.driver),
+        ]
+    }
+
+    @Test func handWrittenBytesEqualJSONEncodersForEveryShapeAndViewer() throws {
+        let viewers: [Principal] = [
+            .rider(BookingResponseTests.rider), .driver(BookingResponseTests.driver.id),
+            .dispatcher(DispatcherID("dp_0000000000000001")!),
+        ]
+        for (booking, driver) in Self.variants {
+            for viewer in viewers {
+                let response = BookingResponse(booking, viewer: viewer, driver: driver, tariff: .standard)
+                let fast = response.jsonBytes()
+                let slow = try Self.encoderBytes(response)
+                #expect(String(decoding: fast, as: UTF8.self) == String(decoding: slow, as: UTF8.self))
+            }
+        }
+    }
+}

@@ -54,7 +54,10 @@ final class TripHarness: @unchecked Sendable {
     let mapper: HTTPErrorMapper
     let directory: URL
 
-    init(dispatch configuration: DispatchConfiguration = DispatchConfiguration(), graph: RoadGraph = RiverMap.graph()) throws {
+    init(
+        dispatch configuration: DispatchConfiguration = DispatchConfiguration(), graph: RoadGraph = RiverMap.graph(),
+        startsDispatchInBackground: Bool = false
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cab-trips-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
@@ -62,7 +65,8 @@ final class TripHarness: @unchecked Sendable {
         let clock = self.clock
         dispatch = DispatchCoordinator(
             store: store, fleet: fleet, eta: RoadETAEstimator(routing: routing), tariff: .standard,
-            configuration: .init(dispatch: configuration), now: { clock.now() })
+            configuration: .init(dispatch: configuration, startsDispatchInBackground: startsDispatchInBackground),
+            now: { clock.now() })
         var services = Services(routing: routing, store: store, now: { clock.now() })
         services.dispatch = dispatch
         services.bookingHooks = dispatch.bookingHooks

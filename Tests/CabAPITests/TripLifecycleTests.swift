@@ -24,6 +24,23 @@ import Testing
         #expect(try h.status(of: booking.string("id")!) == .dispatching)
     }
 
+    /// As `cab serve` runs it: the 201 does not wait for dispatch; the coordinator's queue starts it (many new
+    /// bookings in one store write) and the nearest driver gets the offer.
+    @Test func dispatchStartedInTheBackgroundOffersEveryNewBooking() throws {
+        let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1), startsDispatchInBackground: true)
+        let drivers = (0..<3).map { h.driver(at: RiverMap.south(2 * $0 + 1)) }
+        let streams = try drivers.map { try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": $0.token])) }
+        let rider = h.rider()
+        let bookings = (0..<3).map { i in h.book(rider, from: RiverMap.south(2 * i + 1), to: RiverMap.north(8)) }
+        #expect(bookings.map(\.status) == [201, 201, 201])
+        #expect(bookings.map { $0.string("status") } == ["requested", "requested", "requested"])
+        h.dispatch.waitForQueuedBookings()
+        for booking in bookings { #expect(try h.status(of: booking.string("id")!) == .dispatching) }
+        let offered = streams.map { s in s.read().filter { $0.event == "offer" }.compactMap { $0.data["trip_id"] as? String } }
+        #expect(offered.map(\.count) == [1, 1, 1])
+        #expect(Set(offered.flatMap { $0 }) == Set(bookings.compactMap { $0.string("id") }))
+    }
+
     @Test func timeoutsDeclinesAndOfflineMoveOnUntilNoDriverFound() throws {
         let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1, searchRadiiMeters: [3_000], maximumBatches: 3))
         let a = h.driver(at: RiverMap.south(2))

@@ -1,6 +1,7 @@
 import CabCore
 import CabGeo
 import Foundation
+import Synchronization
 import Testing
 
 @testable import CabStore
@@ -23,6 +24,36 @@ import Testing
         #expect(try f.store.principal(forTokenHash: riderHash) == nil)
         #expect(try !f.store.revokeToken(riderHash, at: f.clockStart.adding(seconds: 6)))
         #expect(try f.store.driver(f.driver)?.plate == "ABC-123")
+    }
+
+    @Test func aTokenRevokedByAnotherProcessStopsWorkingWhenItsCacheEntryExpires() throws {
+        let f = try StoreFixture()
+        let clock = Mutex<Int64>(0)
+        let server = try SQLiteStore(
+            path: f.path,
+            configuration: .init(tokenCacheMilliseconds: 5_000, monotonicMilliseconds: { clock.withLock { $0 } }))
+        defer { server.close() }
+        let hash = StoreFixture.randomHash()
+        let rider = Rider(id: .random(), name: "Ilona", createdAt: f.clockStart)
+        try f.store.createRider(rider, tokenHash: hash)
+        #expect(try server.principal(forTokenHash: hash) == .rider(rider.id))
+        #expect(try f.store.revokeToken(hash, at: f.clockStart.adding(seconds: 1)))  // the other "process"
+        clock.withLock { $0 = 4_999 }
+        #expect(try server.principal(forTokenHash: hash) == .rider(rider.id))  // cached, within the lifetime
+        clock.withLock { $0 = 5_000 }
+        #expect(try server.principal(forTokenHash: hash) == nil)
+    }
+
+    @Test func aTokenRevokedThroughTheStoreIsRefusedAtOnceAndUnknownTokensAreNotCached() throws {
+        let f = try StoreFixture()
+        let hash = StoreFixture.randomHash()
+        #expect(try f.store.principal(forTokenHash: hash) == nil)
+        let rider = Rider(id: .random(), name: "Late", createdAt: f.clockStart)
+        try f.store.createRider(rider, tokenHash: hash)
+        #expect(try f.store.principal(forTokenHash: hash) == .rider(rider.id))  // a miss was not remembered
+        #expect(try f.store.principal(forTokenHash: hash) == .rider(rider.id))  // now from the cache
+        #expect(try f.store.revokeToken(hash, at: f.clockStart.adding(seconds: 1)))
+        #expect(try f.store.principal(forTokenHash: hash) == nil)
     }
 
     @Test func aDuplicateTokenHashIsRefusedAndLeavesNoAccount() throws {

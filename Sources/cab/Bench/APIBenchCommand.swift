@@ -12,6 +12,7 @@ enum APIBenchCommand {
         .init(name: "pickup", valueName: "LAT,LON", help: "pickup (default: a road node at the map's centre)"),
         .init(name: "dropoff", valueName: "LAT,LON", help: "dropoff (default: a road node ~1.5 km north-east)"),
         .init(name: "server-log", valueName: "FILE", help: "where the server's stderr goes (default /dev/null)"),
+        .init(name: "server-threads", valueName: "N", help: "`cab serve --threads N` (default: serve's own default)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
@@ -44,7 +45,8 @@ enum APIBenchCommand {
             riders: args.integer("riders", default: 16, in: 1...10_000),
             pickup: args.value("pickup").map { Arguments.parseCoordinate($0, what: "--pickup") } ?? central.0,
             dropoff: args.value("dropoff").map { Arguments.parseCoordinate($0, what: "--dropoff") } ?? central.1,
-            serverLog: args.value("server-log") ?? "/dev/null")
+            serverLog: args.value("server-log") ?? "/dev/null",
+            serverThreads: args.value("server-threads").map { _ in args.integer("server-threads", default: 32, in: 1...512) })
         if !FileManager.default.fileExists(atPath: configuration.dataDirectory) {
             Console.error("cab: \(configuration.dataDirectory) does not exist (run `make run` or `cab import`); "
                 + "the server starts without a map")
@@ -65,7 +67,7 @@ enum APIBenchCommand {
 
     static func text(_ r: APIBenchmark.Result) -> String {
         var lines = [
-            "cab bench api (\(BenchFormat.buildMode) build, \(HTTPServerThreads.describe), wrk \(r.connections) "
+            "cab bench api (\(BenchFormat.buildMode) build, \(r.serverThreads.map { "cab serve --threads \($0)" } ?? "cab serve's default threads"), wrk \(r.connections) "
                 + "connections, \(r.durationSeconds) s per load)",
             "GET /healthz        \(BenchFormat.rate(r.healthz.requestsPerSecond)) req/s    "
                 + BenchFormat.latencies(r.healthz) + BenchFormat.failures(r.healthz),

@@ -18,6 +18,8 @@ struct APIBenchmark {
         var dropoff: Coordinate
         /// Where the server's standard error goes.
         var serverLog = "/dev/null"
+        /// `cab serve --threads`; nil keeps serve's default.
+        var serverThreads: Int?
     }
 
     /// What was measured; nil bookings figures when the endpoints are not there (`bookingsNote` says why).
@@ -29,6 +31,7 @@ struct APIBenchmark {
         var serverPeakResidentBytes: Int?
         var connections: Int
         var durationSeconds: Int
+        var serverThreads: Int?
     }
 
     let configuration: Configuration
@@ -40,7 +43,9 @@ struct APIBenchmark {
         let scratch = try ScratchDataDirectory(linkingFrom: configuration.dataDirectory)
         defer { scratch.remove() }
         progress("cab bench api: server on \(scratch.path) (linked: \(scratch.linked.joined(separator: ", ")))")
-        let server = try ServerProcess(dataDirectory: scratch.path, logPath: configuration.serverLog)
+        let server = try ServerProcess(
+            dataDirectory: scratch.path, extraArguments: configuration.serverThreads.map { ["--threads", "\($0)"] } ?? [],
+            logPath: configuration.serverLog)
         defer { server.stop() }
         let wrk = WrkRunner(
             threads: configuration.wrkThreads, connections: configuration.connections,
@@ -66,7 +71,8 @@ struct APIBenchmark {
         let peak = server.peakResidentBytes()
         return Result(
             healthz: healthz, bookings: bookings, bookingsNote: note, pairs: pairs, serverPeakResidentBytes: peak,
-            connections: configuration.connections, durationSeconds: configuration.durationSeconds)
+            connections: configuration.connections, durationSeconds: configuration.durationSeconds,
+            serverThreads: configuration.serverThreads)
     }
 
     private enum Preparation {

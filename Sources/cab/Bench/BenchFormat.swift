@@ -51,7 +51,3 @@ enum BenchFormat {
     }
 }
 
-/// The server's worker-thread default, named in reports.
-enum HTTPServerThreads {
-    static var describe: String { "server threads \(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))), 127.0.0.1" }
-}

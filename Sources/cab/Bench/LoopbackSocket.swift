@@ -7,7 +7,10 @@ enum LoopbackSocket {
     /// A new TCP socket connecting to 127.0.0.1:`port`; non-blocking sockets return while the connect is in
     /// progress (wait for writability). Throws when the socket cannot be made or the connect fails at once.
     static func connect(port: Int, nonBlocking: Bool) throws(BenchError) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0), 0)
+        // Close-on-exec: a load generator started later (wrk) must not inherit thousands of stream sockets; wrk
+        // sizes its event loop for its own connections and fails on higher descriptor numbers.
+        let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let fd = socket(AF_INET, flags | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0), 0)
         guard fd >= 0 else { throw BenchError("cannot create a socket: \(errnoText()) (raise the open-file limit?)") }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))

@@ -7,6 +7,7 @@ enum TrackingHTTPBenchCommand {
         .init(name: "duration", valueName: "S", help: "seconds per load (default 10)"),
         .init(name: "connections", valueName: "N", help: "ingest connections (default 64)"),
         .init(name: "sse-clients", valueName: "N", help: "fleet-stream clients (default 5000; 0 skips)"),
+        .init(name: "sse-events", valueName: "N", help: "events/s to deliver over all streams (default 25000)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
@@ -27,12 +28,13 @@ enum TrackingHTTPBenchCommand {
         let duration = args.integer("duration", default: 10, in: 1...3600)
         let connections = args.integer("connections", default: 64, in: 2...10_000)
         let clients = args.integer("sse-clients", default: 5000, in: 0...100_000)
+        let events = args.integer("sse-events", default: 25_000, in: 1...10_000_000)
         var object: [String: Any] = ["drivers": drivers, "build": BenchFormat.buildMode]
         var lines = ["cab bench tracking-http (\(BenchFormat.buildMode) build, \(drivers) drivers, \(duration) s per load)"]
         do {
             try measure(
                 data: data, drivers: drivers, duration: duration, connections: connections, clients: clients,
-                into: &object, lines: &lines)
+                sseEventsPerSecond: events, into: &object, lines: &lines)
         } catch {
             Console.fail(error.message, code: 70)
         }
@@ -43,8 +45,8 @@ enum TrackingHTTPBenchCommand {
     /// Runs the HTTP loads against a `cab serve` on a scratch copy of `data`, adding figures to `object` (the
     /// issue's JSON keys) and report lines to `lines`; `cab bench tracking` calls it too.
     static func measure(
-        data: String, drivers: Int, duration: Int, connections: Int, clients: Int, into object: inout [String: Any],
-        lines: inout [String]
+        data: String, drivers: Int, duration: Int, connections: Int, clients: Int, sseEventsPerSecond: Int = 25_000,
+        into object: inout [String: Any], lines: inout [String]
     ) throws(BenchError) {
         let centre = MapPoints.centralPair(dataDirectory: data)?.0 ?? APIBenchCommand.fallbackPair.0
         let scratch = try ScratchDataDirectory(linkingFrom: data)
@@ -68,13 +70,17 @@ enum TrackingHTTPBenchCommand {
             Console.error("opening \(clients) fleet streams")
             let fan = try TrackingHTTPBenchmark.measureFleetFanOut(
                 server: server, dispatcherToken: dispatcher, tokens: tokens, centre: centre, clients: clients,
-                seconds: duration)
+                seconds: duration, fixesPerSecond: max(1, (sseEventsPerSecond + clients - 1) / max(1, clients)))
             object["sse_clients"] = fan.fanOut.clientsConnected
             object["sse_events_per_s"] = BenchFormat.round(fan.fanOut.eventsPerSecond, 1)
             object["sse_p99_ms"] = fan.fanOut.p99DeliveryMilliseconds.map { BenchFormat.round($0, 3) }
             lines.append(SSEFanOutReport.lines(fan.fanOut, title: "GET /v1/fleet/stream"))
+            if let why = fan.publisherError { lines.append("  feeding load failed: \(why)") }
             if let load = fan.publisher {
-                lines.append("  fed by \(BenchFormat.rate(load.successesPerSecond)) fixes/s over 4 connections")
+                lines.append(
+                    "  fed by \(BenchFormat.rate(load.successesPerSecond)) fixes/s over 4 connections"
+                        + " (\(load.requests) requests, \(load.socketErrors) socket errors"
+                        + (load.non2xx > 0 ? ", answers \(load.statusSummary))" : ")"))
             }
         }
         if let peak = server.peakResidentBytes() {

@@ -17,6 +17,8 @@ enum TrackingHTTPBenchmark {
     struct FanOutResult {
         var fanOut: SSEFanOut.Result
         var publisher: WrkResult?
+        /// Why the feeding load reported nothing.
+        var publisherError: String?
     }
 
     /// Registers `count` drivers through `POST /v1/drivers` (wrk, `connections` at a time) and returns their
@@ -95,8 +97,13 @@ enum TrackingHTTPBenchmark {
     /// thread owning every `threads`-th driver so a driver's fixes leave in time order. Times come from the real
     /// clock in milliseconds (LuaJIT FFI `clock_gettime`), strictly increasing per driver; positions start spread
     /// within `spanDegrees` of `centre` and move east at 5 m/s, so every fix passes the server's speed rule.
-    static func ingestScript(tokensFile: String, threads: Int, centre: Coordinate, spanDegrees: Double) -> WrkScript {
+    /// With `delayMilliseconds`, each connection waits that long between requests (wrk's `delay()`), so the load
+    /// runs at about `connections × 1000 / delayMilliseconds` requests/s.
+    static func ingestScript(
+        tokensFile: String, threads: Int, centre: Coordinate, spanDegrees: Double, delayMilliseconds: Int? = nil
+    ) -> WrkScript {
         let metresPerDegreeLon = 111_320 * max(0.1, cos(centre.latitude * .pi / 180))
+        let delay = delayMilliseconds.map { "\nfunction delay() return \($0) end\n" } ?? ""
         return WrkScript(
             lua: """
                 local ffi = require("ffi")
@@ -146,7 +153,7 @@ enum TrackingHTTPBenchmark {
                     if n then extra = extra + tonumber(n) end
                   end
                 end
-                """)
+                """ + delay)
     }
 
     /// Writes `tokens` to a temporary file for `ingestScript`; the caller removes it.
@@ -170,28 +177,39 @@ enum TrackingHTTPBenchmark {
         return IngestResult(wrk: result, acceptedFixes: result.extra, drivers: tokens.count)
     }
 
-    /// Opens `clients` fleet streams (`GET /v1/fleet/stream` as a dispatcher), then feeds positions with a light
-    /// ingest load (`publisherConnections` connections over `tokens`) while measuring events/s and delivery latency
-    /// from each event's `time` (the fix time the load generator stamped from the real clock).
+    /// Opens `clients` fleet streams (`GET /v1/fleet/stream` as a dispatcher), then feeds positions with a light,
+    /// paced ingest load (`fixesPerSecond` over `publisherConnections` connections, spread over `tokens`, so no
+    /// driver comes near its rate limit) while measuring events/s and delivery latency from each event's `time`
+    /// (the tick that published it). Every client gets every fix, so events/s ≈ fixes/s × clients.
     static func measureFleetFanOut(
         server: ServerProcess, dispatcherToken: String, tokens: [String], centre: Coordinate, clients: Int,
-        seconds: Int, publisherConnections: Int = 4, path: String = "/v1/fleet/stream"
+        seconds: Int, fixesPerSecond: Int, publisherConnections: Int = 4, settleSeconds: Double = 2.5,
+        path: String = "/v1/fleet/stream"
     ) throws(BenchError) -> FanOutResult {
         let fanOut = SSEFanOut(
             configuration: .init(
                 port: server.port, path: path, headers: [("Authorization", "Bearer \(dispatcherToken)")],
                 clients: clients))
+        // Positions the ingest load published in its last second go out at the next tick (1 s): open the streams
+        // after it, or 5,000 clients each get thousands of stale events and the window measures that backlog.
+        usleep(UInt32(settleSeconds * 1_000_000))
         fanOut.connect()
         defer { fanOut.closeAll() }
+        _ = fanOut.measure(seconds: 1)  // anything still in flight, unmeasured
         let file = try writeTokens(tokens)
         defer { try? FileManager.default.removeItem(atPath: file) }
         let wrk = WrkRunner(threads: 1, connections: publisherConnections, durationSeconds: seconds + 5)
         let publisher = try wrk.start(
             baseURL: server.baseURL,
-            script: ingestScript(tokensFile: file, threads: 1, centre: centre, spanDegrees: 0.05))
+            script: ingestScript(
+                tokensFile: file, threads: 1, centre: centre, spanDegrees: 0.05,
+                delayMilliseconds: max(1, publisherConnections * 1000 / max(1, fixesPerSecond))))
         let result = fanOut.measure(seconds: Double(seconds))
         publisher.interrupt()
-        let load = try? publisher.finish()
-        return FanOutResult(fanOut: result, publisher: load)
+        do {
+            return FanOutResult(fanOut: result, publisher: try publisher.finish())
+        } catch {
+            return FanOutResult(fanOut: result, publisher: nil, publisherError: error.message)
+        }
     }
 }
