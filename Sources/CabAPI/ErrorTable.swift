@@ -22,8 +22,6 @@ enum ErrorTable {
 
     static func problem(for error: APIError) -> HTTPError? {
         switch error.code.name {
-        case "bad_input": return HTTPError(status: 400, title: "Invalid input", detail: error.message)
-        case "unavailable": return HTTPError(status: 503, title: "Not available", detail: error.message)
         // Dispatch and trips (issue 7).
         case APIError.Code.offerNotOpen.name: return HTTPError(status: 409, title: "No open offer", detail: error.message)
         default: return nil

@@ -1,5 +1,6 @@
 import CabCore
 import CabGeo
+import CabHTTP
 
 /// JSON written by hand, byte for byte as `JSONCoding.encoder` writes it (sorted keys, unescaped slashes), for
 /// the responses whose `JSONEncoder` cost showed in profiles (routes and bookings carry whole route geometries).
@@ -25,34 +26,7 @@ struct JSONText {
     }
 
     /// A JSON string, escaped as `JSONEncoder` escapes it (quote, backslash, control characters).
-    mutating func string(_ value: String) {
-        text += "\""
-        var plain = true
-        for unit in value.utf8 where unit < 0x20 || unit == 0x22 || unit == 0x5C {
-            plain = false
-            break
-        }
-        if plain {
-            text += value
-        } else {
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                case "\u{08}": text += "\\b"
-                case "\u{0C}": text += "\\f"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: text.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        text += "\""
-    }
+    mutating func string(_ value: String) { JSONString.append(value, to: &text) }
 
     /// A string or `null`.
     mutating func string(_ value: String?) {

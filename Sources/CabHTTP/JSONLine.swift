@@ -29,23 +29,7 @@ enum JSONLine {
     }
 
     /// Appends `string` as a JSON string literal.
-    static func appendString(_ string: String, to out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-    }
+    static func appendString(_ string: String, to out: inout String) { JSONString.append(string, to: &out) }
 
     /// The current UTC time as RFC 3339 with milliseconds ("2025-01-31T12:00:00.123Z").
     static func timestamp() -> String {

@@ -100,17 +100,8 @@ enum DispatchCommands {
     static func loadGraph(_ args: Arguments) -> (RoadGraph, FastRouterIndex?) {
         guard args.value("data") != nil else { return (SyntheticCity.grid(rows: 120, cols: 120, seed: 1), nil) }
         // Only the road graph: the data directory's store is left alone (the run uses a temporary one).
-        let directory = DataDirectory(path: dataDirectory(args))
-        guard directory.hasMap else { Console.fail("no map has been imported into \(directory.path)", code: 66) }
-        do {
-            let manifest = try directory.manifest()
-            let graph = try RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)
-            let index = try? FastRouterIndex.load(
-                from: directory.routingIndexPath, expectedFingerprint: ContractionGraph(roadGraph: graph).fingerprint)
-            return (graph, index)
-        } catch {
-            Console.fail("cannot load the map of \(directory.path): \(error)", code: 65)
-        }
+        let (graph, index) = ServiceLoader.loadRoads(dataDirectory: dataDirectory(args))
+        return (graph, index)
     }
 
     static func temporaryStore() -> (String, () -> Void) {

@@ -50,8 +50,7 @@ enum LiveTripCommand {
             cancelProbability: number("cancel", 0.05, 0...1), speedFactor: number("speed", 1, 0.1...20),
             seed: UInt64(args.integer("seed", default: 1, in: 0...Int.max)))
         let data = dataDirectory(args)
-        let services = ServiceLoader.load(dataDirectory: data, arguments: args, needs: [.routing])
-        guard let routing = services.routing else { Console.fail("no map in \(data)", code: 66) }
+        let routing = ServiceLoader.loadRouting(dataDirectory: data)
         let simulation = LiveTripSimulation(routing: routing, configuration: configuration, progress: { Console.line($0) })
         switch runBlocking({ () async throws(ClientError) in try await simulation.run() }) {
         case .success(let s):

@@ -24,8 +24,7 @@ enum RouteCommand {
         let args = Arguments(arguments, flags: flags, usage: usage)
         let from = args.coordinate("from")
         let to = args.coordinate("to")
-        let services = ServiceLoader.load(dataDirectory: dataDirectory(args), arguments: args, needs: [.routing])
-        guard let routing = services.routing else { Console.fail("no map loaded", code: 66) }
+        let routing = ServiceLoader.loadRouting(dataDirectory: dataDirectory(args))
         do {
             let plan = try routing.route(from: from, to: to)
             if args.has("json") {

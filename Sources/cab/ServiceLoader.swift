@@ -10,37 +10,15 @@ import CabRouting
 
 /// Loads what `cab serve` answers from out of the data directory, failing with a message that says what to fix.
 enum ServiceLoader {
-    /// A part a command needs; a missing one ends the command with exit code 66.
-    enum Part { case routing }
-
-    static func load(
-        dataDirectory: String, arguments: Arguments, needs: Set<Part> = [], metrics: MetricsRegistry = MetricsRegistry()
-    ) -> Services {
+    /// Everything `cab serve` answers from. Without an imported map it serves what it can (503 for the rest).
+    static func load(dataDirectory: String, arguments: Arguments, metrics: MetricsRegistry = MetricsRegistry()) -> Services {
         let directory = DataDirectory(path: dataDirectory)
         guard directory.hasMap else {
-            if needs.isEmpty {
-                Log.warning("no map imported; routing, places and booking endpoints answer 503", ["data": dataDirectory])
-                return Services()
-            }
-            Console.fail(
-                "no map has been imported into \(dataDirectory); run `cab import MAP.osm.pbf --data \(dataDirectory)`",
-                code: 66)
-        }
-        let manifest: MapManifest
-        do {
-            manifest = try directory.manifest()
-        } catch {
-            Console.fail(error.message, code: 65)
+            Log.warning("no map imported; routing, places and booking endpoints answer 503", ["data": dataDirectory])
+            return Services()
         }
         var services = Services()
-        do {
-            let graph = try RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)
-            let index = try FastRouterIndex.load(
-                from: directory.routingIndexPath, expectedFingerprint: ContractionGraph(roadGraph: graph).fingerprint)
-            services.routing = RoutingService(graph: graph, index: index)
-        } catch {
-            Console.fail("\(error.message); import the map again with `cab import MAP.osm.pbf --data \(dataDirectory)`", code: 65)
-        }
+        services.routing = loadRouting(dataDirectory: dataDirectory)
         do {
             services.baseMap = try BaseMapIndex(path: directory.baseMapPath)
         } catch {
@@ -71,6 +49,36 @@ enum ServiceLoader {
             services.bookingHooks = dispatch.bookingHooks
         }
         return services
+    }
+
+    /// Routing alone, for commands that need no store (`route`, `simulate`): the data directory's store is not opened.
+    static func loadRouting(dataDirectory: String) -> RoutingService {
+        let (graph, index) = loadRoads(dataDirectory: dataDirectory)
+        return RoutingService(graph: graph, index: index)
+    }
+
+    /// The imported road graph and its fast-routing index, each checked against the map it was built from; exits 66
+    /// when nothing was imported and 65 when a file is damaged or from another map.
+    static func loadRoads(dataDirectory: String) -> (graph: RoadGraph, index: FastRouterIndex) {
+        let directory = DataDirectory(path: dataDirectory)
+        guard directory.hasMap else {
+            Console.fail(
+                "no map has been imported into \(dataDirectory); run `cab import MAP.osm.pbf --data \(dataDirectory)`",
+                code: 66)
+        }
+        do {
+            let manifest = try directory.manifest()
+            let graph = try RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)
+            let index = try FastRouterIndex.load(
+                from: directory.routingIndexPath, expectedFingerprint: ContractionGraph(roadGraph: graph).fingerprint)
+            return (graph, index)
+        } catch let error as ImportError {
+            Console.fail(error.message, code: 65)
+        } catch let error as RoutingError {
+            Console.fail("\(error.message); import the map again with `cab import MAP.osm.pbf --data \(dataDirectory)`", code: 65)
+        } catch {
+            Console.fail("cannot load the map of \(dataDirectory): \(error)", code: 65)
+        }
     }
 
     /// Reads a tariff JSON file, or exits 64 naming what is wrong with it.

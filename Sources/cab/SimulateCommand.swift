@@ -42,8 +42,7 @@ enum SimulateCommand {
             return d
         }
         let seed = UInt64(args.integer("seed", default: 1, in: 0...Int.max))
-        let services = ServiceLoader.load(dataDirectory: data, arguments: args, needs: [.routing])
-        guard let routing = services.routing else { Console.fail("no map in \(data)", code: 66) }
+        let routing = ServiceLoader.loadRouting(dataDirectory: data)
         let simulation = Simulation(
             routing: routing, baseURL: url, drivers: drivers, rateSeconds: rate, durationSeconds: duration, seed: seed)
         switch runBlocking({ () async throws(ClientError) in try await simulation.run() }) {
