@@ -10,7 +10,7 @@ extension CabApplication {
         router.post("/v1/driver/locations") { [services] request in
             let (tracking, auth) = try services.requireTracking()
             let driver = try auth.driver(for: request)
-            let body = try request.decodeJSON(LocationBatchBody.self)
+            let body = try request.decodeJSONBody(LocationBatchBody.self)
             if let named = body.driverID, named != driver.rawValue {
                 throw HTTPError(
                     status: 403, title: "Forbidden",
@@ -32,7 +32,7 @@ extension CabApplication {
                     detail: "This driver sends batches too often; retry after \(wait) s (send fixes in batches).",
                     headers: ["Retry-After": String(wait)])
             }
-            return .json(LocationReceiptJSON(outcome))
+            return LocationReceiptJSON(outcome).response
         }
 
         router.get("/v1/drivers/nearby") { [services] request in

@@ -1,9 +1,11 @@
 import CabCore
 import CabGeo
+import CabHTTP
 import CabTracking
 
 /// The body of `POST /v1/driver/locations`: `{"fixes": [...]}`. It names no driver: the token does.
-struct LocationBatchBody: Decodable {
+/// Read by hand (`JSONBodyDecodable`): the busiest endpoint of a city's fleet.
+struct LocationBatchBody: Decodable, JSONBodyDecodable {
     var fixes: [FixBody]
     /// Refused when it names anyone but the caller (clients must not believe they can post for others).
     var driverID: String?
@@ -12,10 +14,17 @@ struct LocationBatchBody: Decodable {
         case fixes
         case driverID = "driver_id"
     }
+
+    init(json: JSONField) throws(HTTPError) {
+        var fixes: [FixBody] = []
+        for element in try json.required("fixes").elements() { fixes.append(try FixBody(json: element)) }
+        self.fixes = fixes
+        driverID = try json.optional("driver_id")?.string()
+    }
 }
 
 /// One fix on the wire: `{"lat", "lon", "time", "accuracy", "speed", "heading", "seq"}`.
-struct FixBody: Decodable {
+struct FixBody: Decodable, JSONBodyDecodable {
     var lat: Double
     var lon: Double
     var time: Instant
@@ -23,6 +32,20 @@ struct FixBody: Decodable {
     var speed: Double?
     var heading: Double?
     var seq: Int64?
+
+    init(json: JSONField) throws(HTTPError) {
+        lat = try json.required("lat").double()
+        lon = try json.required("lon").double()
+        let timeField = try json.required("time")
+        guard let time = RFC3339.parse(try timeField.string()) else {
+            throw timeField.invalid("not an RFC 3339 time such as 2026-05-01T12:00:00Z")
+        }
+        self.time = time
+        accuracy = try json.optional("accuracy")?.double()
+        speed = try json.optional("speed")?.double()
+        heading = try json.optional("heading")?.double()
+        seq = try json.optional("seq")?.int64()
+    }
 
     var fix: LocationFix {
         LocationFix(
@@ -42,6 +65,22 @@ struct LocationReceiptJSON: Encodable {
         for reason in DropReason.allCases where outcome.dropped[reason] > 0 {
             dropped[reason.rawValue] = outcome.dropped[reason]
         }
+    }
+
+    /// The same bytes as `JSONCoding.encoder` writes (sorted keys), written by hand.
+    var response: HTTPResponse {
+        var json = JSONText(capacity: 64)
+        json.raw("{")
+        json.key("accepted", first: true)
+        json.integer(accepted)
+        json.key("dropped")
+        json.raw("{")
+        for (i, name) in dropped.keys.sorted().enumerated() {
+            json.key(name, first: i == 0)
+            json.integer(dropped[name] ?? 0)
+        }
+        json.raw("}}")
+        return .bytes(json.bytes, contentType: "application/json")
     }
 }
 

@@ -36,7 +36,7 @@ public struct TrackingConfiguration: Sendable {
         ingest: IngestConfiguration = IngestConfiguration(), index: DriverIndexConfiguration = DriverIndexConfiguration(),
         maxFixesPerBatch: Int = 100, tickInterval: Duration? = .seconds(1), heartbeatInterval: Duration? = .seconds(15),
         streamBufferCapacity: Int = 2_048, replayCapacity: Int = 20_000, historyQueueCapacity: Int = 100_000,
-        historyBatchSize: Int = 2_000, historyLingerMilliseconds: Int = 100, trailLimit: Int = 10_000
+        historyBatchSize: Int = 10_000, historyLingerMilliseconds: Int = 500, trailLimit: Int = 10_000
     ) {
         self.ingest = ingest
         self.index = index
@@ -124,10 +124,15 @@ public final class TrackingService: Sendable {
     /// Applies the ingestion rules to `fixes` from `driver`, moves the driver, publishes the new position to the
     /// fleet stream, queues the accepted fixes for history and counts what was dropped.
     public func ingest(_ fixes: [LocationFix], from driver: DriverID) -> IngestOutcome {
-        let vehicle = fleet.position(of: driver) == nil ? vehicleClass(of: driver) : .standard
-        let outcome = fleet.ingest(fixes, from: driver, vehicleClass: vehicle, now: now().millisecondsSinceEpoch)
-        if outcome.latest != nil, let position = fleet.position(of: driver) {
-            streams.publish(driver, at: position)
+        let time = now().millisecondsSinceEpoch
+        let outcome: IngestOutcome
+        if let (known, position) = fleet.ingestKnown(fixes, from: driver, now: time) {
+            outcome = known
+            if let position { streams.publish(driver, at: position) }
+        } else {
+            // A driver's first position: its vehicle class comes from the store, outside the fleet's lock.
+            outcome = fleet.ingest(fixes, from: driver, vehicleClass: vehicleClass(of: driver), now: time)
+            if outcome.latest != nil, let position = fleet.position(of: driver) { streams.publish(driver, at: position) }
         }
         if !outcome.accepted.isEmpty {
             counters.accepted.increment(by: Double(outcome.accepted.count))

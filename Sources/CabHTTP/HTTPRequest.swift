@@ -1,5 +1,3 @@
-import Foundation
-
 /// One HTTP request as a handler sees it: fully read, bounded body, decoded path and query.
 public struct HTTPRequest: Sendable {
     /// The method in upper case: "GET", "POST", ...
@@ -34,11 +32,24 @@ public struct HTTPRequest: Sendable {
     /// The header `name` (case-insensitive).
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 
-    /// The bearer token of the `Authorization` header, if any.
+    /// The bearer token of the `Authorization` header, if any ("Bearer" in any case, spaces around the token
+    /// dropped). Scans bytes: it runs on every authenticated request.
     public var bearerToken: String? {
-        guard let value = header("authorization") else { return nil }
-        let prefix = "bearer "
-        guard value.count > prefix.count, value.lowercased().hasPrefix(prefix) else { return nil }
-        return String(value.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
+        guard let value = headers["authorization"] else { return nil }
+        let utf8 = value.utf8
+        let scheme = "bearer ".utf8
+        guard utf8.count > scheme.count else { return nil }
+        var index = utf8.startIndex
+        for expected in scheme {
+            // ASCII letters compare case-insensitively (| 0x20 lower-cases them and leaves the space alone).
+            guard utf8[index] | 0x20 == expected else { return nil }
+            index = utf8.index(after: index)
+        }
+        var end = utf8.endIndex
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        while index < end, isSpace(utf8[index]) { index = utf8.index(after: index) }
+        while end > index, isSpace(utf8[utf8.index(before: end)]) { end = utf8.index(before: end) }
+        guard index < end else { return "" }
+        return String(value[index..<end])
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Request ids: a client's `X-Request-Id` is kept when it is short and plain, else one is generated.
 enum RequestID {
     /// `candidate` if it is 1...128 characters of letters, digits and `-_.:`, else nil.
@@ -15,9 +17,14 @@ enum RequestID {
         return plain ? candidate : nil
     }
 
-    /// 16 random hexadecimal digits.
+    /// 16 hexadecimal digits: a random start for this process plus a counter, so ids are unique within a run and
+    /// unlikely to repeat across runs without a `getrandom` call per request.
     static func generate() -> String {
-        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
+        let value = start &+ next.wrappingAdd(1, ordering: .relaxed).oldValue
+        let hex = String(value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
+
+    private static let start = UInt64.random(in: .min ... .max)
+    private static let next = Atomic<UInt64>(0)
 }

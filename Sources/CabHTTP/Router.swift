@@ -31,6 +31,8 @@ public struct Router: Sendable {
     }
 
     private(set) var routes: [Route] = []
+    /// Routes whose segments are all literal, by "METHOD path" (the first registered wins), for an O(1) match.
+    private var literalRoutes: [String: Route] = [:]
 
     /// An empty router.
     public init() {}
@@ -44,7 +46,12 @@ public struct Router: Sendable {
             if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
             return .literal(String(part))
         }
-        routes.append(Route(method: method.uppercased(), pattern: pattern, segments: segments, handler: handler))
+        let route = Route(method: method.uppercased(), pattern: pattern, segments: segments, handler: handler)
+        routes.append(route)
+        if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
+            let key = route.method + " /" + segments.map { if case .literal(let s) = $0 { s } else { "" } }.joined(separator: "/")
+            if literalRoutes[key] == nil { literalRoutes[key] = route }
+        }
     }
 
     /// Adds a GET route.
@@ -55,6 +62,10 @@ public struct Router: Sendable {
     /// Finds the route for `method` and `path`. Literal segments win over parameters; earlier routes win ties.
     /// - Complexity: O(routes × segments).
     public func match(method: String, path: String) -> Match {
+        // An all-literal route scores highest among the routes its path can match (a `{rest*}` route scores only
+        // its literal prefix), and the first registered of equal ones is kept: an exact hit is what the scan below
+        // would answer. HEAD (which also matches GET routes) takes the scan.
+        if method != "HEAD", let route = literalRoutes[method + " " + path] { return .found(route, [:]) }
         let parts = Router.split(path)
         var best: (route: Route, params: [String: String], score: Int)?
         var allowed: Set<String> = []

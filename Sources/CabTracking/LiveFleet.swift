@@ -35,6 +35,17 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
         state.withWriteLock { apply(fixes, from: driver, vehicleClass: vehicleClass, now: now, to: &$0) }
     }
 
+    /// The request path's form of `ingest`: for a driver already in the fleet, applies `fixes` and returns the
+    /// outcome with the driver's position afterwards, under one lock acquisition; nil (nothing applied) for a
+    /// driver new to the fleet, whom the caller ingests with its vehicle class.
+    public func ingestKnown(_ fixes: [LocationFix], from driver: Key, now: Int64) -> (IngestOutcome, DriverPosition?)? {
+        state.withWriteLock { state in
+            guard state.index.slotByKey[driver] != nil else { return nil }
+            let outcome = apply(fixes, from: driver, vehicleClass: .standard, now: now, to: &state)
+            return (outcome, outcome.latest == nil ? nil : state.index.position(of: driver))
+        }
+    }
+
     /// Applies several drivers' batches under one lock acquisition: the fast path for a busy server.
     public func ingest(_ batches: [(driver: Key, fixes: [LocationFix])], now: Int64) -> [IngestOutcome] {
         state.withWriteLock { state in

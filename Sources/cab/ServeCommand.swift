@@ -41,9 +41,11 @@ enum ServeCommand {
                 publicDirectory: FileManager.default.fileExists(atPath: publicDirectory) ? publicDirectory : nil),
             services: services, metrics: metrics)
         let log: @Sendable (String) -> Void = { Console.error($0) }
+        // Access-log lines are written in batches by a thread of their own; errors go out at once.
+        let accessLog = BufferedLineWriter()
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(host: host, port: port, workerThreads: threads),
-            router: app.makeRouter(), metrics: metrics, accessLog: log, errorLog: log,
+            router: app.makeRouter(), metrics: metrics, accessLog: { accessLog.write($0) }, errorLog: log,
             errorMapper: app.errorMapper(log: log))
         // Trips a stopped server left open are dispatched or followed again before requests come in.
         do { try services.dispatch?.recoverOpenTrips() } catch { Console.fail("cannot read the open trips: \(error)", code: 74) }
@@ -62,6 +64,7 @@ enum ServeCommand {
         services.dispatch?.waitForQueuedBookings()  // new bookings get their dispatch write before the store closes
         services.tracking?.shutdown()  // writes the queued history before the store closes
         services.store?.close()
+        accessLog.close()
         Log.info("stopped", ["signal": "\(signal)"])
         exitProcess(0)
     }

@@ -47,3 +47,29 @@ import Testing
         if case .notFound = router.match(method: "GET", path: "/nope") {} else { Issue.record("expected 404") }
     }
 }
+
+@Suite struct RouterLiteralFastPathTests {
+    /// The exact-path table must answer what the scan answers, for every kind of route and request.
+    @Test func exactHitsAgreeWithTheScan() {
+        var r = Router()
+        r.get("/v1/things/{id}") { _ in .text("param") }
+        r.get("/v1/things/mine") { _ in .text("literal") }
+        r.get("/v1/things/mine") { _ in .text("second literal") }
+        r.post("/v1/things") { _ in .text("create") }
+        r.get("/{rest*}") { _ in .text("rest") }
+        r.get("/") { _ in .text("root") }
+        func pattern(_ method: String, _ path: String) -> String? {
+            if case .found(let route, _) = r.match(method: method, path: path) { return route.pattern }
+            return nil
+        }
+        #expect(pattern("GET", "/v1/things/mine") == "/v1/things/mine")
+        #expect(pattern("HEAD", "/v1/things/mine") == "/v1/things/mine")
+        #expect(pattern("GET", "/v1/things/mine/") == "/v1/things/mine")
+        #expect(pattern("GET", "/v1/things/7") == "/v1/things/{id}")
+        #expect(pattern("POST", "/v1/things") == "/v1/things")
+        #expect(pattern("GET", "/v1/things") == "/{rest*}")
+        #expect(pattern("GET", "/") == "/")
+        guard case .found(_, let params) = r.match(method: "GET", path: "/v1/things/mine") else { return }
+        #expect(params.isEmpty)
+    }
+}

@@ -8,11 +8,12 @@ enum TrackingHTTPBenchCommand {
         .init(name: "connections", valueName: "N", help: "ingest connections (default 64)"),
         .init(name: "sse-clients", valueName: "N", help: "fleet-stream clients (default 5000; 0 skips)"),
         .init(name: "sse-events", valueName: "N", help: "events/s to deliver over all streams (default 25000)"),
+        .init(name: "server-threads", valueName: "N", help: "`cab serve --threads N` (default: serve's own default)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
     static let usage = """
-        usage: cab bench tracking-http [--data DIR] [--drivers N] [--duration S] [--sse-clients N] [--json]
+        usage: cab bench tracking-http [--data DIR] [--drivers N] [--duration S] [--sse-clients N] [--server-threads N] [--json]
 
         Starts `cab serve` on a scratch copy of DIR, registers N drivers, measures single-fix
         POST /v1/driver/locations requests/s with wrk (target 25,000), then opens the fleet stream N times as a
@@ -29,12 +30,13 @@ enum TrackingHTTPBenchCommand {
         let connections = args.integer("connections", default: 64, in: 2...10_000)
         let clients = args.integer("sse-clients", default: 5000, in: 0...100_000)
         let events = args.integer("sse-events", default: 25_000, in: 1...10_000_000)
+        let serverThreads = args.value("server-threads").map { _ in args.integer("server-threads", default: 2, in: 1...512) }
         var object: [String: Any] = ["drivers": drivers, "build": BenchFormat.buildMode]
         var lines = ["cab bench tracking-http (\(BenchFormat.buildMode) build, \(drivers) drivers, \(duration) s per load)"]
         do {
             try measure(
                 data: data, drivers: drivers, duration: duration, connections: connections, clients: clients,
-                sseEventsPerSecond: events, into: &object, lines: &lines)
+                sseEventsPerSecond: events, serverThreads: serverThreads, into: &object, lines: &lines)
         } catch {
             Console.fail(error.message, code: 70)
         }
@@ -46,12 +48,13 @@ enum TrackingHTTPBenchCommand {
     /// issue's JSON keys) and report lines to `lines`; `cab bench tracking` calls it too.
     static func measure(
         data: String, drivers: Int, duration: Int, connections: Int, clients: Int, sseEventsPerSecond: Int = 25_000,
-        into object: inout [String: Any], lines: inout [String]
+        serverThreads: Int? = nil, into object: inout [String: Any], lines: inout [String]
     ) throws(BenchError) {
         let centre = MapPoints.centralPair(dataDirectory: data)?.0 ?? APIBenchCommand.fallbackPair.0
         let scratch = try ScratchDataDirectory(linkingFrom: data)
         defer { scratch.remove() }
-        let server = try ServerProcess(dataDirectory: scratch.path)
+        let server = try ServerProcess(
+            dataDirectory: scratch.path, extraArguments: serverThreads.map { ["--threads", "\($0)"] } ?? [])
         defer { server.stop() }
         Console.error("registering \(drivers) drivers")
         let tokens = try TrackingHTTPBenchmark.registerDrivers(server: server, count: drivers)
