@@ -53,29 +53,39 @@ extension CabApplication {
         if let key, key.isEmpty || key.utf8.count > 255 {
             throw HTTPError.badRequest("The Idempotency-Key header must be 1 to 255 bytes; send a fresh random key per booking.")
         }
-        let body = try request.decodeJSON(BookingRequestBodies.NewBooking.self)
+        let body = try request.decodeJSONBody(BookingRequestBodies.NewBooking.self)
         try BookingRequestBodies.validateTrip(pickup: body.pickup, dropoff: body.dropoff)
         let pickupName = try BookingRequestBodies.optionalText(body.pickupName, "pickup_name")
         let dropoffName = try BookingRequestBodies.optionalText(body.dropoffName, "dropoff_name")
         let vehicleType = try BookingRequestBodies.vehicleType(body.vehicleType)
         let priced = try pricedRoute(from: body.pickup, to: body.dropoff)
         var random = SystemRandomNumberGenerator()
+        let createdAt = services.now()
         let booking = Booking(
-            id: .random(using: &random), riderID: riderID, pickup: body.pickup, pickupName: pickupName,
+            id: .timeOrdered(at: createdAt, using: &random), riderID: riderID, pickup: body.pickup, pickupName: pickupName,
             dropoff: body.dropoff, dropoffName: dropoffName, routeDistanceMeters: priced.distanceMeters,
             routeDurationSeconds: priced.durationSeconds, fareEstimate: priced.fare.total, vehicleType: vehicleType,
-            pin: Booking.randomPIN(using: &random), createdAt: services.now(), routePolyline: priced.polyline)
+            pin: Booking.randomPIN(using: &random), createdAt: createdAt, routePolyline: priced.polyline)
         let fingerprint = [
             "\(body.pickup)", "\(body.dropoff)", pickupName ?? "", dropoffName ?? "", vehicleType?.rawValue ?? "",
         ].joined(separator: "\u{1F}")
-        let creation = try services.requireStore().create(
-            booking, idempotencyKey: key.map {
-                IdempotencyKey(key: $0, requestFingerprint: TokenAuthority.hash(fingerprint))
-            })
-        if creation.created { services.bookingHooks.bookingCreated(creation.booking) }
-        var response = try bookingResponse(creation.booking, for: rider, status: creation.created ? 201 : 200)
-        response.headers.append(("Location", "/v1/bookings/\(creation.booking.id.rawValue)"))
-        return response
+        // The write joins the store's next group commit; the connection waits parked (no thread) until it is
+        // durable, then the answer is made on a server thread. The hook runs there too, exactly once even if
+        // the client has gone (`DeferredResponse`), and never on the store's writer thread.
+        let pending = DeferredResponse()
+        try services.requireStore().create(
+            booking,
+            idempotencyKey: key.map { IdempotencyKey(key: $0, requestFingerprint: TokenAuthority.hash(fingerprint)) }
+        ) { [self] result in
+            pending.complete { [self] in
+                let creation = try result.get()
+                if creation.created { services.bookingHooks.bookingCreated(creation.booking) }
+                var response = try bookingResponse(creation.booking, for: rider, status: creation.created ? 201 : 200)
+                response.headers.append(("Location", "/v1/bookings/\(creation.booking.id.rawValue)"))
+                return response
+            }
+        }
+        return .deferred(pending)
     }
 
     func listBookings(_ request: HTTPRequest) throws -> HTTPResponse {

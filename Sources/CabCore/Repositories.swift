@@ -100,6 +100,11 @@ public protocol BookingRepository: Sendable {
     /// a repeat with the same key and fingerprint returns the first booking, a different fingerprint throws
     /// `.idempotencyConflict`. Keys are per rider.
     func create(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws -> BookingCreation
+    /// `create` without blocking the caller: `completion` gets the outcome once it is durable, on a thread of
+    /// the store's (quick work only; no synchronous writes to the same store from it).
+    func create(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?,
+        completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void)
     /// A booking by id.
     func booking(_ id: BookingID) throws -> Booking?
     /// Bookings matching `query`, newest first.
@@ -175,4 +180,14 @@ public protocol LocationHistoryRepository: Sendable {
     func append(_ records: [DriverLocationRecord]) throws -> Int
     /// A driver's positions with `from <= time < to`, oldest first, at most `limit`.
     func trail(of driver: DriverID, from: Instant, to: Instant, limit: Int) throws -> [DriverLocationRecord]
+}
+
+extension BookingRepository {
+    /// The blocking `create`, then `completion` on the caller's thread: for stores without a write queue.
+    public func create(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?,
+        completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void
+    ) {
+        completion(Result { try create(booking, idempotencyKey: idempotencyKey) })
+    }
 }

@@ -8,6 +8,8 @@ public struct HTTPResponse: Sendable {
         case bytes([UInt8])
         /// A body produced over time (server-sent events); the server pulls chunks without holding a thread.
         case stream(any ResponseStream)
+        /// A response completed later by another thread; the connection waits parked, holding no thread.
+        case deferred(DeferredResponse)
     }
 
     /// The status code.
@@ -51,6 +53,11 @@ public struct HTTPResponse: Sendable {
             return HTTPError(status: 500, title: "Internal Server Error", detail: "The response could not be encoded.")
                 .response(requestID: nil)
         }
+    }
+
+    /// A response that `pending.complete(_:)` will finish (see `DeferredResponse`).
+    public static func deferred(_ pending: DeferredResponse) -> HTTPResponse {
+        HTTPResponse(status: 0, body: .deferred(pending))
     }
 
     /// An empty `204 No Content`.

@@ -43,6 +43,12 @@ extension HTTPServer {
     /// The request is complete: run the handler and queue its response.
     func complete(_ context: RequestContext, on connection: OpaquePointer) -> Bool {
         if context.status != nil { return true }
+        if let (pending, request) = context.deferred {
+            // Resumed: the deferred response is complete (a spurious call finds nothing and waits on).
+            guard let make = pending.take() else { return true }
+            context.deferred = nil
+            return queue(run(make, for: request), for: context, on: connection)
+        }
         if context.bodyTooLarge { return queue(tooLarge(context), for: context, on: connection) }
         let headers = KeyValueCollector(lowercaseKeys: true, joinRepeated: true)
         let query = KeyValueCollector(lowercaseKeys: false, joinRepeated: false)
@@ -54,7 +60,31 @@ extension HTTPServer {
             body: context.body, requestID: context.requestID)
         context.body = []
         let response = respond(to: &request, match: context.match)
+        if case .deferred(let pending) = response.body {
+            request.body = []
+            context.deferred = (pending, request)
+            if pending.park(connection) { return true }
+            // Completed before it could be parked: answer now.
+            context.deferred = nil
+            guard let make = pending.take() else { preconditionFailure("a completed deferred response has its closure") }
+            return queue(run(make, for: request), for: context, on: connection)
+        }
         return queue(response, for: context, on: connection)
+    }
+
+    /// Runs a deferred response's closure with a handler's error mapping.
+    private func run(_ make: DeferredResponse.Make, for request: HTTPRequest) -> HTTPResponse {
+        do {
+            let response = try make()
+            if case .deferred = response.body {
+                preconditionFailure("a deferred response must complete with a final response")
+            }
+            return response
+        } catch let error as HTTPError {
+            return error.response(requestID: request.requestID)
+        } catch {
+            return errorMapper(error, request)
+        }
     }
 
     /// Routes and runs the handler, turning every outcome into a response.
@@ -97,6 +127,8 @@ extension HTTPServer {
                     buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
             }
             context.bytesSent = context.method == "HEAD" ? 0 : bytes.count
+        case .deferred:
+            preconditionFailure("deferred responses are resolved before they are queued")
         case .stream(let stream):
             let streamContext = StreamContext(stream: stream, connection: connection, server: self)
             mhdResponse = MHD_create_response_from_callback(
@@ -125,6 +157,9 @@ extension HTTPServer {
 
     /// The request is over: access log line, metrics, in-flight count.
     func finish(_ context: RequestContext, completedNormally: Bool) {
+        // A deferred response whose request ends unanswered (the client left, the server stopped): its closure
+        // runs now for its effects if it was completed, else `complete` runs it when it comes.
+        if let (pending, _) = context.deferred, let make = pending.end() { _ = try? make() }
         let seconds = Double((ContinuousClock.now - context.started) / .microseconds(1)) / 1e6
         let status = context.status ?? 499
         if let stream = context.stream { context.bytesSent = stream.bytesSent }

@@ -21,6 +21,8 @@ final class RequestContext {
     var status: Int?
     var bytesSent = 0
     var stream: StreamContext?
+    /// A response a handler deferred, with its request (for error mapping) while the connection is parked.
+    var deferred: (response: DeferredResponse, request: HTTPRequest)?
 
     init(method: String, url: String, version: String) {
         self.method = method

@@ -20,6 +20,9 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let checkpointer: Checkpointer?
     /// Batches between checkpoint requests.
     private let checkpointEvery = 32
+    /// WAL length (frames of a page each) past which the writer completes a checkpoint itself: 4,096 frames of
+    /// 4 KiB pages, 16 MiB.
+    private let walRestartFrames = 4_096
 
     /// Statistics: batches committed and jobs in them (read under the lock).
     private(set) var batches = 0
@@ -50,6 +53,24 @@ final class GroupCommitWriter: @unchecked Sendable {
         // The writer sets `result` before signalling `done`; the semaphore orders the two.
         guard let result = job.result else { preconditionFailure("writer finished a job without a result") }
         return try result.get()
+    }
+
+    /// Runs `body` on the writer thread within the next batch without blocking the caller: `completion` gets the
+    /// result on the writer thread once the batch's commit is durable (or failed). It must be quick and must not
+    /// write to this store synchronously (the writer would wait for itself).
+    func submit<T: Sendable>(
+        _ body: @escaping (Connection) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let job = Job(body, completion: completion)
+        condition.lock()
+        guard !stop.closed else {
+            condition.unlock()
+            completion(.failure(StoreError(.closed, "The store is closed.")))
+            return
+        }
+        queue.append(job)
+        condition.signal()
+        condition.unlock()
     }
 
     /// Commits what is queued, then stops the thread; later writes throw `.closed`.
@@ -110,6 +131,13 @@ final class GroupCommitWriter: @unchecked Sendable {
             try db.execute("COMMIT")
             for job in batch { job.finish(failure: nil) }
             if batches % checkpointEvery == 0 { checkpointer?.request() }
+            if let checkpointer, checkpointer.walFrames > walRestartFrames {
+                // The background copy cannot catch up while batches keep coming: finish it here, between two
+                // batches (only what it has not copied yet), so the next batch restarts the WAL from the top.
+                // A failed checkpoint loses nothing: the WAL keeps every commit, and the next batches try again.
+                checkpointer.noteWALFrames(0)
+                _ = try? connection.query("PRAGMA wal_checkpoint(PASSIVE)") { $0.int(0) }
+            }
         } catch {
             // Nothing of the batch is on disk; tell every caller, including those whose closure succeeded.
             // After a failed COMMIT SQLite may already have rolled back; the commit error is what callers need.
@@ -135,8 +163,13 @@ private final class Job<T: Sendable>: WriteJob, @unchecked Sendable {
     let body: (Connection) throws -> T
     var result: Result<T, any Error>?
     let done = DispatchSemaphore(value: 0)
+    /// For `submit`: called with the result instead of waking a blocked caller.
+    let completion: (@Sendable (Result<T, any Error>) -> Void)?
 
-    init(_ body: @escaping (Connection) throws -> T) { self.body = body }
+    init(_ body: @escaping (Connection) throws -> T, completion: (@Sendable (Result<T, any Error>) -> Void)? = nil) {
+        self.body = body
+        self.completion = completion
+    }
 
     func run(_ connection: Connection) -> Bool {
         do {
@@ -152,6 +185,11 @@ private final class Job<T: Sendable>: WriteJob, @unchecked Sendable {
 
     func finish(failure: (any Error)?) {
         if let failure { result = .failure(failure) }
-        done.signal()
+        if let completion {
+            guard let result else { preconditionFailure("writer finished a job without a result") }
+            completion(result)
+        } else {
+            done.signal()
+        }
     }
 }

@@ -8,44 +8,67 @@ extension SQLiteStore: BookingRepository {
     /// Stores a new booking with its `book` history row and idempotency key in one durable transaction;
     /// a repeated key with the same fingerprint returns the first booking (`created == false`).
     public func create(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws -> BookingCreation {
+        try Self.checkNew(booking, idempotencyKey: idempotencyKey)
+        return try writer.write { c in try Self.insert(booking, idempotencyKey: idempotencyKey, on: c) }
+    }
+
+    /// `create` without blocking: the write joins the next group commit and `completion` runs on the store's
+    /// writer thread once it is durable (or failed). The completion must be quick and must not write to this
+    /// store synchronously.
+    public func create(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?,
+        completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void
+    ) {
+        do {
+            try Self.checkNew(booking, idempotencyKey: idempotencyKey)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        writer.submit({ c in try Self.insert(booking, idempotencyKey: idempotencyKey, on: c) }, completion: completion)
+    }
+
+    private static func checkNew(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws {
         precondition(booking.status == .requested, "a new booking starts in requested")
         if let key = idempotencyKey, key.key.isEmpty || key.key.utf8.count > Self.maximumIdempotencyKeyBytes {
             throw CoreError(.invalidValue, "An Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyBytes) bytes.")
         }
-        return try writer.write { c in
-            if let key = idempotencyKey {
-                let earlier = try c.first(
-                    "SELECT fingerprint, booking_id FROM idempotency_keys WHERE rider_id = ? AND key = ?",
-                    [booking.riderID.rawValue, key.key]
-                ) { ($0.string(0), $0.string(1)) }
-                if let (fingerprint, bookingID) = earlier {
-                    guard fingerprint == key.requestFingerprint else {
-                        throw CoreError(
-                            .idempotencyConflict,
-                            "This Idempotency-Key was used for a different request; use a new key for a new booking.")
-                    }
-                    guard let first = try Self.booking(bookingID, on: c) else {
-                        throw StoreError(.corruptRow, "An idempotency key points to a missing booking.")
-                    }
-                    return BookingCreation(booking: first, created: false)
+    }
+
+    /// The booking, its `book` history row and its idempotency key, or the first booking made with the key.
+    private static func insert(_ booking: Booking, idempotencyKey: IdempotencyKey?, on c: Connection) throws -> BookingCreation {
+        if let key = idempotencyKey {
+            let earlier = try c.first(
+                "SELECT fingerprint, booking_id FROM idempotency_keys WHERE rider_id = ? AND key = ?",
+                [booking.riderID.rawValue, key.key]
+            ) { ($0.string(0), $0.string(1)) }
+            if let (fingerprint, bookingID) = earlier {
+                guard fingerprint == key.requestFingerprint else {
+                    throw CoreError(
+                        .idempotencyConflict,
+                        "This Idempotency-Key was used for a different request; use a new key for a new booking.")
                 }
+                guard let first = try Self.booking(bookingID, on: c) else {
+                    throw StoreError(.corruptRow, "An idempotency key points to a missing booking.")
+                }
+                return BookingCreation(booking: first, created: false)
             }
-            try c.run(BookingRow.insert, BookingRow.values(booking))
-            try Self.appendHistory(
-                TripTransitionRecord(
-                    bookingID: booking.id, from: nil, to: .requested, event: .book, actor: .rider(booking.riderID),
-                    at: booking.createdAt),
-                on: c)
-            if let key = idempotencyKey {
-                try c.run(
-                    "INSERT INTO idempotency_keys (rider_id, key, fingerprint, booking_id, created_ms) VALUES (?, ?, ?, ?, ?)",
-                    [
-                        booking.riderID.rawValue, key.key, key.requestFingerprint, booking.id.rawValue,
-                        booking.createdAt.millisecondsSinceEpoch,
-                    ])
-            }
-            return BookingCreation(booking: booking, created: true)
         }
+        try c.run(BookingRow.insert, BookingRow.values(booking))
+        try Self.appendHistory(
+            TripTransitionRecord(
+                bookingID: booking.id, from: nil, to: .requested, event: .book, actor: .rider(booking.riderID),
+                at: booking.createdAt),
+            on: c)
+        if let key = idempotencyKey {
+            try c.run(
+                "INSERT INTO idempotency_keys (rider_id, key, fingerprint, booking_id, created_ms) VALUES (?, ?, ?, ?, ?)",
+                [
+                    booking.riderID.rawValue, key.key, key.requestFingerprint, booking.id.rawValue,
+                    booking.createdAt.millisecondsSinceEpoch,
+                ])
+        }
+        return BookingCreation(booking: booking, created: true)
     }
 
     /// A booking by id.

@@ -71,6 +71,10 @@ public final class SQLiteStore: Sendable {
             // The writer touches the history's index pages all over the table (every driver moves): keep up to
             // 64 MiB of them cached instead of re-reading evicted pages from the OS on every batch.
             try db.execute("PRAGMA cache_size = -65536")
+            // Every job of a batch runs in its own SAVEPOINT, whose undo records (the statement journal) SQLite
+            // spills to a temporary file past 64 KiB: four file writes for every WAL write under load. In memory
+            // they cost nothing durable (a batch that fails is rolled back whole).
+            try db.execute("PRAGMA temp_store = MEMORY")
             try Migrations.migrate(db, path: path)
             try db.execute("PRAGMA wal_autocheckpoint = 0")  // the checkpointer thread does it, off the commit path
             let checkpointDB = try SQLiteDatabase(path: path)

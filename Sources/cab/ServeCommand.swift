@@ -8,7 +8,7 @@ enum ServeCommand {
         .init(name: "data", valueName: "DIR", help: "data directory (imported map and store; default $CAB_DATA or data/cab)"),
         .init(name: "host", valueName: "H", help: "address to listen on (default 127.0.0.1; 0.0.0.0 for all)"),
         .init(name: "port", valueName: "N", help: "port (default 8080; 0 picks a free one)"),
-        .init(name: "threads", valueName: "N", help: "worker threads (default: 16 per core, at least 32)"),
+        .init(name: "threads", valueName: "N", help: "worker threads (default: 2 per core, at least 4)"),
         .init(name: "public", valueName: "DIR", help: "web app directory (default Public)"),
         .init(name: "tariff", valueName: "FILE", help: "tariff JSON file (default: 1.20 EUR per km)"),
     ]
@@ -29,9 +29,11 @@ enum ServeCommand {
         guard args.positional.isEmpty else { Console.fail("serve takes no positional arguments\n\n\(usage)") }
         let host = args.value("host") ?? "127.0.0.1"
         let port = args.integer("port", default: 8080, in: 0...65535)
-        // Handlers block on the store's group commit (a durable booking waits for its fsync), so the pool is sized
-        // for requests waiting on the disk, not for the CPU: more waiting writers make bigger commit batches.
-        let threads = args.integer("threads", default: max(32, HTTPServerConfiguration.processorCount * 16), in: 1...512)
+        // A new booking waits for its group commit parked (a deferred response), not on a thread, so the pool is
+        // sized for the CPU: two per core, at least four (rarer writes — accounts, trip steps — still block one
+        // worker for a commit). More threads only add switching: 32 gave p99 40 ms where 4 give 18 ms under
+        // `cab bench api` on two cores (docs/performance.md).
+        let threads = args.integer("threads", default: max(4, HTTPServerConfiguration.processorCount * 2), in: 1...512)
         let data = dataDirectory(args)
         let metrics = MetricsRegistry()
         let services = ServiceLoader.load(dataDirectory: data, arguments: args, metrics: metrics)

@@ -93,11 +93,17 @@ final class TripHarness: @unchecked Sendable {
         var request = HTTPRequest(method: method, path: path, query: query, requestID: "test")
         if let token { request.headers["authorization"] = "Bearer \(token)" }
         if let body { request.body = Array(try! JSONSerialization.data(withJSONObject: body)) }  // test bodies are plain JSON values
-        let response: HTTPResponse
+        var response: HTTPResponse
         switch router.match(method: method, path: path) {
         case .found(let route, let parameters):
             request.pathParameters = parameters
-            do { response = try route.handler(request) } catch { response = mapper(error, request) }
+            do {
+                response = try route.handler(request)
+                // A deferred answer (a booking waiting for its group commit) is waited for, as the server would.
+                if case .deferred(let pending) = response.body { response = try pending.wait() }
+            } catch {
+                response = mapper(error, request)
+            }
         default:
             response = HTTPResponse(status: 404)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CabGeo
 
 @testable import CabCore
 
@@ -33,5 +34,19 @@ import Testing
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode([RiderID].self, from: data)
         }
+    }
+
+    @Test func timeOrderedIDsSortByTimeAndParseBack() {
+        var generator = SplitMix64(seed: 7)
+        let start = Instant(millisecondsSinceEpoch: 1_780_000_000_000)
+        // Several per millisecond, in time order: the texts sort the same way (ties broken by the random part).
+        let ids = (0..<2_000).map { BookingID.timeOrdered(at: start.adding(milliseconds: Int64($0 / 3)), using: &generator) }
+        for i in 3..<ids.count { #expect(ids[i - 3].rawValue < ids[i].rawValue) }  // one millisecond apart
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(20) { #expect(BookingID(id.rawValue) == id) }
+        // Years apart still sort, and the random part differs between two ids of one millisecond.
+        let a = BookingID.timeOrdered(at: Instant(millisecondsSinceEpoch: 1), using: &generator)
+        let b = BookingID.timeOrdered(at: Instant(millisecondsSinceEpoch: 4_102_444_800_000), using: &generator)
+        #expect(a.rawValue < b.rawValue)
     }
 }

@@ -1,5 +1,6 @@
 import CabCore
 import Foundation
+import Synchronization
 import Testing
 
 @testable import CabStore
@@ -96,4 +97,69 @@ final class BookingList: @unchecked Sendable {
 
     func append(_ b: Booking) { lock.withLock { storage.append(b) } }
     var items: [Booking] { lock.withLock { storage } }
+}
+
+@Suite struct AsynchronousWriteTests {
+    /// `create(…, completion:)` answers each write once, after its commit: everything it reported is on disk.
+    @Test func asynchronousCreatesAreAnsweredOnceAndDurable() throws {
+        let f = try StoreFixture()
+        let rider = try f.makeRider()
+        let results = Mutex<[BookingID: Bool]>([:])
+        let answers = Atomic<Int>(0)
+        let done = DispatchGroup()
+        let bookings = (0..<300).map { f.newBooking(for: rider, at: $0) }
+        let store = f.store
+        DispatchQueue.concurrentPerform(iterations: bookings.count) { i in
+            done.enter()
+            let key = IdempotencyKey(key: "async-\(i)", requestFingerprint: "f")
+            store.create(bookings[i], idempotencyKey: key) { result in
+                answers.add(1, ordering: .relaxed)
+                if case .success(let creation) = result {
+                    results.withLock { $0[creation.booking.id] = creation.created }
+                }
+                done.leave()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(answers.load(ordering: .relaxed) == bookings.count)
+        #expect(results.withLock { $0.count } == bookings.count && results.withLock { $0.values.allSatisfy { $0 } })
+        try f.reopen()
+        for booking in bookings { #expect(try f.store.booking(booking.id)?.status == .requested) }
+    }
+
+    /// A retried key through the asynchronous path returns the first booking; a reused key for another trip fails.
+    @Test func asynchronousRetriesAreIdempotent() throws {
+        let f = try StoreFixture()
+        let rider = try f.makeRider()
+        func create(_ booking: Booking, fingerprint: String) -> Result<BookingCreation, any Error> {
+            let answer = Mutex<Result<BookingCreation, any Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            f.store.create(booking, idempotencyKey: IdempotencyKey(key: "same", requestFingerprint: fingerprint)) {
+                result in
+                answer.withLock { $0 = result }
+                done.signal()
+            }
+            done.wait()
+            return answer.withLock { $0! }  // set before the signal
+        }
+        let first = f.newBooking(for: rider)
+        let created = try create(first, fingerprint: "a").get()
+        let retried = try create(f.newBooking(for: rider, at: 5), fingerprint: "a").get()
+        #expect(created.created && !retried.created && retried.booking.id == first.id)
+        #expect(throws: CoreError.self) { try create(f.newBooking(for: rider, at: 9), fingerprint: "b").get() }
+        #expect(try f.count("bookings") == 1)
+    }
+
+    /// After `close()` the asynchronous path answers at once with an error instead of never.
+    @Test func asynchronousWritesAfterCloseFail() throws {
+        let f = try StoreFixture()
+        let rider = try f.makeRider()
+        f.store.close()
+        let failed = Atomic<Bool>(false)
+        f.store.create(f.newBooking(for: rider), idempotencyKey: nil) { result in
+            if case .failure = result { failed.store(true, ordering: .relaxed) }
+        }
+        let answered = failed.load(ordering: .relaxed)
+        #expect(answered)
+    }
 }
