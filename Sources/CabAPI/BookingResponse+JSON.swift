@@ -4,7 +4,7 @@ extension BookingResponse {
     /// The same bytes as the `Encodable` conformance through `JSONCoding.encoder` (sorted keys), written by hand:
     /// `JSONEncoder` spent most of a `POST /v1/bookings` request's CPU on the route geometry's numbers.
     func jsonBytes() -> [UInt8] {
-        var out = JSONText(capacity: 1024 + (route.geometry?.coordinates.count ?? 0) * 40 + (route.polyline?.utf8.count ?? 0))
+        var out = JSONText(capacity: 1024 + (route.polyline?.utf8.count ?? 0) * 12)
         out.raw("{")
         out.key("actual_pickup_at", first: true)
         out.instant(actualPickupAt)
@@ -71,7 +71,7 @@ extension BookingResponse {
         out.key("duration_s")
         out.integer(route.durationSeconds)
         out.key("geometry")
-        if let g = route.geometry { out.lineString(g) } else { out.raw("null") }
+        if let polyline = route.polyline, out.lineString(polyline: polyline) {} else { out.raw("null") }
         out.key("polyline")
         out.string(route.polyline)
         out.raw("}")

@@ -11,7 +11,8 @@ struct BookingResponse: Encodable, Sendable {
         var distanceMeters: Int
         var durationSeconds: Int
         var polyline: String?
-        var geometry: GeoJSONLineString?
+        /// The polyline as GeoJSON (decoded when encoded; `jsonBytes` writes it straight from the polyline).
+        var geometry: GeoJSONLineString? { polyline.flatMap { Polyline.decode($0) }.map(GeoJSONLineString.init) }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -88,8 +89,7 @@ struct BookingResponse: Encodable, Sendable {
         vehicleType = booking.vehicleType?.rawValue
         route = RouteSummary(
             distanceMeters: booking.routeDistanceMeters, durationSeconds: booking.routeDurationSeconds,
-            polyline: booking.routePolyline,
-            geometry: booking.routePolyline.flatMap { Polyline.decode($0) }.map(GeoJSONLineString.init))
+            polyline: booking.routePolyline)
         fare = Self.estimate(booking, tariff: tariff)
         qr = "/v1/bookings/\(booking.id.rawValue)/qr.svg"
         pin = viewer.role == .rider || viewer.role == .dispatcher ? booking.pin : nil

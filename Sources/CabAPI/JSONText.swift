@@ -67,6 +67,68 @@ struct JSONText {
     }
 
     /// A GeoJSON line string: `{"coordinates":[[lon,lat],…],"type":"LineString"}`.
+    /// `{"coordinates":[[lon,lat],…],"type":"LineString"}` straight from an encoded polyline (precision 5), the
+    /// same bytes as `lineString(GeoJSONLineString(Polyline.decode(polyline)))` without a `Double` or an array per
+    /// point: a decoded value is `n / 10^5` correctly rounded, whose shortest form is the decimal `n / 10^5`
+    /// itself. False (nothing written) when the polyline does not decode.
+    mutating func lineString(polyline: String) -> Bool {
+        guard let points = Polyline.decodeScaled(polyline) else { return false }
+        // Digits go into one byte buffer, appended to the text once: thousands of small `String` appends were
+        // most of a booking answer's cost.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(40 + points.count * 24)
+        bytes.append(contentsOf: #"{"coordinates":["#.utf8)
+        for (i, point) in points.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "["))
+            Self.appendDecimal(point.longitude, scale: 5, to: &bytes)
+            bytes.append(UInt8(ascii: ","))
+            Self.appendDecimal(point.latitude, scale: 5, to: &bytes)
+            bytes.append(UInt8(ascii: "]"))
+        }
+        bytes.append(contentsOf: #"],"type":"LineString"}"#.utf8)
+        text += String(decoding: bytes, as: UTF8.self)
+        return true
+    }
+
+    /// `value / 10^scale` as `number(_:)` writes the `Double` of it: the shortest decimal form, no trailing zeros,
+    /// no fraction for whole numbers (magnitudes under 10^-4, which Swift writes with an exponent, go through
+    /// `number`).
+    static func appendDecimal(_ value: Int, scale: Int, to out: inout [UInt8]) {
+        var divisor: UInt = 1
+        for _ in 0..<scale { divisor *= 10 }
+        if value != 0, value.magnitude * 10_000 < divisor {
+            out.append(contentsOf: number(Double(value) / Double(divisor)).utf8)
+            return
+        }
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        appendDigits(value.magnitude / divisor, minimumCount: 1, to: &out)
+        var fraction = value.magnitude % divisor
+        guard fraction > 0 else { return }
+        var digits = scale
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        out.append(UInt8(ascii: "."))
+        appendDigits(fraction, minimumCount: digits, to: &out)
+    }
+
+    /// The decimal digits of `value`, left-padded with zeros to `minimumCount`.
+    private static func appendDigits(_ value: UInt, minimumCount: Int, to out: inout [UInt8]) {
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for a UInt's 20 digits
+        withUnsafeMutableBytes(of: &scratch) { buffer in
+            var position = buffer.count
+            var rest = value
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0 || buffer.count - position < minimumCount
+            out.append(contentsOf: buffer[position...])
+        }
+    }
+
     mutating func lineString(_ line: GeoJSONLineString) {
         text += "{\"coordinates\":["
         for (i, position) in line.coordinates.enumerated() {

@@ -23,7 +23,13 @@ public enum Polyline {
     /// - Complexity: O(n).
     public static func decode(_ text: String, precision: Int = 5) -> [Coordinate]? {
         let factor = power10(precision)
-        var result: [Coordinate] = []
+        return decodeScaled(text)?.map { Coordinate(latitude: Double($0.latitude) / factor, longitude: Double($0.longitude) / factor) }
+    }
+
+    /// The points as the encoded integers (degrees × 10^precision), without converting to `Double`; nil when the
+    /// text is not a polyline.
+    public static func decodeScaled(_ text: String) -> [(latitude: Int, longitude: Int)]? {
+        var result: [(latitude: Int, longitude: Int)] = []
         var bytes = Array(text.utf8)[...]
         var lat = 0
         var lon = 0
@@ -31,7 +37,7 @@ public enum Polyline {
             guard let dLat = next(&bytes), let dLon = next(&bytes) else { return nil }
             lat += dLat
             lon += dLon
-            result.append(Coordinate(latitude: Double(lat) / factor, longitude: Double(lon) / factor))
+            result.append((lat, lon))
         }
         return result
     }

@@ -41,6 +41,17 @@ public final class SQLiteDatabase: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
+    /// Grows (and allocates) the database file in steps of `bytes` instead of page by page
+    /// (`sqlite3_file_control` with `SQLITE_FCNTL_CHUNK_SIZE`): fewer file-size changes for the journal of the
+    /// file system to commit with every fsync.
+    public func setChunkSize(_ bytes: Int32) throws(SQLiteError) {
+        var size = bytes
+        let code = sqlite3_file_control(handle, "main", SQLITE_FCNTL_CHUNK_SIZE, &size)
+        guard code == SQLITE_OK else {
+            throw SQLiteError(code: .init(rawValue: code & 0xff), message: "cannot set the chunk size")
+        }
+    }
+
     /// Runs one or more SQL statements with no parameters and no results (`sqlite3_exec`).
     public func execute(_ sql: String) throws(SQLiteError) {
         var errorMessage: UnsafeMutablePointer<CChar>?

@@ -75,6 +75,9 @@ public final class SQLiteStore: Sendable {
             // spills to a temporary file past 64 KiB: four file writes for every WAL write under load. In memory
             // they cost nothing durable (a batch that fails is rolled back whole).
             try db.execute("PRAGMA temp_store = MEMORY")
+            // Checkpoints grow the file; in 8 MiB steps its size changes rarely, and an fsync of the WAL does not
+            // wait for the file system to journal a new size and blocks of the database file every time.
+            try db.setChunkSize(8 << 20)
             try Migrations.migrate(db, path: path)
             try db.execute("PRAGMA wal_autocheckpoint = 0")  // the checkpointer thread does it, off the commit path
             let checkpointDB = try SQLiteDatabase(path: path)

@@ -117,3 +117,36 @@ import Testing
         }
     }
 }
+
+@Suite struct JSONTextLineStringTests {
+    /// The geometry written straight from a polyline is byte for byte what `JSONEncoder` writes for the decoded
+    /// points: whole degrees, negative values, trailing zeros, long and short fractions.
+    @Test func polylineGeometryEqualsTheEncodersBytes() throws {
+        var generator = SplitMix64(seed: 42)
+        var lines: [[Coordinate]] = [
+            [Coordinate(latitude: 60, longitude: 24), Coordinate(latitude: -0.5, longitude: -179.99999)],
+            [Coordinate(latitude: 0.00001, longitude: -0.0001), Coordinate(latitude: 89.1, longitude: 0)],
+        ]
+        for _ in 0..<200 {
+            lines.append(
+                (0..<Int.random(in: 1...30, using: &generator)).map { _ in
+                    Coordinate(
+                        latitude: Double.random(in: -90...90, using: &generator),
+                        longitude: Double.random(in: -180...180, using: &generator))
+                })
+        }
+        for line in lines {
+            let polyline = Polyline.encode(line)
+            var fast = JSONText()
+            let written = fast.lineString(polyline: polyline)
+            #expect(written)
+            let decoded = try #require(Polyline.decode(polyline))
+            let expected = try JSONCoding.encoder.encode(GeoJSONLineString(decoded))
+            #expect(fast.text == String(decoding: expected, as: UTF8.self))
+        }
+        var broken = JSONText()
+        let refused = !broken.lineString(polyline: "_p~iF~ps|U_")
+        #expect(refused)
+        #expect(broken.text.isEmpty)
+    }
+}
