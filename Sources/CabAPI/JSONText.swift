@@ -5,45 +5,48 @@ import CabHTTP
 /// JSON written by hand, byte for byte as `JSONCoding.encoder` writes it (sorted keys, unescaped slashes), for
 /// the responses whose `JSONEncoder` cost showed in profiles (routes and bookings carry whole route geometries).
 /// Callers write keys in sorted order themselves; tests compare the bytes with `JSONEncoder`'s.
+/// Bytes are appended to a `[UInt8]` (appending to a `String` piece by piece cost twice as much).
 struct JSONText {
-    private(set) var text = ""
+    /// The UTF-8 bytes written so far.
+    private(set) var bytes: [UInt8] = []
 
     /// An empty document with room for `capacity` bytes.
-    init(capacity: Int = 256) { text.reserveCapacity(capacity) }
+    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 
-    /// The UTF-8 bytes written so far.
-    var bytes: [UInt8] { Array(text.utf8) }
+    /// The document so far as text.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Raw JSON punctuation or an already valid fragment.
-    mutating func raw(_ fragment: String) { text += fragment }
+    mutating func raw(_ fragment: String) { bytes.append(contentsOf: fragment.utf8) }
 
     /// `"key":`, with a comma first unless `first`.
     mutating func key(_ name: String, first: Bool = false) {
-        if !first { text += "," }
-        text += "\""
-        text += name
-        text += "\":"
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     /// A JSON string, escaped as `JSONEncoder` escapes it (quote, backslash, control characters).
-    mutating func string(_ value: String) { JSONString.append(value, to: &text) }
+    mutating func string(_ value: String) { JSONString.append(value, to: &bytes) }
 
     /// A string or `null`.
     mutating func string(_ value: String?) {
-        if let value { string(value) } else { text += "null" }
+        if let value { string(value) } else { raw("null") }
     }
 
     /// An integer.
-    mutating func integer(_ value: some BinaryInteger) { text += String(value) }
+    mutating func integer(_ value: some BinaryInteger) { bytes.append(contentsOf: String(value).utf8) }
 
     /// An integer or `null`.
     mutating func integer(_ value: Int?) {
-        if let value { integer(value) } else { text += "null" }
+        if let value { integer(value) } else { raw("null") }
     }
 
     /// A finite number in `JSONEncoder`'s form: integral values without a fraction, others in Swift's shortest
     /// round-tripping form.
-    mutating func number(_ x: Double) { text += Self.number(x) }
+    mutating func number(_ x: Double) { bytes.append(contentsOf: Self.number(x).utf8) }
 
     /// `number(_:)` as a string.
     static func number(_ x: Double) -> String {
@@ -54,29 +57,25 @@ struct JSONText {
 
     /// `{"lat":…,"lon":…}`.
     mutating func coordinate(_ c: Coordinate) {
-        text += "{\"lat\":"
+        raw("{\"lat\":")
         number(c.latitude)
-        text += ",\"lon\":"
+        raw(",\"lon\":")
         number(c.longitude)
-        text += "}"
+        raw("}")
     }
 
     /// An instant as its RFC 3339 string (`Instant`'s `Encodable` form), or `null`.
     mutating func instant(_ t: Instant?) {
-        if let t { string(RFC3339.format(t)) } else { text += "null" }
+        if let t { string(RFC3339.format(t)) } else { raw("null") }
     }
 
-    /// A GeoJSON line string: `{"coordinates":[[lon,lat],…],"type":"LineString"}`.
     /// `{"coordinates":[[lon,lat],…],"type":"LineString"}` straight from an encoded polyline (precision 5), the
     /// same bytes as `lineString(GeoJSONLineString(Polyline.decode(polyline)))` without a `Double` or an array per
     /// point: a decoded value is `n / 10^5` correctly rounded, whose shortest form is the decimal `n / 10^5`
     /// itself. False (nothing written) when the polyline does not decode.
     mutating func lineString(polyline: String) -> Bool {
         guard let points = Polyline.decodeScaled(polyline) else { return false }
-        // Digits go into one byte buffer, appended to the text once: thousands of small `String` appends were
-        // most of a booking answer's cost.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(40 + points.count * 24)
+        bytes.reserveCapacity(bytes.count + 40 + points.count * 24)
         bytes.append(contentsOf: #"{"coordinates":["#.utf8)
         for (i, point) in points.enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -87,7 +86,6 @@ struct JSONText {
             bytes.append(UInt8(ascii: "]"))
         }
         bytes.append(contentsOf: #"],"type":"LineString"}"#.utf8)
-        text += String(decoding: bytes, as: UTF8.self)
         return true
     }
 
@@ -129,19 +127,20 @@ struct JSONText {
         }
     }
 
+    /// A GeoJSON line string: `{"coordinates":[[lon,lat],…],"type":"LineString"}`.
     mutating func lineString(_ line: GeoJSONLineString) {
-        text += "{\"coordinates\":["
+        raw("{\"coordinates\":[")
         for (i, position) in line.coordinates.enumerated() {
-            if i > 0 { text += "," }
-            text += "["
+            if i > 0 { raw(",") }
+            raw("[")
             for (j, x) in position.enumerated() {
-                if j > 0 { text += "," }
+                if j > 0 { raw(",") }
                 number(x)
             }
-            text += "]"
+            raw("]")
         }
-        text += "],\"type\":"
+        raw("],\"type\":")
         string(line.type)
-        text += "}"
+        raw("}")
     }
 }

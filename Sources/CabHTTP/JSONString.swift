@@ -32,4 +32,35 @@ public enum JSONString {
         }
         out += "\""
     }
+
+    /// Appends `value` with its quotes to `out` as UTF-8, escaped as `append(_:to:)` escapes it (only ASCII bytes
+    /// are ever escaped, so the bytes of other characters pass through unchanged).
+    public static func append(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var plain = true
+        for unit in value.utf8 where unit < 0x20 || unit == 0x22 || unit == 0x5C {
+            plain = false
+            break
+        }
+        if plain {
+            out.append(contentsOf: value.utf8)
+        } else {
+            for unit in value.utf8 {
+                switch unit {
+                case 0x22: out.append(contentsOf: #"\""#.utf8)
+                case 0x5C: out.append(contentsOf: #"\\"#.utf8)
+                case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+                case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+                case 0x09: out.append(contentsOf: #"\t"#.utf8)
+                case 0x08: out.append(contentsOf: #"\b"#.utf8)
+                case 0x0C: out.append(contentsOf: #"\f"#.utf8)
+                case 0..<0x20:
+                    let hex = String(unit, radix: 16)
+                    out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+                default: out.append(unit)
+                }
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
 }

@@ -131,3 +131,21 @@ import Testing
         #expect(token(nil) == nil)
     }
 }
+
+@Suite struct JSONStringTests {
+    /// Both forms escape exactly as `JSONEncoder` does, and the byte form equals the text form.
+    @Test func escapesLikeJSONEncoderInTextAndInBytes() throws {
+        let samples = ["plain", "quote \" and \\ back", "lines\n\r\t\u{08}\u{0C}", "\u{01}\u{1F}", "Käpylä 🚕 €", "", "/a/b"]
+        for sample in samples {
+            var text = ""
+            JSONString.append(sample, to: &text)
+            var bytes: [UInt8] = []
+            JSONString.append(sample, to: &bytes)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            let expected = String(decoding: try encoder.encode(sample), as: UTF8.self)
+            #expect(text == expected, "\(sample)")
+            #expect(String(decoding: bytes, as: UTF8.self) == expected, "\(sample)")
+        }
+    }
+}
