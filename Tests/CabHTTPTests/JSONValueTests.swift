@@ -149,3 +149,29 @@ import Testing
         }
     }
 }
+
+@Suite struct JSONLineTests {
+    /// Durations in log lines read as Swift prints the rounded `Double`, whatever the value.
+    @Test func millisecondsReadAsSwiftPrintsThem() {
+        var generator = SystemRandomNumberGenerator()
+        var samples: [Double] = [0, 3, 12.5, 0.042, 0.0004, 0.0005, 999.9995, 1e9, 2.5e12, -1.25, 0.001, 7.1]
+        for _ in 0..<5_000 { samples.append(Double.random(in: 0..<2_000, using: &generator)) }
+        for _ in 0..<1_000 { samples.append(Double.random(in: 0..<0.01, using: &generator)) }
+        for d in samples {
+            var out = ""
+            JSONLine.appendMilli(d, to: &out)
+            #expect(out == String((d * 1000).rounded() / 1000), "\(d)")
+        }
+        var infinite = ""
+        JSONLine.appendMilli(.infinity, to: &infinite)
+        #expect(infinite == "null")
+    }
+
+    @Test func timestampsAreRFC3339WithMilliseconds() throws {
+        let stamp = JSONLine.timestamp()
+        #expect(stamp.utf8.count == 24)
+        #expect(stamp.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "\(stamp)")
+        let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year!
+        #expect(stamp.hasPrefix(String(year)) || stamp.hasPrefix(String(year - 1)))
+    }
+}
