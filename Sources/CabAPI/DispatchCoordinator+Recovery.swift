@@ -20,8 +20,8 @@ extension DispatchCoordinator {
     /// A trip past its timeout (per the transition table, counted from when it entered its state) gets the timed
     /// transition now (`expire`, `no_driver_found`, `no_show`). Otherwise a `requested` trip is dispatched as if
     /// just booked, a `dispatching` one starts dispatch again from the first batch (its deadline still counts
-    /// from the first start; offers made before the restart are forgotten, so a driver who declined may be asked
-    /// again), and a trip with a driver is followed again for the rider's position, ETA and alerts (an `arrived`
+    /// from the first start; drivers who declined it are remembered in the store and not asked again, other
+    /// offers made before the restart are forgotten), and a trip with a driver is followed again for the rider's position, ETA and alerts (an `arrived`
     /// trip does not repeat its arrival alert).
     @discardableResult
     public func recoverOpenTrips() throws -> TripRecoveryReport {
@@ -69,11 +69,19 @@ extension DispatchCoordinator {
         return report
     }
 
-    /// Starts dispatch again for a trip the store holds in `dispatching` (no transition: it is already there).
+    /// Starts dispatch again for a trip the store holds in `dispatching` (no transition: it is already there),
+    /// never offering it to a driver who declined it before the restart.
     func resumeDispatch(_ booking: Booking) {
+        let declined: Set<DriverID>
+        do {
+            declined = try store.declines(of: booking.id)
+        } catch {
+            declined = []
+            log("declines not read; dispatch may ask those drivers again", ["trip": booking.id.rawValue, "error": "\(error)"])
+        }
         state.withLock {
             $0.dispatching[booking.id] = TripDispatch(
-                machine: DispatchMachine(configuration: configuration.dispatch), booking: booking)
+                machine: DispatchMachine(configuration: configuration.dispatch, declined: declined), booking: booking)
         }
         runDispatch(booking.id) { machine, time in machine.start(at: time) }
     }

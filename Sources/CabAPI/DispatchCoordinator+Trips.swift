@@ -27,6 +27,8 @@ extension DispatchCoordinator {
             if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
             throw APIError(.offerNotOpen, "This trip is not offered to you; there is nothing to decline.")
         }
+        // Durable first, so that dispatch resumed after a restart does not offer the trip to this driver again.
+        try store.recordDecline(of: trip, by: driver, at: now())
         state.withLock { s in if s.offerHeld[driver] == trip { s.offerHeld[driver] = nil } }
         runDispatch(trip) { $0.declined(by: driver, at: $1) }
         return current

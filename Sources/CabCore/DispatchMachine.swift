@@ -40,9 +40,12 @@ public struct DispatchMachine: Sendable {
     /// The open offers of the current batch.
     public private(set) var openOffers: [DriverID: DispatchOffer] = [:]
 
-    /// A machine in `.idle`.
-    public init(configuration: DispatchConfiguration = DispatchConfiguration()) {
+    /// A machine in `.idle`. `declined` are drivers who declined this trip before (dispatch resumed after a
+    /// restart): they are never offered it again.
+    public init(configuration: DispatchConfiguration = DispatchConfiguration(), declined: Set<DriverID> = []) {
         self.configuration = configuration
+        declinedDrivers = declined
+        offeredDrivers = declined.sorted { $0.rawValue < $1.rawValue }
     }
 
     /// True once dispatch has ended (assigned, gave up or cancelled).

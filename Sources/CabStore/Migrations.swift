@@ -17,6 +17,17 @@ enum Migrations {
         Migration(version: 1, sql: schema1),
         // The route priced at booking, so a booking shows the route it was priced on, even after a map re-import.
         Migration(version: 2, sql: "ALTER TABLE bookings ADD COLUMN route_polyline TEXT"),
+        // Drivers who declined a trip, so that dispatch resumed after a restart does not ask them again.
+        Migration(
+            version: 3,
+            sql: """
+                CREATE TABLE dispatch_declines (
+                    booking_id TEXT NOT NULL REFERENCES bookings(id),
+                    driver_id TEXT NOT NULL REFERENCES drivers(id),
+                    at_ms INTEGER NOT NULL,
+                    PRIMARY KEY (booking_id, driver_id)
+                ) STRICT, WITHOUT ROWID;
+                """),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -44,6 +44,16 @@ import Testing
         #expect(m.declinedDrivers == [Self.driver(1)])
     }
 
+    /// Dispatch resumed after a restart starts from the stored declines: those drivers are excluded from the
+    /// first search and never offered, even when a search returns them.
+    @Test func declinesGivenAtStartAreNeverOffered() {
+        var m = DispatchMachine(configuration: DispatchConfiguration(batchSize: 3), declined: [Self.driver(1)])
+        #expect(m.start(at: Self.t0) == [.findCandidates(radiusMeters: 2_000, excluding: [Self.driver(1)])])
+        let offers = m.candidatesFound([Self.candidate(1, eta: 10), Self.candidate(2, eta: 60)], at: Self.t0)
+        #expect(offered(offers) == [Self.driver(2)])
+        #expect(m.declinedDrivers == [Self.driver(1)])
+    }
+
     @Test func timeoutsWithdrawOpenOffersAndTheLastBatchGivesUp() {
         var m = DispatchMachine(configuration: DispatchConfiguration(batchSize: 1, maximumBatches: 2))
         _ = m.start(at: Self.t0)
