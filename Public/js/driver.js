@@ -42,6 +42,7 @@ const reporter = new LocationReporter({
 
 function showSignedIn() {
   $('#signup').hidden = !!driver;
+  $('#token-signin').hidden = !!driver;
   $('#console').hidden = !driver;
   if (driver) $('#who').textContent = `${driver.name} · ${driver.vehicle} · ${driver.plate}`;
 }
@@ -58,6 +59,27 @@ $('#signup').addEventListener('submit', (event) => {
       stored.set('cab.driver', driver);
       showSignedIn();
       announce('Driver account created. Go online to receive trips.');
+    } catch (error) {
+      fail(error);
+    }
+  });
+});
+
+// A token given elsewhere (another device, a fleet manager): GET /v1/me says whose it is.
+$('#token-signin').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const button = event.submitter || $('#token-signin button');
+  whileBusy(button, 'Signing in…', async () => {
+    clearError(errorBox);
+    try {
+      const token = $('#driver-token').value.trim();
+      const me = await api('GET', '/v1/me', { token });
+      if (me.role !== 'driver') throw new Error(`That token belongs to a ${me.role}, not a driver.`);
+      driver = { id: me.id, name: me.name, vehicle: me.vehicle, plate: me.plate, token };
+      stored.set('cab.driver', driver);
+      $('#driver-token').value = '';
+      showSignedIn();
+      announce(`Signed in as ${me.name}. Go online to receive trips.`);
     } catch (error) {
       fail(error);
     }

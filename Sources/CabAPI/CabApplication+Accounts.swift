@@ -31,6 +31,35 @@ extension CabApplication {
             answer.vehicleType = driver.vehicleType.rawValue
             return .json(answer, status: 201)
         }
+        // Who the token belongs to: lets an app (the driver page on a new device) sign in with a token it was given.
+        router.get("/v1/me") { [self] request in
+            let principal = try authenticate(request)
+            let store = try services.requireStore()
+            var answer = MeResponse(role: principal.role.rawValue, id: "", name: "")
+            switch principal.role {
+            case .rider:
+                guard let id = principal.riderID, let rider = try store.rider(id) else { throw Self.accountGone }
+                (answer.id, answer.name) = (rider.id.rawValue, rider.name)
+            case .driver:
+                guard let id = principal.driverID, let driver = try store.driver(id) else { throw Self.accountGone }
+                (answer.id, answer.name) = (driver.id.rawValue, driver.name)
+                answer.vehicle = driver.vehicle
+                answer.plate = driver.plate
+                answer.vehicleType = driver.vehicleType.rawValue
+            case .dispatcher:
+                guard let id = principal.dispatcherID, let dispatcher = try store.dispatcher(id) else {
+                    throw Self.accountGone
+                }
+                (answer.id, answer.name) = (dispatcher.id.rawValue, dispatcher.name)
+            case .system:
+                throw Self.accountGone
+            }
+            return .json(answer)
+        }
+    }
+
+    private static var accountGone: HTTPError {
+        Authenticator.unauthorized("The token's account no longer exists; create an account to get a new token.")
     }
 
     /// Who is calling, resolved against the store (401 when the token is wrong or missing).
@@ -50,6 +79,21 @@ struct AccountResponse: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case id, name, token, vehicle, plate
+        case vehicleType = "vehicle_type"
+    }
+}
+
+/// `GET /v1/me`: `{"role", "id", "name"}`, plus the vehicle for a driver. No token: it is what the caller sent.
+struct MeResponse: Encodable {
+    var role: String
+    var id: String
+    var name: String
+    var vehicle: String?
+    var plate: String?
+    var vehicleType: String?
+
+    enum CodingKeys: String, CodingKey {
+        case role, id, name, vehicle, plate
         case vehicleType = "vehicle_type"
     }
 }

@@ -443,6 +443,36 @@ def test_dispatcher_sees_drivers_live_and_nearby(server, open_browser):
     board.screenshot('dispatch')
 
 
+def test_driver_signs_in_on_a_new_device_with_a_token(server, open_browser):
+    status, account = server.call('POST', '/v1/drivers', {'name': 'Token Driver', 'vehicle': 'Skoda Octavia, blue',
+                                                          'plate': 'TOK-42'})
+    assert status == 201, f'driver not created: {status} {account}'
+    page = open_browser(location=DRIVER_AT)
+    page.open('/driver')
+    wait_map_drawn(page)
+    # A wrong token is refused with the server's reason, and nothing is signed in.
+    page.find('#driver-token').send_keys('driver_not-a-real-token')
+    page.find('#token-signin button[type=submit]').click()
+    page.wait('the refusal', lambda: page.visible('#error') and 'token' in page.find('#error').text.lower())
+    assert not page.visible('#console'), 'a wrong token signed in'
+    # A rider's token is not a driver's.
+    _, rider = server.call('POST', '/v1/riders', {'name': 'Not A Driver'})
+    page.find('#driver-token').clear()
+    page.find('#driver-token').send_keys(rider['token'])
+    page.find('#token-signin button[type=submit]').click()
+    page.wait('the role refusal', lambda: 'rider' in page.find('#error').text)
+    assert not page.visible('#console'), "a rider's token signed in as a driver"
+    page.find('#driver-token').clear()
+    page.find('#driver-token').send_keys(account['token'])
+    page.find('#token-signin button[type=submit]').click()
+    page.wait('the driver console', lambda: page.visible('#console'))
+    assert 'Token Driver' in page.find('#who').text and 'TOK-42' in page.find('#who').text, page.find('#who').text
+    page.find('#online').click()
+    page.wait('going online', lambda: page.data('#online-state', 'state') == 'online')
+    server.driver_tokens.append(account['token'])
+    page.screenshot('driver-token-signin')
+
+
 TESTS = [
     (test_every_page_loads_and_draws_the_offline_map, [('GET', '/v1/map/features?bbox=24.93,60.16,24.96,60.18&zoom=15')]),
     (test_rider_books_by_search_and_sees_route_fare_and_qr,
@@ -459,6 +489,7 @@ TESTS = [
       ('GET', '/v1/route?from=60.17,24.94&to=60.168,24.945')]),
     (test_rider_cancel_reaches_the_driver, [('POST', '/v1/bookings/x/cancel'), ('GET', '/v1/driver/stream')]),
     (test_driver_cancel_reaches_the_rider, [('POST', '/v1/trips/x/cancel'), ('GET', '/v1/bookings/x/stream')]),
+    (test_driver_signs_in_on_a_new_device_with_a_token, [('GET', '/v1/me'), ('POST', '/v1/driver/status')]),
     (test_dispatcher_sees_drivers_live_and_nearby,
      [('GET', '/v1/fleet/stream'), ('GET', '/v1/drivers/nearby?lat=60.17&lon=24.94&k=5'), ('GET', '/v1/stats'),
       ('GET', '/v1/bookings?limit=50')]),
