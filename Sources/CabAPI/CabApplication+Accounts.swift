@@ -35,7 +35,7 @@ extension CabApplication {
         router.get("/v1/me") { [self] request in
             let principal = try authenticate(request)
             let store = try services.requireStore()
-            var answer = MeResponse(role: principal.role.rawValue, id: "", name: "")
+            var answer = AccountResponse(role: principal.role.rawValue, id: "", name: "")
             switch principal.role {
             case .rider:
                 guard let id = principal.riderID, let rider = try store.rider(id) else { throw Self.accountGone }
@@ -68,32 +68,19 @@ extension CabApplication {
     }
 }
 
-/// A new account with its token: `{"id", "name", "token"}`, plus the vehicle for a driver.
+/// An account: `{"id", "name"}` plus the vehicle for a driver; a new account carries its `token` (shown once),
+/// `GET /v1/me` carries the `role` instead. Absent fields are left out.
 struct AccountResponse: Encodable {
+    var role: String?
     var id: String
     var name: String
-    var token: String
+    var token: String?
     var vehicle: String?
     var plate: String?
     var vehicleType: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, name, token, vehicle, plate
-        case vehicleType = "vehicle_type"
-    }
-}
-
-/// `GET /v1/me`: `{"role", "id", "name"}`, plus the vehicle for a driver. No token: it is what the caller sent.
-struct MeResponse: Encodable {
-    var role: String
-    var id: String
-    var name: String
-    var vehicle: String?
-    var plate: String?
-    var vehicleType: String?
-
-    enum CodingKeys: String, CodingKey {
-        case role, id, name, vehicle, plate
+        case role, id, name, token, vehicle, plate
         case vehicleType = "vehicle_type"
     }
 }
