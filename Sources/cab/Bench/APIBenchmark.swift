@@ -32,6 +32,8 @@ struct APIBenchmark {
         var connections: Int
         var durationSeconds: Int
         var serverThreads: Int?
+        /// The disk's fdatasync latency before any load (`DiskSyncProbe`), nil when it could not be measured.
+        var diskSync: DiskSyncProbe.Result?
     }
 
     let configuration: Configuration
@@ -42,6 +44,8 @@ struct APIBenchmark {
     func run() throws(BenchError) -> Result {
         let scratch = try ScratchDataDirectory(linkingFrom: configuration.dataDirectory)
         defer { scratch.remove() }
+        progress("disk fdatasync baseline for 2 s in \(scratch.path)")
+        let diskSync = DiskSyncProbe.measure(in: scratch.path)
         progress("cab bench api: server on \(scratch.path) (linked: \(scratch.linked.joined(separator: ", ")))")
         let server = try ServerProcess(
             dataDirectory: scratch.path, extraArguments: configuration.serverThreads.map { ["--threads", "\($0)"] } ?? [],
@@ -72,7 +76,7 @@ struct APIBenchmark {
         return Result(
             healthz: healthz, bookings: bookings, bookingsNote: note, pairs: pairs, serverPeakResidentBytes: peak,
             connections: configuration.connections, durationSeconds: configuration.durationSeconds,
-            serverThreads: configuration.serverThreads)
+            serverThreads: configuration.serverThreads, diskSync: diskSync)
     }
 
     private enum Preparation {
