@@ -54,7 +54,8 @@ extension DispatchCoordinator {
                 }
                 var alerts = ArrivalAlertTracker(configuration: configuration.alerts)
                 if booking.status == .arrived || booking.status == .inProgress { _ = alerts.driverArrived() }
-                state.withLock { $0.following[booking.id] = Following(booking: booking, driver: driver, alerts: alerts) }
+                let following = Following(booking: booking, driver: driver, alerts: alerts, deadline: deadline(of: booking))
+                state.withLock { $0.following[booking.id] = following }
                 report.followed += 1
             default:
                 continue  // terminal: openTrips() does not return these
@@ -79,10 +80,10 @@ extension DispatchCoordinator {
             declined = []
             log("declines not read; dispatch may ask those drivers again", ["trip": booking.id.rawValue, "error": "\(error)"])
         }
-        state.withLock {
-            $0.dispatching[booking.id] = TripDispatch(
-                machine: DispatchMachine(configuration: configuration.dispatch, declined: declined), booking: booking)
-        }
+        let dispatch = TripDispatch(
+            machine: DispatchMachine(configuration: configuration.dispatch, declined: declined), booking: booking,
+            deadline: deadline(of: booking))
+        state.withLock { $0.dispatching[booking.id] = dispatch }
         runDispatch(booking.id) { machine, time in machine.start(at: time) }
     }
 }

@@ -45,6 +45,13 @@ public final class DispatchCoordinator: Sendable {
         /// When the booking's next timed transition is due (`TripStateMachine.nextDeadline`), kept with `booking`
         /// so that `tick()` finds what is due without building a state machine per trip.
         var deadline: Instant?
+
+        /// Every entry is made with its deadline (`deadline(of:)`): one made without it never times out.
+        init(machine: DispatchMachine, booking: Booking, deadline: Instant?) {
+            self.machine = machine
+            self.booking = booking
+            self.deadline = deadline
+        }
     }
 
     /// A trip whose driver is on the way or driving: followed for position, ETA and alerts.
@@ -57,6 +64,14 @@ public final class DispatchCoordinator: Sendable {
         var alerts: ArrivalAlertTracker
         /// As `TripDispatch.deadline`.
         var deadline: Instant?
+
+        /// As `TripDispatch.init`: the deadline is not optional to pass.
+        init(booking: Booking, driver: DriverID, alerts: ArrivalAlertTracker, deadline: Instant?) {
+            self.booking = booking
+            self.driver = driver
+            self.alerts = alerts
+            self.deadline = deadline
+        }
     }
 
     struct State {
