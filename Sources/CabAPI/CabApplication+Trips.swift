@@ -16,40 +16,40 @@ extension CabApplication {
         }
         router.post("/v1/trips/{id}/accept") { [self] request in
             let driver = try authenticatedDriver(request)
-            return try tripResponse(try requireDispatch().accept(try tripID(request), by: driver), request)
+            return try bookingResponse(try requireDispatch().accept(try tripID(request), by: driver), for: .driver(driver))
         }
         router.post("/v1/trips/{id}/decline") { [self] request in
             let driver = try authenticatedDriver(request)
-            return try tripResponse(try requireDispatch().decline(try tripID(request), by: driver), request)
+            return try bookingResponse(try requireDispatch().decline(try tripID(request), by: driver), for: .driver(driver))
         }
         let simple: [(String, TripCommand)] = [("depart", .depart), ("arrived", .arrive)]
         for (path, command) in simple {
             router.post("/v1/trips/{id}/\(path)") { [self] request in
                 let actor = try authenticate(request, roles: [.driver])
-                return try tripResponse(try requireDispatch().handle(command, try tripID(request), by: actor), request)
+                return try bookingResponse(try requireDispatch().handle(command, try tripID(request), by: actor), for: actor)
             }
         }
         router.post("/v1/trips/{id}/start") { [self] request in
             let actor = try authenticate(request, roles: [.driver])
             let body = try request.decodeJSON(TripBodies.Start.self)
             let code = body.code.trimmingCharacters(in: .whitespacesAndNewlines)
-            return try tripResponse(try requireDispatch().handle(.start(code: code), try tripID(request), by: actor), request)
+            return try bookingResponse(try requireDispatch().handle(.start(code: code), try tripID(request), by: actor), for: actor)
         }
         router.post("/v1/trips/{id}/complete") { [self] request in
             let actor = try authenticate(request, roles: [.driver, .dispatcher])
-            return try tripResponse(try requireDispatch().complete(try tripID(request), by: actor), request)
+            return try bookingResponse(try requireDispatch().complete(try tripID(request), by: actor), for: actor)
         }
         router.post("/v1/trips/{id}/cancel") { [self] request in
             let actor = try authenticate(request, roles: [.driver, .dispatcher])
             let body = request.body.isEmpty ? nil : try request.decodeJSON(TripBodies.Cancel.self)
             let reason = body?.reason ?? ""
             let command: TripCommand = reason == "no_show" ? .noShow : .driverCancel(reason: reason)
-            return try tripResponse(try requireDispatch().handle(command, try tripID(request), by: actor), request)
+            return try bookingResponse(try requireDispatch().handle(command, try tripID(request), by: actor), for: actor)
         }
         router.post("/v1/trips/{id}/assign") { [self] request in
             let actor = try authenticate(request, roles: [.dispatcher])
             let body = try request.decodeJSON(TripBodies.Assign.self)
-            return try tripResponse(try requireDispatch().assign(try tripID(request), to: body.driverID, by: actor), request)
+            return try bookingResponse(try requireDispatch().assign(try tripID(request), to: body.driverID, by: actor), for: actor)
         }
     }
 
@@ -64,11 +64,6 @@ extension CabApplication {
         let text = request.pathParameters["id"] ?? ""
         guard let id = BookingID(text) else { throw .notFound("No trip \(text.prefix(40)); check the id.") }
         return id
-    }
-
-    /// BOOKING for the caller of `request`.
-    func tripResponse(_ booking: Booking, _ request: HTTPRequest) throws -> HTTPResponse {
-        try bookingResponse(booking, for: try authenticate(request))
     }
 
     /// The dispatch coordinator, or a 503 problem saying what is missing.

@@ -148,7 +148,7 @@ public final class DispatchCoordinator: Sendable {
             if online { s.online[driver] = account.vehicleType } else { s.online[driver] = nil }
             return online ? nil : s.offerHeld[driver]
         }
-        fleet.setVehicleClass(Self.vehicleClass(account.vehicleType), for: driver)
+        fleet.setVehicleClass(VehicleClass(account.vehicleType), for: driver)
         setFleetStatus(online ? (busy ? .busy : .available) : .offline, for: driver)
         if let trip = held { runDispatch(trip) { $0.driverUnavailable(driver, at: $1) } }
     }
@@ -167,7 +167,6 @@ public final class DispatchCoordinator: Sendable {
         return try !store.bookings(BookingQuery(driverID: driver, statuses: open, limit: 1)).items.isEmpty
     }
 
-    static func vehicleClass(_ type: VehicleType) -> VehicleClass { VehicleClass(type) }
 
     /// When `booking`'s next timed transition is due; nil in untimed states.
     func deadline(of booking: Booking) -> Instant? {
@@ -321,7 +320,7 @@ public final class DispatchCoordinator: Sendable {
         let t = now()
         let k = configuration.dispatch.candidatesPerSearch
         let filter = DriverFilter(
-            statuses: [.available], vehicleClasses: booking.vehicleType.map { [Self.vehicleClass($0)] },
+            statuses: [.available], vehicleClasses: booking.vehicleType.map { [VehicleClass($0)] },
             maxDistanceMeters: radiusMeters)
         let (online, held) = state.withLock { ($0.online, $0.offerHeld) }
         let near = fleet.nearest(to: booking.pickup, k: k + excluding.count + held.count, filter: filter, now: t.millisecondsSinceEpoch)

@@ -66,12 +66,6 @@ public final class LocationHistoryWriter: @unchecked Sendable {
         }
     }
 
-    /// Records waiting to be written.
-    public var queuedCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return queue.count - head
-    }
 
     /// Waits until everything queued so far is written (tests, and readers that need their own writes).
     public func flush() {

@@ -58,8 +58,6 @@ final class TripNotifier: Sendable {
         for s in streams { s.finish() }
     }
 
-    /// How many driver streams are open (metrics, tests).
-    var driverStreamCount: Int { state.withLock { $0.drivers.values.reduce(0) { $0 + $1.count } } }
 
     static func encode(_ value: some Encodable) -> String {
         do {

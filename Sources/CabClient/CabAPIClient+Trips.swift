@@ -41,9 +41,7 @@ extension CabAPIClient {
     private func tripCommand(_ trip: String, _ command: String, body: [String: String] = [:])
         async throws(ClientError) -> BookingSummary
     {
-        guard !trip.isEmpty, trip.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-            throw ClientError(.init("invalid_id"), "'\(trip)' is not a SwiftCab id.")
-        }
-        return try await send("POST", "/v1/trips/\(trip)/\(command)", body: body)
+        let id = try pathComponent(trip)
+        return try await send("POST", "/v1/trips/\(id)/\(command)", body: body)
     }
 }

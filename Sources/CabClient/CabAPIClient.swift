@@ -78,7 +78,8 @@ public struct CabAPIClient: Sendable {
         try await send("POST", "/v1/driver/locations", body: ["fixes": fixes])
     }
 
-    private func pathComponent(_ id: String) throws(ClientError) -> String {
+    /// `id` when it is safe in a path (letters, digits, `_`, `-`), else an `invalid_id` error.
+    func pathComponent(_ id: String) throws(ClientError) -> String {
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw ClientError(.init("invalid_id"), "'\(id)' is not a SwiftCab id.")
         }

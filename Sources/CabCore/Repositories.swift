@@ -181,13 +181,3 @@ public protocol LocationHistoryRepository: Sendable {
     /// A driver's positions with `from <= time < to`, oldest first, at most `limit`.
     func trail(of driver: DriverID, from: Instant, to: Instant, limit: Int) throws -> [DriverLocationRecord]
 }
-
-extension BookingRepository {
-    /// The blocking `create`, then `completion` on the caller's thread: for stores without a write queue.
-    public func create(
-        _ booking: Booking, idempotencyKey: IdempotencyKey?,
-        completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void
-    ) {
-        completion(Result { try create(booking, idempotencyKey: idempotencyKey) })
-    }
-}

@@ -11,15 +11,3 @@ public struct GeoJSONLineString: Hashable, Sendable, Codable {
     }
 }
 
-/// A GeoJSON `Point` geometry.
-public struct GeoJSONPoint: Hashable, Sendable, Codable {
-    /// Always "Point".
-    public var type: String = "Point"
-    /// `[lon, lat]`.
-    public var coordinates: [Double]
-
-    /// The point at `coordinate`.
-    public init(_ coordinate: Coordinate) {
-        coordinates = [coordinate.longitude, coordinate.latitude]
-    }
-}

@@ -164,8 +164,9 @@ extension HTTPServer {
         let status = context.status ?? 499
         if let stream = context.stream { context.bytesSent = stream.bytesSent }
         let method = HTTPServer.knownMethods.contains(context.method) ? context.method : "OTHER"
-        requestsTotal.increment(["route": context.routePattern, "method": method, "status": String(status)])
-        requestDuration.observe(seconds, ["route": context.routePattern])
+        // Label values in declaration order (route, method, status): no label dictionary per request.
+        requestsTotal.increment(labelValues: [context.routePattern, method, String(status)])
+        requestDuration.observe(seconds, labelValues: [context.routePattern])
         if let accessLog {
             accessLog(
                 JSONLine.object([

@@ -17,10 +17,10 @@ enum JSONLine {
         out.reserveCapacity(256)
         for (index, (key, value)) in fields.enumerated() {
             if index > 0 { out += "," }
-            appendString(key, to: &out)
+            JSONString.append(key, to: &out)
             out += ":"
             switch value {
-            case .string(let s): appendString(s, to: &out)
+            case .string(let s): JSONString.append(s, to: &out)
             case .int(let i): out += String(i)
             case .double(let d): appendMilli(d, to: &out)
             case .bool(let b): out += b ? "true" : "false"
@@ -57,9 +57,6 @@ enum JSONLine {
         let text = String(fraction)
         out += "." + String(repeating: "0", count: digits - text.count) + text
     }
-
-    /// Appends `string` as a JSON string literal.
-    static func appendString(_ string: String, to out: inout String) { JSONString.append(string, to: &out) }
 
     /// The current UTC time as RFC 3339 with milliseconds ("2025-01-31T12:00:00.123Z"), written digit by digit
     /// into one buffer (it is taken for every request).

@@ -2,47 +2,29 @@
 /// backslash, `\n \r \t \b \f`, other control characters as `\u00XX`; slashes and non-ASCII left as they are), so
 /// hand-written responses and log lines can be compared byte for byte with the encoder's.
 public enum JSONString {
-    /// Appends `value` with its quotes to `out`.
+    /// Appends `value` with its quotes to `out` (escaped through the byte form when it must be).
     /// - Complexity: O(n); one scan when nothing needs escaping.
     public static func append(_ value: String, to out: inout String) {
-        out += "\""
-        var plain = true
-        for unit in value.utf8 where unit < 0x20 || unit == 0x22 || unit == 0x5C {
-            plain = false
-            break
-        }
-        if plain {
+        guard needsEscaping(value) else {
+            out += "\""
             out += value
-        } else {
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case "\u{08}": out += "\\b"
-                case "\u{0C}": out += "\\f"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
+            out += "\""
+            return
         }
-        out += "\""
+        var bytes: [UInt8] = []
+        append(value, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `value` with its quotes to `out` as UTF-8, escaped as `append(_:to:)` escapes it (only ASCII bytes
+    private static func needsEscaping(_ value: String) -> Bool {
+        value.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+    }
+
+    /// Appends `value` with its quotes to `out` as UTF-8; the one place the escapes are written (only ASCII bytes
     /// are ever escaped, so the bytes of other characters pass through unchanged).
     public static func append(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        var plain = true
-        for unit in value.utf8 where unit < 0x20 || unit == 0x22 || unit == 0x5C {
-            plain = false
-            break
-        }
-        if plain {
+        if !needsEscaping(value) {
             out.append(contentsOf: value.utf8)
         } else {
             for unit in value.utf8 {

@@ -38,16 +38,19 @@ final class MetricFamily: Sendable {
         }
     }
 
-    private func key(_ labels: [String: String]) -> [String] {
+    /// The label values of `labels` in `labelNames` order (the series key); traps on missing or extra names.
+    func key(_ labels: [String: String]) -> [String] {
         precondition(
             labels.count == labelNames.count && labelNames.allSatisfy { labels[$0] != nil },
             "metric \(name) takes labels \(labelNames), got \(labels.keys.sorted())")
         return labelNames.map { labels[$0]! }  // every name checked present just above
     }
 
-    func update(_ labels: [String: String], _ change: (inout Series) -> Void) {
-        let key = key(labels)
-        series.withLock { change(&$0[key, default: Series()]) }
+    /// `update` with the label values already in `labelNames` order: the server's per-request path, which builds no
+    /// dictionary.
+    func update(labelValues: [String], _ change: (inout Series) -> Void) {
+        precondition(labelValues.count == labelNames.count, "metric \(name) takes labels \(labelNames)")
+        series.withLock { change(&$0[labelValues, default: Series()]) }
     }
 
     func series(_ labels: [String: String]) -> Series? {

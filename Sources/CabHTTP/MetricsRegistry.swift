@@ -65,8 +65,13 @@ public struct Counter: Sendable {
 
     /// Adds `amount` (not negative) to the series with `labels` (every declared label name, no others).
     public func increment(_ labels: [String: String] = [:], by amount: Double = 1) {
+        increment(labelValues: family.key(labels), by: amount)
+    }
+
+    /// `increment` with the label values in the order the labels were declared.
+    func increment(labelValues: [String], by amount: Double = 1) {
         precondition(amount >= 0, "a counter cannot go down")
-        family.update(labels) { $0.value += amount }
+        family.update(labelValues: labelValues) { $0.value += amount }
     }
 
     /// The current value of the series with `labels` (0 if never touched).
@@ -78,10 +83,14 @@ public struct Gauge: Sendable {
     let family: MetricFamily
 
     /// Sets the series with `labels` to `value`.
-    public func set(_ value: Double, _ labels: [String: String] = [:]) { family.update(labels) { $0.value = value } }
+    public func set(_ value: Double, _ labels: [String: String] = [:]) {
+        family.update(labelValues: family.key(labels)) { $0.value = value }
+    }
 
     /// Adds `amount` (may be negative) to the series with `labels`.
-    public func add(_ amount: Double, _ labels: [String: String] = [:]) { family.update(labels) { $0.value += amount } }
+    public func add(_ amount: Double, _ labels: [String: String] = [:]) {
+        family.update(labelValues: family.key(labels)) { $0.value += amount }
+    }
 
     /// The current value of the series with `labels`.
     public func value(_ labels: [String: String] = [:]) -> Double { family.series(labels)?.value ?? 0 }
@@ -96,8 +105,13 @@ public struct Histogram: Sendable {
 
     /// Records `value` in the series with `labels`.
     public func observe(_ value: Double, _ labels: [String: String] = [:]) {
+        observe(value, labelValues: family.key(labels))
+    }
+
+    /// `observe` with the label values in the order the labels were declared.
+    func observe(_ value: Double, labelValues: [String]) {
         let index = family.buckets.firstIndex { value <= $0 } ?? family.buckets.count
-        family.update(labels) { series in
+        family.update(labelValues: labelValues) { series in
             if series.bucketCounts.isEmpty { series.bucketCounts = Array(repeating: 0, count: family.buckets.count + 1) }
             series.bucketCounts[index] += 1
             series.value += value

@@ -88,14 +88,6 @@ public enum MapFingerprint {
         hash.add(length)
         return hash.value
     }
-
-    /// The fingerprint of some bytes (for maps held in memory, and tests).
-    public static func of(bytes: some Collection<UInt8>) -> UInt64 {
-        var hash = FNV1a()
-        hash.add(bytes)
-        hash.add(UInt64(bytes.count))
-        return hash.value
-    }
 }
 
 /// The 64-bit FNV-1a hash.

@@ -21,8 +21,6 @@ final class ContractionHeap {
     @inline(__always) var isEmpty: Bool { count == 0 }
     /// The smallest key (undefined when empty).
     @inline(__always) var minKey: UInt32 { keys[0] }
-    /// The node with the smallest key (undefined when empty).
-    @inline(__always) var minNode: Int32 { nodes[0] }
 
     /// Forgets every queued node.
     @inline(__always) func clear() { count = 0 }

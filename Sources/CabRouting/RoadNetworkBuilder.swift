@@ -25,8 +25,6 @@ public struct RoadNetworkBuilder: Sendable {
 
     /// How many nodes were added.
     public var nodeCount: Int { nodeIDs.count }
-    /// How many ways with a `highway` tag were added.
-    public var highwayWayCount: Int { wayIDs.count }
 
     /// Reserves room for about `nodes` nodes and `wayNodes` way node references (optional; saves copying).
     public mutating func reserve(nodes: Int, wayNodes: Int) {

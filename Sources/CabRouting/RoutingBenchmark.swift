@@ -150,16 +150,6 @@ public enum RoutingBenchmark {
             peakRSSMegabytes: peakResidentMegabytes())
     }
 
-    /// Preprocesses `graph` and times every query kind on it.
-    /// - Complexity: preprocessing plus `pairs` fast queries and `dijkstraPairs` Dijkstra searches.
-    public static func run(
-        on graph: RoadGraph, importSeconds: Double? = nil, configuration: Configuration = .init()
-    ) -> Result {
-        measure(
-            on: graph, preprocessed: preprocess(graph, configuration: configuration.index),
-            importSeconds: importSeconds, configuration: configuration)
-    }
-
     /// Times every query kind on `graph` with an index already built by `preprocess`.
     /// - Complexity: `pairs` fast queries and `dijkstraPairs` Dijkstra searches.
     public static func measure(

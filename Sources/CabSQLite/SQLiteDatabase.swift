@@ -114,7 +114,4 @@ public final class SQLiteDatabase: @unchecked Sendable {
     func error(_ rc: Int32) -> SQLiteError {
         SQLiteError(code: .init(rawValue: rc & 0xff), message: lastErrorMessage)
     }
-
-    /// The SQLite library version (`sqlite3_libversion`).
-    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }

@@ -16,7 +16,6 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var condition: NSCondition { stop.condition }
     private var queue: [any WriteJob] = []
     private let maximumBatch: Int
-    private var thread: Thread?
     private let checkpointer: Checkpointer?
     /// Batches between checkpoint requests.
     private let checkpointEvery = 32
@@ -34,24 +33,19 @@ final class GroupCommitWriter: @unchecked Sendable {
         self.checkpointer = checkpointer
         let thread = Thread { [self] in run() }
         thread.name = "cab-store-writer"
-        self.thread = thread
         thread.start()
     }
 
     /// Runs `body` on the writer thread within the next batch; returns after the batch's commit is durable.
     func write<T: Sendable>(_ body: @escaping (Connection) throws -> T) throws -> T {
-        let job = Job(body)
-        condition.lock()
-        guard !stop.closed else {
-            condition.unlock()
-            throw StoreError(.closed, "The store is closed.")
+        let answer = Answer<T>()
+        submit(body) { result in
+            answer.result = result
+            answer.done.signal()
         }
-        queue.append(job)
-        condition.signal()
-        condition.unlock()
-        job.done.wait()
-        // The writer sets `result` before signalling `done`; the semaphore orders the two.
-        guard let result = job.result else { preconditionFailure("writer finished a job without a result") }
+        answer.done.wait()
+        // `submit` sets `result` before signalling `done`; the semaphore orders the two.
+        guard let result = answer.result else { preconditionFailure("writer finished a job without a result") }
         return try result.get()
     }
 
@@ -153,20 +147,25 @@ private protocol WriteJob: AnyObject {
     func run(_ connection: Connection) -> Bool
     /// Records an error without waking the caller yet.
     func fail(_ error: any Error)
-    /// Wakes the caller; a non-nil `failure` replaces any result.
+    /// Hands the result to the job's completion; a non-nil `failure` replaces any result.
     func finish(failure: (any Error)?)
 }
 
-private final class Job<T: Sendable>: WriteJob, @unchecked Sendable {
-    // @unchecked Sendable: `result` is written by the writer thread before `done.signal()` and read by the
-    // caller only after `done.wait()`.
-    let body: (Connection) throws -> T
+/// A blocked `write`'s answer. `@unchecked Sendable`: `result` is written before `done.signal()` and read only
+/// after `done.wait()`.
+private final class Answer<T: Sendable>: @unchecked Sendable {
     var result: Result<T, any Error>?
     let done = DispatchSemaphore(value: 0)
-    /// For `submit`: called with the result instead of waking a blocked caller.
-    let completion: (@Sendable (Result<T, any Error>) -> Void)?
+}
 
-    init(_ body: @escaping (Connection) throws -> T, completion: (@Sendable (Result<T, any Error>) -> Void)? = nil) {
+private final class Job<T: Sendable>: WriteJob, @unchecked Sendable {
+    // @unchecked Sendable: `body` and `result` are touched only by the writer thread.
+    let body: (Connection) throws -> T
+    var result: Result<T, any Error>?
+    /// Called once with the result, on the writer thread, after the commit (or its failure).
+    let completion: @Sendable (Result<T, any Error>) -> Void
+
+    init(_ body: @escaping (Connection) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
         self.body = body
         self.completion = completion
     }
@@ -185,11 +184,7 @@ private final class Job<T: Sendable>: WriteJob, @unchecked Sendable {
 
     func finish(failure: (any Error)?) {
         if let failure { result = .failure(failure) }
-        if let completion {
-            guard let result else { preconditionFailure("writer finished a job without a result") }
-            completion(result)
-        } else {
-            done.signal()
-        }
+        guard let result else { preconditionFailure("writer finished a job without a result") }
+        completion(result)
     }
 }

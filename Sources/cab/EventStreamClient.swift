@@ -11,7 +11,6 @@ final class EventStreamClient: NSObject, URLSessionDataDelegate, @unchecked Send
     // @unchecked Sendable: `parser` and `continuation` are behind `Mutex`es; the rest is set once in init.
     private let parser = Mutex(SSEEventParser())
     private let continuation: AsyncThrowingStream<SSEEvent, any Error>.Continuation
-    private let status = Mutex<Int?>(nil)
 
     private init(_ continuation: AsyncThrowingStream<SSEEvent, any Error>.Continuation) {
         self.continuation = continuation
@@ -43,7 +42,6 @@ final class EventStreamClient: NSObject, URLSessionDataDelegate, @unchecked Send
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         let code = (response as? HTTPURLResponse)?.statusCode ?? 0
-        status.withLock { $0 = code }
         if code != 200 {
             continuation.finish(throwing: BenchError("the event stream answered \(code)"))
             completionHandler(.cancel)

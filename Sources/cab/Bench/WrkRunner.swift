@@ -54,8 +54,6 @@ struct WrkResult: Sendable {
         statusCounts = counts
     }
 
-    /// The most frequent non-2xx status, if any.
-    var commonestFailureStatus: Int? { statusCounts.max { $0.value < $1.value }?.key }
 
     /// "404: 1200, 429: 3" for printing.
     var statusSummary: String {
