@@ -8,9 +8,7 @@ extension SQLiteStore: AccountRepository {
             try c.run(
                 "INSERT INTO riders (id, name, created_ms) VALUES (?, ?, ?)",
                 [rider.id.rawValue, rider.name, rider.createdAt.millisecondsSinceEpoch])
-            try c.run(
-                "INSERT INTO tokens (hash, rider_id, created_ms) VALUES (?, ?, ?)",
-                [tokenHash.bytes, rider.id.rawValue, rider.createdAt.millisecondsSinceEpoch])
+            try Self.insertToken(tokenHash, for: .rider(rider.id), at: rider.createdAt, on: c)
         }
     }
 
@@ -23,9 +21,7 @@ extension SQLiteStore: AccountRepository {
                     driver.id.rawValue, driver.name, driver.vehicle, driver.plate, driver.vehicleType.rawValue,
                     driver.createdAt.millisecondsSinceEpoch,
                 ])
-            try c.run(
-                "INSERT INTO tokens (hash, driver_id, created_ms) VALUES (?, ?, ?)",
-                [tokenHash.bytes, driver.id.rawValue, driver.createdAt.millisecondsSinceEpoch])
+            try Self.insertToken(tokenHash, for: .driver(driver.id), at: driver.createdAt, on: c)
         }
     }
 
@@ -35,10 +31,20 @@ extension SQLiteStore: AccountRepository {
             try c.run(
                 "INSERT INTO dispatchers (id, name, created_ms) VALUES (?, ?, ?)",
                 [dispatcher.id.rawValue, dispatcher.name, dispatcher.createdAt.millisecondsSinceEpoch])
-            try c.run(
-                "INSERT INTO tokens (hash, dispatcher_id, created_ms) VALUES (?, ?, ?)",
-                [tokenHash.bytes, dispatcher.id.rawValue, dispatcher.createdAt.millisecondsSinceEpoch])
+            try Self.insertToken(tokenHash, for: .dispatcher(dispatcher.id), at: dispatcher.createdAt, on: c)
         }
+    }
+
+    /// Stores a token hash for `holder` (a rider, driver or dispatcher): the one INSERT every account and device
+    /// key goes through, so the column filled always matches the holder's role.
+    static func insertToken(_ hash: TokenHash, for holder: Principal, at time: Instant, on c: Connection) throws {
+        precondition([.rider, .driver, .dispatcher].contains(holder.role), "tokens belong to accounts")
+        try c.run(
+            "INSERT INTO tokens (hash, rider_id, driver_id, dispatcher_id, created_ms) VALUES (?, ?, ?, ?, ?)",
+            [
+                hash.bytes, holder.riderID?.rawValue, holder.driverID?.rawValue, holder.dispatcherID?.rawValue,
+                time.millisecondsSinceEpoch,
+            ])
     }
 
     /// Who holds the token with this hash; nil when unknown or revoked. Live tokens are cached for

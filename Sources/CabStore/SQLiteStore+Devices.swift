@@ -8,9 +8,7 @@ extension SQLiteStore {
     /// token and a bearer token never works as a device key.
     public func addCredential(_ hash: TokenHash, for driver: DriverID, at time: Instant) throws {
         _ = try writer.write { c in
-            try c.run(
-                "INSERT INTO tokens (hash, driver_id, created_ms) VALUES (?, ?, ?)",
-                [hash.bytes, driver.rawValue, time.millisecondsSinceEpoch])
+            try Self.insertToken(hash, for: .driver(driver), at: time, on: c)
         }
     }
 }

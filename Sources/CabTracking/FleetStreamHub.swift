@@ -49,7 +49,7 @@ public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
     }
 
     /// How many subscriptions are open.
-    public var subscriberCount: Int { state.withWriteLock { $0.hub.subscriberCount } }
+    public var subscriberCount: Int { state.withReadLock { $0.hub.subscriberCount } }
 
     func next(_ id: FleetHub<Key>.SubscriberID, limit: Int, waker: @escaping @Sendable () -> Void) -> FleetPoll<Key> {
         state.withWriteLock { state in
@@ -61,7 +61,7 @@ public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
     }
 
     func counts(_ id: FleetHub<Key>.SubscriberID) -> (buffered: Int, dropped: Int) {
-        state.withWriteLock { ($0.hub.bufferedCount(for: id), $0.hub.droppedCount(for: id)) }
+        state.withReadLock { ($0.hub.bufferedCount(for: id), $0.hub.droppedCount(for: id)) }
     }
 
     func close(_ id: FleetHub<Key>.SubscriberID) {
