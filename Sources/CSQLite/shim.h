@@ -11,4 +11,10 @@ static inline int cab_sqlite3_bind_text_transient(sqlite3_stmt *stmt, int index,
 static inline int cab_sqlite3_bind_blob_transient(sqlite3_stmt *stmt, int index, const void *data, int length) {
     return sqlite3_bind_blob(stmt, index, data, length, SQLITE_TRANSIENT);
 }
+
+/// sqlite3_config is variadic (Swift cannot call it). Turns off SQLite's memory statistics, which take a global
+/// mutex on every allocation; must run before the first connection opens (else SQLITE_MISUSE, harmless).
+static inline int cab_sqlite3_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
 #endif

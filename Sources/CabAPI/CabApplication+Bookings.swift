@@ -73,13 +73,22 @@ extension CabApplication {
         // durable, then the answer is made on a server thread. The hook runs there too, exactly once even if
         // the client has gone (`DeferredResponse`), and never on the store's writer thread.
         let pending = DeferredResponse()
+        let hooks = services.bookingHooks
+        let admission = hooks.admit(booking)  // dispatch's first step, written with the booking
         try services.requireStore().create(
-            booking,
-            idempotencyKey: key.map { IdempotencyKey(key: $0, requestFingerprint: TokenAuthority.hash(fingerprint)) }
+            admission.booking,
+            idempotencyKey: key.map { IdempotencyKey(key: $0, requestFingerprint: TokenAuthority.hash(fingerprint)) },
+            transitions: admission.transitions
         ) { [self] result in
             pending.complete { [self] in
                 let creation = try result.get()
-                if creation.created { services.bookingHooks.bookingCreated(creation.booking) }
+                if creation.created {
+                    if let step = admission.step {
+                        hooks.bookingAdmitted(creation.booking, step)
+                    } else {
+                        hooks.bookingCreated(creation.booking)
+                    }
+                }
                 var response = try bookingResponse(creation.booking, for: rider, status: creation.created ? 201 : 200)
                 response.headers.append(("Location", "/v1/bookings/\(creation.booking.id.rawValue)"))
                 return response

@@ -36,7 +36,9 @@ extension DispatchCoordinator {
     public var bookingHooks: BookingHooks {
         BookingHooks(
             isOffered: { [weak self] trip, driver in self?.isOffered(trip, to: driver) ?? false },
+            admit: { [weak self] booking in self?.admit(booking) ?? BookingAdmission(booking: booking) },
             bookingCreated: { [weak self] booking in self?.bookingSubmitted(booking) },
+            bookingAdmitted: { [weak self] booking, step in self?.bookingSubmitted(booking, admitted: step) },
             bookingChanged: { [weak self] booking, step in self?.bookingChanged(booking, step: step) },
             serializingTrip: { [gates] trip, body in gates.withGate(trip, body) })
     }

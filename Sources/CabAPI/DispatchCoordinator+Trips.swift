@@ -107,6 +107,14 @@ extension DispatchCoordinator {
     /// Keeps dispatch, the fleet and the followers in step with a stored transition, then tells both apps.
     func after(_ booking: Booking, _ step: TripStep, actor: Principal) {
         let id = booking.id
+        if step.record?.from == .dispatching {
+            // A trip admitted as `dispatching` whose dispatch has not started yet (still queued): drop the start.
+            state.withLock { s in
+                guard s.dispatching[id] == nil else { return }
+                if s.movedBeforeStart.count >= 4_096 { s.movedBeforeStart.removeAll() }  // stale ids of races lost
+                s.movedBeforeStart.insert(id)
+            }
+        }
         switch booking.status {
         case .accepted:
             if let driver = booking.driverID {

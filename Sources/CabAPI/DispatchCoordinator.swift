@@ -81,6 +81,15 @@ public final class DispatchCoordinator: Sendable {
         var online: [DriverID: VehicleType] = [:]
         var following: [BookingID: Following] = [:]
         var firstOfferMilliseconds: [Int64] = []
+        /// Admitted trips (stored as `dispatching`) that changed before dispatch started on them (a rider's quick
+        /// cancel): their queued start is dropped. Ids are removed when their start comes; kept small.
+        var movedBeforeStart: Set<BookingID> = []
+    }
+
+    /// A booking handed to dispatch: stored in `requested`, or already `dispatching` with its admission's step.
+    struct NewBooking: Sendable {
+        let booking: Booking
+        let admitted: TripStep?
     }
 
     /// The configuration.
@@ -97,7 +106,7 @@ public final class DispatchCoordinator: Sendable {
     let links = TrackingLinks()
     let state = Mutex(State())
     /// New bookings waiting for dispatch (`Configuration.startsDispatchInBackground`).
-    let newBookings = NewBookingQueue()
+    let newBookings = NewBookingQueue<NewBooking>()
     /// Orders each trip's transitions with their notifications (`transition`, the rider's cancel).
     let gates = TripGates()
     let log: @Sendable (String, [String: String]) -> Void
@@ -180,15 +189,37 @@ public final class DispatchCoordinator: Sendable {
 
     // MARK: Dispatch
 
-    /// A new booking from the booking endpoints: queued for the coordinator's own queue when configured to start
-    /// dispatch in the background (and the queue has room), else started in the caller.
-    func bookingSubmitted(_ booking: Booking) {
+    /// A new booking from the booking endpoints, stored in `requested` (or admitted: stored as `dispatching`
+    /// with `admitted`'s step): queued for the coordinator's own queue when configured to start dispatch in the
+    /// background (and the queue has room), else started in the caller.
+    func bookingSubmitted(_ booking: Booking, admitted: TripStep? = nil) {
+        let item = NewBooking(booking: booking, admitted: admitted)
         if configuration.startsDispatchInBackground,
-            newBookings.submit(booking, process: { [weak self] in self?.bookingsCreated($0) })
+            newBookings.submit(item, process: { [weak self] in self?.startQueued($0) })
         {
             return
         }
-        bookingCreated(booking)
+        startQueued([item])
+    }
+
+    /// What a new booking becomes as it is stored: `dispatching`, with the `dispatch` step's history row written
+    /// in the booking's own transaction (`BookingHooks.admit`).
+    func admit(_ booking: Booking) -> BookingAdmission {
+        var machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
+        guard booking.status == .requested, let step = try? machine.handle(.dispatch, by: .system, at: booking.createdAt),
+            step.record != nil
+        else { return BookingAdmission(booking: booking) }
+        return BookingAdmission(booking: machine.booking, step: step)
+    }
+
+    /// Starts dispatch on queued bookings: admitted ones at once (they are stored as `dispatching`), the rest
+    /// moved to `dispatching` in one store write first.
+    private func startQueued(_ items: [NewBooking]) {
+        var requested: [Booking] = []
+        for item in items {
+            if let step = item.admitted { startOffering(item.booking, step, unlessMoved: true) } else { requested.append(item.booking) }
+        }
+        if !requested.isEmpty { bookingsCreated(requested) }
     }
 
     /// Blocks until every booking queued by `bookingHooks.bookingCreated` has started dispatch (tests, shutdown).
@@ -235,13 +266,18 @@ public final class DispatchCoordinator: Sendable {
         }
     }
 
-    /// A booking now stored as `dispatching`: performs the transition's actions and starts its machine.
-    private func startOffering(_ stored: Booking, _ step: TripStep) {
-        state.withLock {
-            $0.dispatching[stored.id] = TripDispatch(
+    /// A booking now stored as `dispatching`: registers it, performs the transition's actions and starts its
+    /// machine. `unlessMoved` (an admitted trip started from the queue): not if `after` saw the trip change
+    /// before this start, such as a rider's quick cancel; checking and registering under one lock orders the two.
+    private func startOffering(_ stored: Booking, _ step: TripStep, unlessMoved: Bool = false) {
+        let registered = state.withLock { s in
+            if unlessMoved, s.movedBeforeStart.remove(stored.id) != nil { return false }
+            s.dispatching[stored.id] = TripDispatch(
                 machine: DispatchMachine(configuration: configuration.dispatch), booking: stored,
                 deadline: deadline(of: stored))
+            return true
         }
+        guard registered else { return }
         perform(step.actions, for: stored, actor: .system)
         runDispatch(stored.id) { machine, time in machine.start(at: time) }
     }

@@ -8,9 +8,9 @@ import Synchronization
 ///
 /// Bounded: when `capacity` bookings are waiting, `submit` refuses and the caller starts dispatch itself (the
 /// request then pays for it, which slows the clients down instead of growing memory).
-final class NewBookingQueue: Sendable {
+final class NewBookingQueue<Item: Sendable>: Sendable {
     private struct State {
-        var pending: [Booking] = []
+        var pending: [Item] = []
         var draining = false
     }
 
@@ -29,7 +29,7 @@ final class NewBookingQueue: Sendable {
 
     /// Queues `booking` for `process` (always the same owner's function); false when the queue is full (nothing
     /// was queued).
-    func submit(_ booking: Booking, process: @escaping @Sendable ([Booking]) -> Void) -> Bool {
+    func submit(_ booking: Item, process: @escaping @Sendable ([Item]) -> Void) -> Bool {
         let startDrain: Bool? = state.withLock { s in
             guard s.pending.count < capacity else { return nil }
             s.pending.append(booking)
@@ -48,9 +48,9 @@ final class NewBookingQueue: Sendable {
     /// Blocks until every queued booking has been processed (tests; shutdown).
     func waitUntilIdle() { idle.wait() }
 
-    private func drain(_ process: @Sendable ([Booking]) -> Void) {
+    private func drain(_ process: @Sendable ([Item]) -> Void) {
         while true {
-            let batch: [Booking] = state.withLock { s in
+            let batch: [Item] = state.withLock { s in
                 let batch = Array(s.pending.prefix(batchSize))
                 s.pending.removeFirst(batch.count)
                 if batch.isEmpty { s.draining = false }

@@ -96,14 +96,16 @@ public struct Page<Item: Sendable & Hashable>: Hashable, Sendable {
 /// Domain errors are `CoreError`s: `.idempotencyConflict`, `.transitionConflict` (naming the current state
 /// in `currentTripState`), `.notFound`, `.invalidValue`; storage failures are the store's own errors.
 public protocol BookingRepository: Sendable {
-    /// Stores a new booking (in `requested`) with its `book` history row, durably, once per idempotency key:
-    /// a repeat with the same key and fingerprint returns the first booking, a different fingerprint throws
-    /// `.idempotencyConflict`. Keys are per rider.
-    func create(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws -> BookingCreation
+    /// Stores a new booking with its `book` history row, durably, once per idempotency key: a repeat with the
+    /// same key and fingerprint returns the first booking, a different fingerprint throws `.idempotencyConflict`.
+    /// Keys are per rider. `transitions` are steps taken at once from `requested`, stored in the same transaction
+    /// after `book` (empty: the booking is stored in `requested`); `booking` is the state they leave it in.
+    func create(_ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord]) throws
+        -> BookingCreation
     /// `create` without blocking the caller: `completion` gets the outcome once it is durable, on a thread of
     /// the store's (quick work only; no synchronous writes to the same store from it).
     func create(
-        _ booking: Booking, idempotencyKey: IdempotencyKey?,
+        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord],
         completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void)
     /// A booking by id.
     func booking(_ id: BookingID) throws -> Booking?
@@ -117,6 +119,19 @@ public protocol BookingRepository: Sendable {
 }
 
 extension BookingRepository {
+    /// Stores a new booking in `requested` (see `create(_:idempotencyKey:transitions:)`).
+    public func create(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws -> BookingCreation {
+        try create(booking, idempotencyKey: idempotencyKey, transitions: [])
+    }
+
+    /// Stores a new booking in `requested` without blocking (see `create(_:idempotencyKey:transitions:completion:)`).
+    public func create(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?,
+        completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void
+    ) {
+        create(booking, idempotencyKey: idempotencyKey, transitions: [], completion: completion)
+    }
+
     /// Reads the booking, applies `command` with the state machine, and stores the result with a
     /// compare-and-set; when another writer got there first it re-reads and tries again (up to `attempts`),
     /// so a cancel racing an accept is judged against the state that won.

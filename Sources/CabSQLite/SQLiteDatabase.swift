@@ -19,6 +19,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
 
     /// Opens (`sqlite3_open_v2`) the database at `path` (":memory:" for a private in-memory one).
     public init(path: String, mode: Mode = .readWriteCreate) throws(SQLiteError) {
+        _ = memoryStatisticsOff
         var db: OpaquePointer?
         let flags: Int32 =
             switch mode {
@@ -115,3 +116,6 @@ public final class SQLiteDatabase: @unchecked Sendable {
         SQLiteError(code: .init(rawValue: rc & 0xff), message: lastErrorMessage)
     }
 }
+
+/// Set once before the first connection opens (a global `let` runs its initialiser once, thread-safely).
+private let memoryStatisticsOff: Int32 = cab_sqlite3_disable_memory_statistics()

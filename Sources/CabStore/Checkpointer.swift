@@ -3,28 +3,31 @@ import Foundation
 import Synchronization
 
 /// Copies the WAL back into the database file on a thread of its own, so the writer's commits never pay
-/// for a checkpoint's fsync (the writer runs with `wal_autocheckpoint=0`). WAL mode lets a passive
-/// checkpoint run while the writer appends; the WAL restarts from the top once it is fully copied.
+/// for a checkpoint's I/O (the writer runs with `wal_autocheckpoint=0`). WAL mode lets a passive checkpoint run
+/// while the writer appends.
 ///
-/// Under a steady stream of commits a checkpoint running beside the writer never catches up (new frames arrive
-/// while it copies), so the WAL would grow without end — half a gigabyte in a minute of bookings, every commit
-/// appending to an ever longer file. The writer therefore watches `walFrames` and, past `walRestartFrames`,
-/// finishes the copy itself between two batches (`GroupCommitWriter`): only the frames this thread has not
-/// copied yet, after which the next write starts the WAL from the top again.
+/// The writer asks for a pass after every commit (`request`, cheap; requests made during a pass collapse into one
+/// more pass), so the checkpoint trails the WAL by about one batch. The WAL only restarts from the top when a
+/// write transaction begins with every frame copied, which a checkpoint running beside a steady stream of commits
+/// never sees; left alone the WAL would grow without end (half a gigabyte in a minute of bookings). So once the
+/// WAL is longer than the writer's limit, the writer waits between two batches for one pass begun after its last
+/// commit (`catchUp`): that pass copies only the last batch, and the next batch restarts the WAL. The writer
+/// itself never checkpoints: its thread is the busiest in the process, and a blocking fsync on it costs every
+/// booking in flight the scheduler's delay in waking it up again.
 final class Checkpointer: @unchecked Sendable {
-    // @unchecked Sendable: `connection` is used only by the checkpoint thread; `requested` is guarded by
-    // `stop.condition`.
+    // @unchecked Sendable: `connection` is used only by the checkpoint thread; `requested`, `started` and
+    // `completed` are guarded by `stop.condition`.
     private let connection: Connection
     private let stop = StopSignal()
     private var condition: NSCondition { stop.condition }
     private var requested = false
+    /// Passes begun and finished so far.
+    private var started = 0
+    private var completed = 0
     private let frames = Atomic<Int>(0)
 
-    /// Frames in the WAL at the last checkpoint (this thread's or the writer's).
+    /// Frames in the WAL at the start of the last pass.
     var walFrames: Int { frames.load(ordering: .relaxed) }
-
-    /// Records the WAL's length reported by a checkpoint (`PRAGMA wal_checkpoint`'s second column).
-    func noteWALFrames(_ count: Int) { frames.store(count, ordering: .relaxed) }
 
     init(connection: Connection) {
         self.connection = connection
@@ -33,12 +36,27 @@ final class Checkpointer: @unchecked Sendable {
         thread.start()
     }
 
-    /// Asks for a checkpoint soon (cheap; repeated requests collapse into one).
+    /// Asks for a pass soon (cheap; repeated requests collapse into one).
     func request() {
         condition.lock()
         requested = true
         condition.signal()
         condition.unlock()
+    }
+
+    /// Runs a pass that begins after this call and waits for it to finish: everything committed before the call
+    /// is then copied into the database file (unless that pass failed or a reader still needed older frames).
+    /// Returns at once when the checkpointer is closed.
+    func catchUp() {
+        condition.lock()
+        let target = started + 1
+        requested = true
+        condition.broadcast()
+        while completed < target && !stop.closed { condition.wait() }
+        condition.unlock()
+        // The next commit restarts the WAL (if no reader holds older frames); until a pass says otherwise, count
+        // it as short so that the writer does not wait again for the same frames.
+        frames.store(0, ordering: .relaxed)
     }
 
     /// Runs a last, truncating checkpoint and stops the thread.
@@ -50,18 +68,22 @@ final class Checkpointer: @unchecked Sendable {
             while !requested && !stop.closed { condition.wait() }
             let last = stop.closed
             requested = false
+            started += 1
             condition.unlock()
             // A failed checkpoint loses nothing (the WAL keeps every commit); the next request retries it.
             let result = try? connection.query(last ? "PRAGMA wal_checkpoint(TRUNCATE)" : "PRAGMA wal_checkpoint(PASSIVE)") {
                 $0.int(1)
             }
-            if let logFrames = result?.first { noteWALFrames(logFrames) }
+            if let logFrames = result?.first { frames.store(logFrames, ordering: .relaxed) }
+            condition.lock()
+            completed += 1
+            condition.broadcast()
             if last {
-                condition.lock()
                 stop.finish()
                 condition.unlock()
                 return
             }
+            condition.unlock()
         }
     }
 }

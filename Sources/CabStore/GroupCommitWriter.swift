@@ -17,10 +17,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var queue: [any WriteJob] = []
     private let maximumBatch: Int
     private let checkpointer: Checkpointer?
-    /// Batches between checkpoint requests.
-    private let checkpointEvery = 32
-    /// WAL length (frames of a page each) past which the writer completes a checkpoint itself: 4,096 frames of
-    /// 4 KiB pages, 16 MiB.
+    /// WAL length (frames of a page each) past which the writer waits for the checkpointer to catch up between
+    /// two batches, so that the next batch restarts the WAL from the top: 4,096 frames of 4 KiB pages, 16 MiB.
     private let walRestartFrames = 4_096
 
     /// Statistics: batches committed and jobs in them (read under the lock).
@@ -124,13 +122,11 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             try db.execute("COMMIT")
             for job in batch { job.finish(failure: nil) }
-            if batches % checkpointEvery == 0 { checkpointer?.request() }
-            if let checkpointer, checkpointer.walFrames > walRestartFrames {
-                // The background copy cannot catch up while batches keep coming: finish it here, between two
-                // batches (only what it has not copied yet), so the next batch restarts the WAL from the top.
-                // A failed checkpoint loses nothing: the WAL keeps every commit, and the next batches try again.
-                checkpointer.noteWALFrames(0)
-                _ = try? connection.query("PRAGMA wal_checkpoint(PASSIVE)") { $0.int(0) }
+            if let checkpointer {
+                // The checkpointer trails by about a batch. Past the limit, wait for it to copy the last batch
+                // (a few milliseconds, while new requests queue up for the next batch): that batch then restarts
+                // the WAL. A checkpoint that fails loses nothing; the WAL keeps every commit.
+                if checkpointer.walFrames > walRestartFrames { checkpointer.catchUp() } else { checkpointer.request() }
             }
         } catch {
             // Nothing of the batch is on disk; tell every caller, including those whose closure succeeded.

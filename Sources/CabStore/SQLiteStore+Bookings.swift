@@ -7,36 +7,56 @@ extension SQLiteStore: BookingRepository {
 
     /// Stores a new booking with its `book` history row and idempotency key in one durable transaction;
     /// a repeated key with the same fingerprint returns the first booking (`created == false`).
-    public func create(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws -> BookingCreation {
-        try Self.checkNew(booking, idempotencyKey: idempotencyKey)
-        return try writer.write { c in try Self.insert(booking, idempotencyKey: idempotencyKey, on: c) }
+    ///
+    /// `transitions` are steps the booking takes at once, in the same transaction (dispatch's
+    /// `requested → dispatching`): each is stored as a history row after `book`, and `booking` is the state they
+    /// leave it in, so the row is written once instead of once per step.
+    public func create(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord]
+    ) throws -> BookingCreation {
+        try Self.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
+        return try writer.write { c in
+            try Self.insert(booking, idempotencyKey: idempotencyKey, transitions: transitions, on: c)
+        }
     }
 
     /// `create` without blocking: the write joins the next group commit and `completion` runs on the store's
     /// writer thread once it is durable (or failed). The completion must be quick and must not write to this
     /// store synchronously.
     public func create(
-        _ booking: Booking, idempotencyKey: IdempotencyKey?,
+        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord],
         completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void
     ) {
         do {
-            try Self.checkNew(booking, idempotencyKey: idempotencyKey)
+            try Self.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
         } catch {
             completion(.failure(error))
             return
         }
-        writer.submit({ c in try Self.insert(booking, idempotencyKey: idempotencyKey, on: c) }, completion: completion)
+        writer.submit(
+            { c in try Self.insert(booking, idempotencyKey: idempotencyKey, transitions: transitions, on: c) },
+            completion: completion)
     }
 
-    private static func checkNew(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws {
-        precondition(booking.status == .requested, "a new booking starts in requested")
+    private static func checkNew(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord]
+    ) throws {
+        var state = TripState.requested
+        for record in transitions {
+            precondition(record.bookingID == booking.id && record.from == state, "transitions must chain from requested")
+            state = record.to
+        }
+        precondition(booking.status == state, "a new booking is stored in the state its transitions leave it in")
         if let key = idempotencyKey, key.key.isEmpty || key.key.utf8.count > Self.maximumIdempotencyKeyBytes {
             throw CoreError(.invalidValue, "An Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyBytes) bytes.")
         }
     }
 
-    /// The booking, its `book` history row and its idempotency key, or the first booking made with the key.
-    private static func insert(_ booking: Booking, idempotencyKey: IdempotencyKey?, on c: Connection) throws -> BookingCreation {
+    /// The booking, its `book` history row, its transitions' rows and its idempotency key, or the first booking
+    /// made with the key.
+    private static func insert(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord], on c: Connection
+    ) throws -> BookingCreation {
         if let key = idempotencyKey {
             let earlier = try c.first(
                 "SELECT fingerprint, booking_id FROM idempotency_keys WHERE rider_id = ? AND key = ?",
@@ -60,6 +80,7 @@ extension SQLiteStore: BookingRepository {
                 bookingID: booking.id, from: nil, to: .requested, event: .book, actor: .rider(booking.riderID),
                 at: booking.createdAt),
             on: c)
+        for record in transitions { try Self.appendHistory(record, on: c) }
         if let key = idempotencyKey {
             try c.run(
                 "INSERT INTO idempotency_keys (rider_id, key, fingerprint, booking_id, created_ms) VALUES (?, ?, ?, ?, ?)",

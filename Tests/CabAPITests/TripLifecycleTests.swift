@@ -33,12 +33,65 @@ import Testing
         let rider = h.rider()
         let bookings = (0..<3).map { i in h.book(rider, from: RiverMap.south(2 * i + 1), to: RiverMap.north(8)) }
         #expect(bookings.map(\.status) == [201, 201, 201])
-        #expect(bookings.map { $0.string("status") } == ["requested", "requested", "requested"])
+        // Stored as dispatching with the booking itself (`BookingHooks.admit`); offering waits for the queue.
+        #expect(bookings.map { $0.string("status") } == ["dispatching", "dispatching", "dispatching"])
         h.dispatch.waitForQueuedBookings()
         for booking in bookings { #expect(try h.status(of: booking.string("id")!) == .dispatching) }
         let offered = streams.map { s in s.read().filter { $0.event == "offer" }.compactMap { $0.data["trip_id"] as? String } }
         #expect(offered.map(\.count) == [1, 1, 1])
         #expect(Set(offered.flatMap { $0 }) == Set(bookings.compactMap { $0.string("id") }))
+    }
+
+    /// A new booking is written once: its `book` and `dispatch` history rows and the row as `dispatching` go
+    /// into one store write, not a second write to move it from `requested`.
+    @Test func aNewBookingAndItsDispatchStepAreOneStoreWrite() throws {
+        let h = try TripHarness(startsDispatchInBackground: true)
+        let rider = h.rider()
+        let before = h.store.writeStatistics.writes
+        let booked = h.book(rider, from: RiverMap.south(1), to: RiverMap.north(8))
+        #expect(booked.status == 201 && booked.string("status") == "dispatching")
+        h.dispatch.waitForQueuedBookings()
+        #expect(h.store.writeStatistics.writes - before == 1)
+        let id = try #require(booked.string("id").flatMap(BookingID.init))
+        let history = try h.store.history(id)
+        #expect(history.map(\.event) == [.book, .dispatch])
+        #expect(history.map(\.to) == [.requested, .dispatching])
+        #expect(history.map(\.at) == [history[0].at, history[0].at])
+        // An idempotent retry answers with the stored booking and writes nothing new.
+        #expect(try h.store.booking(id)?.status == .dispatching)
+    }
+
+    /// A rider who cancels before the queued dispatch start comes round: the start is dropped, and no driver is
+    /// offered the cancelled trip.
+    @Test func aCancelBeforeTheQueuedDispatchStartKeepsTheTripFromDrivers() throws {
+        let h = try TripHarness()
+        let driver = h.driver(at: RiverMap.south(2))
+        let stream = try SSEReader(h.call("GET", "/v1/driver/stream", token: driver.token))
+        let rider = h.rider()
+        let riderID = try #require(RiderID(rider.id))
+        var random = SystemRandomNumberGenerator()
+        let at = h.clock.now()
+        let new = Booking(
+            id: .timeOrdered(at: at, using: &random), riderID: riderID, pickup: RiverMap.south(1), pickupName: nil,
+            dropoff: RiverMap.south(8), dropoffName: nil, routeDistanceMeters: 700, routeDurationSeconds: 90,
+            fareEstimate: Money(minorUnits: 84, currency: .eur), vehicleType: nil, pin: "1234", createdAt: at,
+            routePolyline: nil)
+        let hooks = h.dispatch.bookingHooks
+        let admission = hooks.admit(new)
+        let step = try #require(admission.step)
+        #expect(admission.booking.status == .dispatching)
+        _ = try h.store.create(admission.booking, idempotencyKey: nil, transitions: step.record.map { [$0] } ?? [])
+        // The rider's cancel, as POST /v1/bookings/{id}/cancel makes it, lands before the start.
+        let (cancelled, cancelStep) = try h.store.apply(
+            .riderCancel(reason: "quick"), to: new.id, by: .rider(riderID), at: at, tariff: .standard)
+        hooks.bookingChanged(cancelled, cancelStep)
+        hooks.bookingAdmitted(admission.booking, step)
+        #expect(stream.read().filter { $0.event == "offer" }.isEmpty)
+        #expect(try h.status(of: new.id.rawValue) == .cancelledByRider)
+        #expect(!hooks.isOffered(new.id, try #require(DriverID(driver.id))))
+        // The next trip is dispatched as usual.
+        let next = h.book(rider, from: RiverMap.south(1), to: RiverMap.south(8))
+        #expect(stream.read().filter { $0.event == "offer" }.compactMap { $0.data["trip_id"] as? String } == [next.string("id")])
     }
 
     @Test func timeoutsDeclinesAndOfflineMoveOnUntilNoDriverFound() throws {

@@ -19,7 +19,7 @@ import CabTestSupport
         let booking = try #require(created.jsonObject)
         let id = try #require(booking["id"] as? String)
         #expect(id.hasPrefix("bk_"))
-        #expect(booking["status"] as? String == "requested")
+        #expect(booking["status"] as? String == "dispatching")  // stored with dispatch's first step
         #expect(booking["qr"] as? String == "/v1/bookings/\(id)/qr.svg")
         #expect((booking["pin"] as? String)?.count == 4)
         #expect(booking["driver"] is NSNull && booking["cancellation"] is NSNull)

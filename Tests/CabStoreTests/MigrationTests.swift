@@ -16,6 +16,22 @@ import Testing
         #expect(try f.store.driver(f.driver)?.name == "Aino")
     }
 
+    /// Schema 4: a booking without a driver has no entry in the driver index (one page less per commit of new
+    /// bookings), and a driver's bookings are still found through it.
+    @Test func theDriverIndexHoldsOnlyBookingsWithADriver() throws {
+        let f = try StoreFixture()
+        let rider = try f.makeRider()
+        for i in 0..<3 { _ = try f.store.create(f.newBooking(for: rider, at: i), idempotencyKey: nil) }
+        let db = try SQLiteDatabase(path: f.path)
+        let definition = try db.query("SELECT sql FROM sqlite_schema WHERE name = 'bookings_by_driver'") { $0.string(0) }
+        #expect(definition.first?.hasSuffix("WHERE driver_id IS NOT NULL") == true, "\(definition)")
+        let plan = try db.query(
+            "EXPLAIN QUERY PLAN SELECT id FROM bookings WHERE driver_id = ? ORDER BY created_ms DESC, id DESC LIMIT 21",
+            ["drv_x"]
+        ) { $0.string(3) }
+        #expect(plan.contains { $0.contains("bookings_by_driver") }, "\(plan)")
+    }
+
     @Test func aFileFromANewerCabIsRefusedClearly() throws {
         let f = try StoreFixture()
         f.store.close()

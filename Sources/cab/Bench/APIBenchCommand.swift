@@ -89,6 +89,12 @@ enum APIBenchCommand {
                     d.p99Milliseconds, d.maxMilliseconds)
                     + " (\(d.syncs) syncs of 8 KiB in 2 s before the loads: a floor under a durable booking's latency)")
         }
+        if let d = r.diskSyncDuringBookings {
+            lines.append(
+                "  same, beside the bookings: p50 " + String(format: "%.2f ms  p99 %.2f ms  max %.1f ms", d.p50Milliseconds,
+                    d.p99Milliseconds, d.maxMilliseconds)
+                    + " (\(d.syncs) syncs, one per 10 ms; \(d.over20Milliseconds) slower than 20 ms)")
+        }
         if let peak = r.serverPeakResidentBytes { lines.append("server peak RSS     \(BenchFormat.mebibytes(peak))") }
         return lines.joined(separator: "\n")
     }
@@ -111,6 +117,11 @@ enum APIBenchCommand {
             object["disk_fdatasync_p50_ms"] = BenchFormat.round(d.p50Milliseconds, 3)
             object["disk_fdatasync_p99_ms"] = BenchFormat.round(d.p99Milliseconds, 3)
             object["disk_fdatasync_max_ms"] = BenchFormat.round(d.maxMilliseconds, 3)
+        }
+        if let d = r.diskSyncDuringBookings {
+            object["disk_fdatasync_during_p99_ms"] = BenchFormat.round(d.p99Milliseconds, 3)
+            object["disk_fdatasync_during_max_ms"] = BenchFormat.round(d.maxMilliseconds, 3)
+            object["disk_fdatasync_during_over_20ms"] = d.over20Milliseconds
         }
         return BenchFormat.jsonLine(object)
     }

@@ -34,6 +34,8 @@ struct APIBenchmark {
         var serverThreads: Int?
         /// The disk's fdatasync latency before any load (`DiskSyncProbe`), nil when it could not be measured.
         var diskSync: DiskSyncProbe.Result?
+        /// The same probe, paced, in the same directory while the bookings ran.
+        var diskSyncDuringBookings: DiskSyncProbe.Result?
     }
 
     let configuration: Configuration
@@ -61,6 +63,7 @@ struct APIBenchmark {
         var bookings: WrkResult?
         var note: String?
         var pairs = 0
+        var diskDuring: DiskSyncProbe.Result?
         switch try prepareBookings(client) {
         case .unavailable(let why):
             note = why
@@ -70,13 +73,16 @@ struct APIBenchmark {
             let script = WrkScript.uniqueKeyRequests(
                 method: "POST", path: "/v1/bookings", bearerTokens: tokens, bodies: bodies,
                 keyPrefix: "bench-\(UInt64.random(in: 0...UInt64.max))")
+            let probe = DiskSyncProbe.During(directory: scratch.path, seconds: Double(configuration.durationSeconds))
             bookings = try wrk.run(baseURL: server.baseURL, script: script)
+            diskDuring = probe.result()
         }
         let peak = server.peakResidentBytes()
         return Result(
             healthz: healthz, bookings: bookings, bookingsNote: note, pairs: pairs, serverPeakResidentBytes: peak,
             connections: configuration.connections, durationSeconds: configuration.durationSeconds,
-            serverThreads: configuration.serverThreads, diskSync: diskSync)
+            serverThreads: configuration.serverThreads, diskSync: diskSync,
+            diskSyncDuringBookings: diskDuring)
     }
 
     private enum Preparation {
