@@ -18,15 +18,16 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let maximumBatch: Int
     private let checkpointer: Checkpointer?
     /// WAL length (frames of a page each) past which the writer waits for the checkpointer to catch up between
-    /// two batches, so that the next batch restarts the WAL from the top: 4,096 frames of 4 KiB pages, 16 MiB.
-    private let walRestartFrames = 4_096
+    /// two batches, so that the next batch restarts the WAL from the top (`SQLiteStore.Configuration`).
+    private let walRestartFrames: Int
 
     /// Statistics: batches committed and jobs in them (read under the lock).
     private(set) var batches = 0
     private(set) var jobs = 0
 
-    init(connection: Connection, maximumBatch: Int, checkpointer: Checkpointer?) {
+    init(connection: Connection, maximumBatch: Int, checkpointer: Checkpointer?, walFrameLimit: Int) {
         self.connection = connection
+        walRestartFrames = walFrameLimit
         self.maximumBatch = maximumBatch
         self.checkpointer = checkpointer
         let thread = Thread { [self] in run() }

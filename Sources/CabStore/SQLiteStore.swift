@@ -23,21 +23,28 @@ public final class SQLiteStore: Sendable {
         public var tokenCacheMilliseconds: Int64
         /// Monotonic milliseconds for the token cache (injected by tests).
         public var monotonicMilliseconds: @Sendable () -> Int64
+        /// WAL length in frames (a 4 KiB page each) past which the writer waits, between two batches, for the
+        /// checkpoint to catch up so that the next batch restarts the WAL: 16,384 frames, 64 MiB. Larger means
+        /// fewer such pauses and a longer WAL to replay after a crash.
+        public var walFrameLimit: Int
 
         /// Creates a configuration.
         public init(
             readers: Int = 4, maximumBatch: Int = 256, durable: Bool = true, tokenCacheCapacity: Int = 100_000,
             tokenCacheMilliseconds: Int64 = 30_000,
-            monotonicMilliseconds: @escaping @Sendable () -> Int64 = Configuration.systemMonotonicMilliseconds
+            monotonicMilliseconds: @escaping @Sendable () -> Int64 = Configuration.systemMonotonicMilliseconds,
+            walFrameLimit: Int = 16_384
         ) {
             precondition(readers > 0 && maximumBatch > 0, "need at least one reader and a batch of one")
             precondition(tokenCacheCapacity >= 0 && tokenCacheMilliseconds >= 0, "token cache settings are not negative")
+            precondition(walFrameLimit > 0, "the WAL limit is at least one frame")
             self.readers = readers
             self.maximumBatch = maximumBatch
             self.durable = durable
             self.tokenCacheCapacity = tokenCacheCapacity
             self.tokenCacheMilliseconds = tokenCacheMilliseconds
             self.monotonicMilliseconds = monotonicMilliseconds
+            self.walFrameLimit = walFrameLimit
         }
 
         /// Milliseconds on the system's monotonic clock (`ContinuousClock`) since an arbitrary start.
@@ -91,7 +98,7 @@ public final class SQLiteStore: Sendable {
             readers = ReaderPool(connections: pool)
             writer = GroupCommitWriter(
                 connection: Connection(db), maximumBatch: configuration.maximumBatch,
-                checkpointer: Checkpointer(connection: Connection(checkpointDB)))
+                checkpointer: Checkpointer(connection: Connection(checkpointDB)), walFrameLimit: configuration.walFrameLimit)
         } catch {
             throw StoreError.translating(error)
         }

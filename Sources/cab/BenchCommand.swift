@@ -18,7 +18,7 @@ enum BenchCommand {
         usage: cab bench KIND [options] [--json]
 
         kinds:
-        \(kinds.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+        \(kinds.map { "  \($0.name.padding(toLength: 15, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
 
         Run `cab bench KIND --help` for its flags. Figures are printed, never asserted.
         """
