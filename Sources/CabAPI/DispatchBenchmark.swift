@@ -103,8 +103,15 @@ public enum DispatchBenchmark {
                 b.createdAt = .now()
                 b.statusChangedAt = b.createdAt
                 do {
-                    _ = try store.create(b, idempotencyKey: nil)
-                    coordinator.bookingHooks.bookingCreated(b)  // what POST /v1/bookings calls
+                    // What POST /v1/bookings does: the booking is stored with dispatch's first step, then offered.
+                    let hooks = coordinator.bookingHooks
+                    let admission = hooks.admit(b)
+                    _ = try store.create(admission.booking, idempotencyKey: nil, transitions: admission.transitions)
+                    if let step = admission.step {
+                        hooks.bookingAdmitted(admission.booking, step)
+                    } else {
+                        hooks.bookingCreated(admission.booking)
+                    }
                 } catch {
                     errors.withLock { $0 += 1 }
                 }
