@@ -43,11 +43,14 @@ final class Checkpointer: @unchecked Sendable {
         thread.start()
     }
 
-    /// Asks for a pass soon (cheap; repeated requests collapse into one).
+    /// Asks for a pass soon (cheap; repeated requests collapse into one, and do not wake the thread again while
+    /// it waits out `spacing`).
     func request() {
         condition.lock()
-        requested = true
-        condition.signal()
+        if !requested {
+            requested = true
+            condition.signal()
+        }
         condition.unlock()
     }
 
