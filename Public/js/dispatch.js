@@ -14,6 +14,7 @@ let token = stored.get('cab.dispatcher');
 let stream = null;
 let timers = [];
 const drivers = new Map(); // id -> { marker, status, updatedAt (ms of the newest fix) }
+const names = new Map(); // driver id -> "Name (PLATE)", from nearby answers
 let nearbyLayer = null;
 
 const map = createMap($('#map'), { onError: fail });
@@ -73,9 +74,21 @@ function onPosition(p) {
     drivers.set(p.driver_id, entry);
   }
   entry.marker.setLatLng([p.lat, p.lon]).setStyle(style);
-  entry.marker.setTooltipContent(`Driver ${p.driver_id}: ${p.status}`);
+  entry.marker.setTooltipContent(`${driverLabel(p.driver_id)}: ${p.status}`);
   Object.assign(entry, { status: p.status, updatedAt: Date.parse(p.updated_at) || Date.now() });
   renderCounts();
+}
+
+/** "Name (PLATE)" once a nearby answer has told us, else the driver's id (the fleet stream carries ids only). */
+function driverLabel(id) {
+  return names.get(id) || `Driver ${id}`;
+}
+
+/** Remembers the names and plates a nearby answer carries. */
+function learnNames(list) {
+  for (const d of list || []) {
+    if (d.name) names.set(d.id, d.plate ? `${d.name} (${d.plate})` : d.name);
+  }
 }
 
 /** Reads every driver who reported in the last 2 minutes (any status) around the map centre. */
@@ -84,6 +97,7 @@ async function refreshDrivers() {
   try {
     const answer = await api('GET', `/v1/drivers/nearby?lat=${c.lat.toFixed(6)}&lon=${c.lng.toFixed(6)}`
       + '&k=100&status=available,busy,offline', { token });
+    learnNames(answer.drivers);
     for (const d of answer.drivers || []) {
       const known = drivers.get(d.id);
       if (known && known.updatedAt >= Date.parse(d.updated_at)) continue; // the stream was newer
@@ -168,13 +182,14 @@ async function nearest(latlng) {
   clearError(errorBox);
   try {
     const answer = await api('GET', `/v1/drivers/nearby?lat=${latlng.lat.toFixed(6)}&lon=${latlng.lng.toFixed(6)}&k=5`, { token });
+    learnNames(answer.drivers);
     nearbyLayer?.remove();
     nearbyLayer = L.layerGroup(answer.drivers.map((d) =>
       L.polyline([latlng, [d.position.lat, d.position.lon]], { color: '#6b2fbf', weight: 2, dashArray: '4 4' })))
       .addTo(map);
     $('#nearby').replaceChildren(...answer.drivers.map((d) => {
       const item = document.createElement('li');
-      item.textContent = `Driver ${d.id} — ${formatKm(d.distance_m)} away, ${d.status}`;
+      item.textContent = `${driverLabel(d.id)} — ${formatKm(d.distance_m)} away, ${d.status}`;
       return item;
     }));
     const n = answer.drivers.length;

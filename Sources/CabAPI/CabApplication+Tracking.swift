@@ -60,8 +60,18 @@ extension CabApplication {
             let found = tracking.fleet.nearest(
                 to: point, k: k, filter: DriverFilter(statuses: statuses, vehicleClasses: vehicles),
                 now: services.now().millisecondsSinceEpoch)
+            // Names and plates for the dispatcher's list (at most 100 reads of the accounts table).
+            let store = services.store
             return .json(
-                NearbyDriversJSON(drivers: found.map { DriverLocationJSON($0.driver, $0.position, distanceMeters: $0.distanceMeters) }))
+                NearbyDriversJSON(
+                    drivers: try found.map { nearby in
+                        var json = DriverLocationJSON(nearby.driver, nearby.position, distanceMeters: nearby.distanceMeters)
+                        if let account = try store?.driver(nearby.driver) {
+                            json.name = account.name
+                            json.plate = account.plate
+                        }
+                        return json
+                    }))
         }
 
         router.get("/v1/drivers/{id}/location") { [services] request in

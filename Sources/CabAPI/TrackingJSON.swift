@@ -85,7 +85,7 @@ struct LocationReceiptJSON: Encodable {
 }
 
 /// A driver's latest position: `{"id", "position", "heading", "speed", "status", "vehicle_type", "updated_at"}`,
-/// plus `distance_m` in nearby answers.
+/// plus `distance_m`, `name` and `plate` in nearby answers.
 struct DriverLocationJSON: Encodable {
     var id: DriverID
     var position: Coordinate
@@ -95,6 +95,9 @@ struct DriverLocationJSON: Encodable {
     var vehicleType: String
     var updatedAt: Instant
     var distanceMeters: Double?
+    /// The driver's name and plate, for a dispatcher's list (`GET /v1/drivers/nearby`); absent elsewhere.
+    var name: String?
+    var plate: String?
 
     init(_ id: DriverID, _ p: DriverPosition, distanceMeters: Double? = nil) {
         self.id = id
@@ -112,6 +115,7 @@ struct DriverLocationJSON: Encodable {
         case vehicleType = "vehicle_type"
         case updatedAt = "updated_at"
         case distanceMeters = "distance_m"
+        case name, plate
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -124,6 +128,8 @@ struct DriverLocationJSON: Encodable {
         try c.encode(vehicleType, forKey: .vehicleType)
         try c.encode(updatedAt, forKey: .updatedAt)
         try c.encodeIfPresent(distanceMeters, forKey: .distanceMeters)
+        try c.encodeIfPresent(name, forKey: .name)
+        try c.encodeIfPresent(plate, forKey: .plate)
     }
 }
 

@@ -49,6 +49,12 @@ import Testing
                     }
                     .sorted { $0.1 < $1.1 }.prefix(7).map(\.0)
                 #expect(got == Array(expected))
+                // Each driver comes with the name and plate of their account, for the dispatcher's list.
+                let names = drivers.enumerated().reduce(into: [String: (String, String)]()) { $0[$1.element.0.rawValue] = ("d\($1.offset)", "P\($1.offset)") }
+                for d in answer.jsonObject?["drivers"] as? [[String: Any]] ?? [] {
+                    let id = d["id"] as? String ?? ""
+                    #expect(d["name"] as? String == names[id]?.0 && d["plate"] as? String == names[id]?.1)
+                }
             }
         }
         #expect(try f.request("GET", "/v1/drivers/nearby?lat=60.1&lon=24.9", token: f.tokenA).status == 403)

@@ -438,6 +438,8 @@ def test_dispatcher_sees_drivers_live_and_nearby(server, open_browser):
     board.wait('a live driver', lambda: int(board.data('#driver-counts', 'total') or 0) >= 1, timeout=TIMEOUT * 2)
     board.find('#nearby-centre').click()
     board.wait('nearby drivers', lambda: board.driver.find_elements(By.CSS_SELECTOR, '#nearby li'))
+    nearby = board.find('#nearby').text
+    assert 'Test Driver (ABC-123)' in nearby, f'the nearby list does not name the driver: {nearby!r}'
     board.wait('pickup statistics', lambda: board.driver.find_elements(By.CSS_SELECTOR, '#stats dt'))
     assert '{' not in board.find('#stats').text, f'statistics shown as JSON: {board.find("#stats").text!r}'
     board.screenshot('dispatch')
