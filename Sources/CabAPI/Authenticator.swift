@@ -33,6 +33,13 @@ struct Authenticator: Sendable {
         return p
     }
 
+    /// The calling driver; any other role gets the 403 of `principal(for:roles:)`.
+    func driver(for request: HTTPRequest) throws(HTTPError) -> DriverID {
+        let principal = try principal(for: request, roles: [.driver])
+        guard let id = principal.driverID else { throw Self.unauthorized("The token names no driver.") }
+        return id
+    }
+
     static func unauthorized(_ detail: String) -> HTTPError {
         HTTPError(status: 401, title: "Unauthorized", detail: detail, headers: ["WWW-Authenticate": "Bearer"])
     }

@@ -96,11 +96,7 @@ struct TrackingAuth: Sendable {
     let authenticator: Authenticator
 
     /// The calling driver, or 401/403.
-    func driver(for request: HTTPRequest) throws(HTTPError) -> DriverID {
-        let principal = try authenticator.principal(for: request, roles: [.driver])
-        guard let id = principal.driverID else { throw Authenticator.unauthorized("The token names no driver.") }
-        return id
-    }
+    func driver(for request: HTTPRequest) throws(HTTPError) -> DriverID { try authenticator.driver(for: request) }
 
     /// The driver `{id}` of the path when the caller may see them: the driver themself or a dispatcher.
     /// Someone else's driver id is a 404, as if it did not exist.

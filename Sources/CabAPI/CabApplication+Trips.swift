@@ -54,9 +54,7 @@ extension CabApplication {
     }
 
     func authenticatedDriver(_ request: HTTPRequest) throws -> DriverID {
-        let principal = try authenticate(request, roles: [.driver])
-        guard let driver = principal.driverID else { throw HTTPError(status: 403, title: "Forbidden", detail: "Only a driver may do this.") }
-        return driver
+        try Authenticator(accounts: services.requireStore()).driver(for: request)
     }
 
     /// The `{id}` path parameter as a trip (booking) id, or a 404.

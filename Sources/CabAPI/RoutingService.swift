@@ -10,6 +10,8 @@ public final class RoutingService: Sendable {
     public let snapper: Snapper
     private let fast: ScratchPool<FastRouterBox>?
     private let dijkstra: ScratchPool<DijkstraRouter>
+    /// Backward Dijkstra for many-to-one durations, only on a map without a fast-routing index.
+    private let manyToOne: ScratchPool<DijkstraManyToOne>?
 
     /// A service over `graph`, answering with `index` when given (else Dijkstra).
     public init(graph: RoadGraph, index: FastRouterIndex?, maxSnapDistanceMeters: Double = 1000) {
@@ -17,6 +19,12 @@ public final class RoutingService: Sendable {
         snapper = Snapper(graph: graph, maxDistanceMeters: maxSnapDistanceMeters)
         dijkstra = ScratchPool { DijkstraRouter(graph: graph) }
         fast = index.map { index in ScratchPool { FastRouterBox(FastRouter(index: index, graph: graph)) } }
+        if index == nil {
+            let prototype = DijkstraManyToOne(graph: graph)  // copies share the reversed adjacency
+            manyToOne = ScratchPool { prototype }
+        } else {
+            manyToOne = nil
+        }
     }
 
     /// True when the fast router (contraction hierarchy) answers.
@@ -45,12 +53,19 @@ public final class RoutingService: Sendable {
             }
         }
         let target = try snapper.snap(end)
-        return dijkstra.with { router in
-            starts.map { start in
-                // A driver off the road network has no ETA (nil), like an unreachable one.
-                (try? snapper.snap(start)).flatMap { router.durationMilliseconds(RouteEndpoints(start: $0, end: target, in: graph)) }
+        var snapped: [SnappedPoint] = []
+        var places: [Int?] = []  // where each start's answer is, nil for a start off the road network
+        for start in starts {
+            if let s = try? snapper.snap(start) {
+                places.append(snapped.count)
+                snapped.append(s)
+            } else {
+                places.append(nil)
             }
         }
+        guard let manyToOne else { preconditionFailure("a service without a fast router has a many-to-one pool") }
+        let answers = manyToOne.with { (query: inout DijkstraManyToOne) in query.durationsMilliseconds(from: snapped, to: target) }
+        return places.map { $0.flatMap { answers[$0] } }
     }
 
     /// Durations (ms) and distances (m) between every source and destination; nil where unroutable.

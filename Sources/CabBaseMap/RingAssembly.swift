@@ -30,26 +30,9 @@ public enum RingAssembly {
     public static func polygons(outer: [[Coordinate]], inner: [[Coordinate]]) -> [[[Coordinate]]] {
         var polygons = outer.map { [$0] }
         for hole in inner {
-            guard let probe = hole.first, let i = outer.firstIndex(where: { contains($0, probe) }) else { continue }
+            guard let probe = hole.first, let i = outer.firstIndex(where: { $0.ringContains(probe) }) else { continue }
             polygons[i].append(hole)
         }
         return polygons
-    }
-
-    /// True when `point` is inside the closed `ring` (even-odd rule, in degrees: fine at city scale).
-    public static func contains(_ ring: [Coordinate], _ point: Coordinate) -> Bool {
-        var inside = false
-        var j = ring.count - 1
-        for i in ring.indices {
-            let a = ring[i]
-            let b = ring[j]
-            if (a.latitude > point.latitude) != (b.latitude > point.latitude) {
-                let crossing =
-                    a.longitude + (point.latitude - a.latitude) / (b.latitude - a.latitude) * (b.longitude - a.longitude)
-                if point.longitude < crossing { inside.toggle() }
-            }
-            j = i
-        }
-        return inside
     }
 }

@@ -149,26 +149,11 @@ struct ReverseSearch {
                 hit.nearestPoint = projected.point
             }
         }
-        if role == .polygon, Self.contains(ring, point) {
+        if role == .polygon, ring.ringContains(point) {
             hit.distanceMeters = 0
             hit.nearestPoint = point
             hit.containingArea = PlaceGeometry.areaSquareDegrees(ring)
         }
         return hit
-    }
-
-    /// Even-odd ray casting; `ring` is closed.
-    static func contains(_ ring: [Coordinate], _ p: Coordinate) -> Bool {
-        var inside = false
-        for i in 1..<ring.count {
-            let a = ring[i - 1]
-            let b = ring[i]
-            if (a.latitude > p.latitude) != (b.latitude > p.latitude) {
-                let x =
-                    a.longitude + (p.latitude - a.latitude) / (b.latitude - a.latitude) * (b.longitude - a.longitude)
-                if p.longitude < x { inside.toggle() }
-            }
-        }
-        return inside
     }
 }

@@ -59,7 +59,7 @@ extension FastRouter {
                 Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
             }
         }
-        return manyToOne(to: end, count: starts.count) { starts[$0] }
+        return labelDurations(fixed: end, fixedIsEnd: true, count: starts.count) { starts[$0] }
     }
 
     /// Travel times in milliseconds from each start coordinate (drivers) to one end (a pickup), snapping them
@@ -77,53 +77,52 @@ extension FastRouter {
                 }
             }
         }
-        return manyToOne(to: pickup, count: starts.count) { try? snapper.snap(starts[$0]) }
+        return labelDurations(fixed: pickup, fixedIsEnd: true, count: starts.count) { try? snapper.snap(starts[$0]) }
     }
 
     /// Travel times in milliseconds from one start to each end; nil where unroutable.
     /// - Complexity: with labels, one table fill plus O(label size) per end, no allocation per end.
     public func durationsMilliseconds(from start: SnappedPoint, to ends: [SnappedPoint]) -> [Int?] {
-        guard let labelQuery else {
+        guard labelQuery != nil else {
             let seeds = seeds(pairing: start, with: ends, fixedIsEnd: false)
             return zip(durations(from: seeds.fixed, to: seeds.others), seeds.direct).map {
                 Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
             }
         }
-        let graph = requireRoadGraph()
-        var seeds: [ContractionSeed] = []
-        seeds.reserveCapacity(8)
-        graph.forEachSourceSeed(of: start) { seeds.append(ContractionSeed($0)) }
-        labelQuery.fill(labelQuery.labels.forward, seeds)
-        var result: [Int?] = []
-        result.reserveCapacity(ends.count)
-        for end in ends {
-            seeds.removeAll(keepingCapacity: true)
-            graph.forEachTargetSeed(of: end) { seeds.append(ContractionSeed($0)) }
-            let (d, _) = labelQuery.scan(labelQuery.labels.backward, seeds)
-            result.append(Self.best(d == .max ? nil : Int(d), graph.directSeed(from: start, to: end)?.costMilliseconds))
-        }
-        return result
+        return labelDurations(fixed: start, fixedIsEnd: false, count: ends.count) { ends[$0] }
     }
 
-    /// Many-to-one by labels: `end`'s arrival seeds fill the table once, then each start's leaving seeds scan it.
-    private func manyToOne(to end: SnappedPoint, count: Int, start: (Int) -> SnappedPoint?) -> [Int?] {
-        guard let labelQuery else { preconditionFailure("many-to-one by labels without labels") }
+    /// Many-to-one or one-to-many by labels: the fixed point's seeds fill the table once (its arrival seeds when
+    /// it is the end, its leaving seeds when it is the start), then each other point's seeds scan it; nil for a
+    /// point `other` does not give (off the roads) or that cannot be reached.
+    private func labelDurations(
+        fixed: SnappedPoint, fixedIsEnd: Bool, count: Int, other: (Int) -> SnappedPoint?
+    ) -> [Int?] {
+        guard let labelQuery else { preconditionFailure("durations by labels without labels") }
         let graph = requireRoadGraph()
         var seeds: [ContractionSeed] = []
         seeds.reserveCapacity(8)
-        graph.forEachTargetSeed(of: end) { seeds.append(ContractionSeed($0)) }
-        labelQuery.fill(labelQuery.labels.backward, seeds)
+        func collect(_ point: SnappedPoint, arriving: Bool) {
+            seeds.removeAll(keepingCapacity: true)
+            if arriving {
+                graph.forEachTargetSeed(of: point) { seeds.append(ContractionSeed($0)) }
+            } else {
+                graph.forEachSourceSeed(of: point) { seeds.append(ContractionSeed($0)) }
+            }
+        }
+        collect(fixed, arriving: fixedIsEnd)
+        labelQuery.fill(fixedIsEnd ? labelQuery.labels.backward : labelQuery.labels.forward, seeds)
         var result: [Int?] = []
         result.reserveCapacity(count)
         for i in 0..<count {
-            guard let point = start(i) else {
+            guard let point = other(i) else {
                 result.append(nil)
                 continue
             }
-            seeds.removeAll(keepingCapacity: true)
-            graph.forEachSourceSeed(of: point) { seeds.append(ContractionSeed($0)) }
-            let (d, _) = labelQuery.scan(labelQuery.labels.forward, seeds)
-            result.append(Self.best(d == .max ? nil : Int(d), graph.directSeed(from: point, to: end)?.costMilliseconds))
+            collect(point, arriving: !fixedIsEnd)
+            let (d, _) = labelQuery.scan(fixedIsEnd ? labelQuery.labels.forward : labelQuery.labels.backward, seeds)
+            let direct = fixedIsEnd ? graph.directSeed(from: point, to: fixed) : graph.directSeed(from: fixed, to: point)
+            result.append(Self.best(d == .max ? nil : Int(d), direct?.costMilliseconds))
         }
         return result
     }

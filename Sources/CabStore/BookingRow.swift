@@ -27,28 +27,24 @@ enum BookingRow {
             b.id.rawValue, b.riderID.rawValue, b.pickup.latitude, b.pickup.longitude, b.pickupName,
             b.dropoff.latitude, b.dropoff.longitude, b.dropoffName, b.routeDistanceMeters, b.routeDurationSeconds,
             b.fareEstimate.currency.code, b.fareEstimate.minorUnits, b.vehicleType?.rawValue, b.status.rawValue,
-            b.createdAt.millisecondsSinceEpoch,
-        ] + mutableValues(b) + [b.routePolyline]
-    }
-
-    static func mutableValues(_ b: Booking) -> [any SQLiteBindable] {
-        [
-            b.statusChangedAt.millisecondsSinceEpoch, b.pin, b.promisedPickupAt?.millisecondsSinceEpoch,
-            b.driverID?.rawValue, b.acceptedAt?.millisecondsSinceEpoch, b.arrivedAt?.millisecondsSinceEpoch,
-            b.pickedUpAt?.millisecondsSinceEpoch, b.completedAt?.millisecondsSinceEpoch, b.finalFare?.minorUnits,
-            b.cancellation?.by.role.rawValue, b.cancellation?.by.id, b.cancellation?.at.millisecondsSinceEpoch,
-            b.cancellation?.reason, b.cancellation?.fee.minorUnits,
-        ]
+            b.createdAt.millisecondsSinceEpoch, b.statusChangedAt.millisecondsSinceEpoch, b.pin,
+        ] + tripValues(b) + [b.routePolyline]
     }
 
     static func updateValues(_ b: Booking, expected: TripState) -> [any SQLiteBindable] {
+        [b.status.rawValue, b.statusChangedAt.millisecondsSinceEpoch] + tripValues(b)
+            + [b.vehicleType?.rawValue, b.id.rawValue, expected.rawValue]
+    }
+
+    /// What the trip fills in as it goes, in column order from `promised_pickup_ms` to `cancel_fee_minor` (the
+    /// same order in `columns` and in `update`).
+    private static func tripValues(_ b: Booking) -> [any SQLiteBindable] {
         [
-            b.status.rawValue, b.statusChangedAt.millisecondsSinceEpoch, b.promisedPickupAt?.millisecondsSinceEpoch,
-            b.driverID?.rawValue, b.acceptedAt?.millisecondsSinceEpoch, b.arrivedAt?.millisecondsSinceEpoch,
-            b.pickedUpAt?.millisecondsSinceEpoch, b.completedAt?.millisecondsSinceEpoch, b.finalFare?.minorUnits,
-            b.cancellation?.by.role.rawValue, b.cancellation?.by.id, b.cancellation?.at.millisecondsSinceEpoch,
-            b.cancellation?.reason, b.cancellation?.fee.minorUnits, b.vehicleType?.rawValue, b.id.rawValue,
-            expected.rawValue,
+            b.promisedPickupAt?.millisecondsSinceEpoch, b.driverID?.rawValue, b.acceptedAt?.millisecondsSinceEpoch,
+            b.arrivedAt?.millisecondsSinceEpoch, b.pickedUpAt?.millisecondsSinceEpoch,
+            b.completedAt?.millisecondsSinceEpoch, b.finalFare?.minorUnits, b.cancellation?.by.role.rawValue,
+            b.cancellation?.by.id, b.cancellation?.at.millisecondsSinceEpoch, b.cancellation?.reason,
+            b.cancellation?.fee.minorUnits,
         ]
     }
 
