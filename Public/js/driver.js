@@ -40,6 +40,14 @@ const reporter = new LocationReporter({
   },
 });
 
+/** Keeps `account` as the signed-in driver (on this device too) and shows the console. */
+function signIn(account, message) {
+  driver = account;
+  stored.set('cab.driver', driver);
+  showSignedIn();
+  announce(message);
+}
+
 function showSignedIn() {
   $('#signup').hidden = !!driver;
   $('#token-signin').hidden = !!driver;
@@ -55,10 +63,8 @@ $('#signup').addEventListener('submit', (event) => {
     try {
       const body = { name: $('#driver-name').value.trim(), vehicle: $('#vehicle').value.trim(), plate: $('#plate').value.trim() };
       const answer = await api('POST', '/v1/drivers', { body });
-      driver = { id: answer.id, name: answer.name, vehicle: answer.vehicle, plate: answer.plate, token: answer.token };
-      stored.set('cab.driver', driver);
-      showSignedIn();
-      announce('Driver account created. Go online to receive trips.');
+      signIn({ id: answer.id, name: answer.name, vehicle: answer.vehicle, plate: answer.plate, token: answer.token },
+        'Driver account created. Go online to receive trips.');
     } catch (error) {
       fail(error);
     }
@@ -75,11 +81,9 @@ $('#token-signin').addEventListener('submit', (event) => {
       const token = $('#driver-token').value.trim();
       const me = await api('GET', '/v1/me', { token });
       if (me.role !== 'driver') throw new Error(`That token belongs to a ${me.role}, not a driver.`);
-      driver = { id: me.id, name: me.name, vehicle: me.vehicle, plate: me.plate, token };
-      stored.set('cab.driver', driver);
       $('#driver-token').value = '';
-      showSignedIn();
-      announce(`Signed in as ${me.name}. Go online to receive trips.`);
+      signIn({ id: me.id, name: me.name, vehicle: me.vehicle, plate: me.plate, token },
+        `Signed in as ${me.name}. Go online to receive trips.`);
     } catch (error) {
       fail(error);
     }

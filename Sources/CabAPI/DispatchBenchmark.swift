@@ -58,7 +58,7 @@ public enum DispatchBenchmark {
                 startsDispatchInBackground: true),  // as `cab serve` runs it
             now: { Instant.now() })
         var random = SplitMix64(seed: seed)
-        let places = graph.nodeCoordinates.indices.filter { graph.nodeInLargestComponent[$0] }.map { graph.nodeCoordinates[$0] }
+        let places = graph.routableNodeCoordinates
         func place() -> Coordinate { places[Int(random.next() % UInt64(places.count))] }
         let hash = { TokenHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255) }) }
         for i in 0..<drivers {

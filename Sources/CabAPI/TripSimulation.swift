@@ -98,7 +98,7 @@ public final class TripSimulation {
             store: store, fleet: LiveFleet(), eta: RoadETAEstimator(routing: routing), tariff: .standard,
             configuration: .init(dispatch: configuration.dispatch), now: now)
         random = SplitMix64(seed: configuration.seed)
-        places = graph.nodeCoordinates.indices.filter { graph.nodeInLargestComponent[$0] }.map { graph.nodeCoordinates[$0] }
+        places = graph.routableNodeCoordinates
         precondition(!places.isEmpty, "the map has no roads")
     }
 

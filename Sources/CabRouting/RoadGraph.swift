@@ -106,6 +106,13 @@ public struct RoadGraph: Sendable {
         return edgeRunsBackwards(edge) ? points.reversed() : Array(points)
     }
 
+    /// The positions of the nodes in the largest strongly connected component: where a simulated rider or
+    /// driver can be put so that every other such point is reachable by road.
+    /// - Complexity: O(nodes).
+    public var routableNodeCoordinates: [Coordinate] {
+        nodeCoordinates.indices.filter { nodeInLargestComponent[$0] }.map { nodeCoordinates[$0] }
+    }
+
     /// True when `piece` has an edge inside the largest strongly connected component.
     public func pieceIsInLargestComponent(_ piece: Int) -> Bool {
         edges(ofPiece: piece).contains { edge in

@@ -52,7 +52,7 @@ struct LiveDriver {
                     for try await event in EventStreamClient.events(url: url, token: token) {
                         await Self.handle(
                             event, client: client, board: board, seat: seat,
-                            declines: Double(random.next() % 1000) / 1000 < decline)
+                            declines: random.nextDouble() < decline)
                     }
                 } catch {
                     if Task.isCancelled { return }
@@ -104,7 +104,6 @@ struct LiveDriver {
                 } else {
                     seat.busy.store(true, ordering: .relaxed)
                     _ = try await client.acceptTrip(payload.trip_id)
-                    board.accepts.add(1, ordering: .relaxed)
                     seat.assigned.withLock { $0 = payload.trip_id }
                 }
             } catch {

@@ -3,7 +3,7 @@ import Synchronization
 
 /// What the live trip simulation's riders and drivers share: each booking's PIN and end points (the simulator
 /// plays both sides, so a driver knows the PIN the rider would tell), the trips cancelled under a driver, and
-/// the counts for the summary.
+/// the counts the servers' answers cannot give (declines, failures).
 final class LiveTripBoard: Sendable {
     /// One booking as its rider made it.
     struct Ticket: Sendable {
@@ -15,14 +15,8 @@ final class LiveTripBoard: Sendable {
 
     private let tickets = Mutex<[String: Ticket]>([:])
     private let cancelled = Mutex<Set<String>>([])
-    /// Bookings made.
-    let bookings = Atomic<Int>(0)
     /// Offers declined by drivers.
     let declines = Atomic<Int>(0)
-    /// Offers accepted (and won) by drivers.
-    let accepts = Atomic<Int>(0)
-    /// Riders who cancelled (and whose cancel was stored).
-    let riderCancels = Atomic<Int>(0)
     /// Set when the drivers should go offline and stop.
     let stopped = Atomic<Bool>(false)
     /// API calls that failed unexpectedly (not a lost race).

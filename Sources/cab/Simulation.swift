@@ -23,8 +23,7 @@ struct Simulation: Sendable {
     let seed: UInt64
 
     func run() async throws(ClientError) -> Summary {
-        let graph = routing.graph
-        let nodes = graph.nodeCoordinates.indices.filter { graph.nodeInLargestComponent[$0] }.map { graph.nodeCoordinates[$0] }
+        let nodes = routing.graph.routableNodeCoordinates
         guard nodes.count >= 2 else { throw ClientError(.init("no_roads"), "The imported map has no road network to drive.") }
         let client = CabAPIClient(baseURL: baseURL)
         var tokens: [String] = []

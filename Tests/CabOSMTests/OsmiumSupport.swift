@@ -1,5 +1,6 @@
 import CabGeo
 import CabOSM
+import CabTestSupport
 import Foundation
 
 /// osmium-tool (/usr/bin/osmium) as the oracle the reader is checked against.
@@ -17,33 +18,20 @@ enum Osmium {
     }
 
     /// Runs `osmium ARGS...` and returns its standard output; fails the caller on a non-zero exit.
-    static func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/osmium")
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // osmium writes little to standard error, so reading standard output first cannot deadlock.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw OsmiumFailure(arguments: arguments, stderr: String(decoding: errorData, as: UTF8.self))
-        }
-        return data
+    static func run(_ arguments: [String]) throws -> String {
+        let result = try CabProcess.run(executable: URL(fileURLWithPath: "/usr/bin/osmium"), arguments)
+        guard result.status == 0 else { throw OsmiumFailure(arguments: arguments, stderr: result.standardError) }
+        return result.standardOutput
     }
 
     /// What osmium counts in a file.
     static func counts(_ file: URL) throws -> Counts {
-        try JSONDecoder().decode(FileInfo.self, from: run(["fileinfo", "-e", "-j", file.path])).data.count
+        try JSONDecoder().decode(FileInfo.self, from: Data(run(["fileinfo", "-e", "-j", file.path]).utf8)).data.count
     }
 
     /// Every element of a file as OPL lines without metadata, in file order.
     static func opl(_ file: URL) throws -> [Substring] {
-        let text = String(decoding: try run(["cat", file.path, "-f", "opl,add_metadata=false"]), as: UTF8.self)
+        let text = try run(["cat", file.path, "-f", "opl,add_metadata=false"])
         return text.split(separator: "\n")
     }
 

@@ -26,8 +26,13 @@ public enum CabProcess {
 
     /// Runs `cab arguments...` to completion.
     public static func run(_ arguments: [String]) throws -> Result {
+        try run(executable: executableURL, arguments)
+    }
+
+    /// Runs `executable arguments...` to completion (another tool the tests compare against, such as osmium).
+    public static func run(executable: URL, _ arguments: [String]) throws -> Result {
         let process = Process()
-        process.executableURL = executableURL
+        process.executableURL = executable
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()
