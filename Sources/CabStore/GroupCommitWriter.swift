@@ -16,7 +16,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var condition: NSCondition { stop.condition }
     private var queue: [any WriteJob] = []
     private let maximumBatch: Int
-    private let checkpointer: Checkpointer?
+    private let checkpointer: Checkpointer
     /// WAL length (frames of a page each) past which the writer waits for the checkpointer to catch up between
     /// two batches, so that the next batch restarts the WAL from the top (`SQLiteStore.Configuration`).
     private let walRestartFrames: Int
@@ -25,7 +25,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     private(set) var batches = 0
     private(set) var jobs = 0
 
-    init(connection: Connection, maximumBatch: Int, checkpointer: Checkpointer?, walFrameLimit: Int) {
+    init(connection: Connection, maximumBatch: Int, checkpointer: Checkpointer, walFrameLimit: Int) {
         self.connection = connection
         walRestartFrames = walFrameLimit
         self.maximumBatch = maximumBatch
@@ -69,7 +69,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// Commits what is queued, then stops the thread; later writes throw `.closed`.
     func close() {
         stop.close()
-        checkpointer?.close()
+        checkpointer.close()
     }
 
     /// (batches, jobs) committed so far.
@@ -123,12 +123,10 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             try db.execute("COMMIT")
             for job in batch { job.finish(failure: nil) }
-            if let checkpointer {
-                // The checkpointer trails by about a batch. Past the limit, wait for it to copy the last batch
-                // (a few milliseconds, while new requests queue up for the next batch): that batch then restarts
-                // the WAL. A checkpoint that fails loses nothing; the WAL keeps every commit.
-                if checkpointer.walFrames > walRestartFrames { checkpointer.catchUp() } else { checkpointer.request() }
-            }
+            // The checkpointer trails by a few batches. Past the limit, wait for it to copy them (a few
+            // milliseconds, while new requests queue up for the next batch): that batch then restarts the WAL.
+            // A checkpoint that fails loses nothing; the WAL keeps every commit.
+            if checkpointer.walFrames > walRestartFrames { checkpointer.catchUp() } else { checkpointer.request() }
         } catch {
             // Nothing of the batch is on disk; tell every caller, including those whose closure succeeded.
             // After a failed COMMIT SQLite may already have rolled back; the commit error is what callers need.
