@@ -19,11 +19,13 @@ let package = Package(
         systemLibrary("CZlib", pkgConfig: "zlib", apt: ["zlib1g-dev"]),
         systemLibrary("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
+        systemLibrary("CLibPQ", pkgConfig: "libpq", apt: ["libpq-dev"]),
 
         .target(name: "CabGeo"),
         .target(name: "CabOSM", dependencies: ["CabGeo", "CZlib"]),
         .target(name: "CabRouting", dependencies: ["CabGeo"]),
         .target(name: "CabSQLite", dependencies: ["CSQLite"]),
+        .target(name: "CabPostgres", dependencies: ["CLibPQ"]),
         .target(name: "CabPlaces", dependencies: ["CabGeo", "CabSQLite"]),
         .target(name: "CabBaseMap", dependencies: ["CabGeo", "CabSQLite"]),
         .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap"]),
@@ -52,6 +54,7 @@ let package = Package(
         .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),
         .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
+        .testTarget(name: "CabPostgresTests", dependencies: ["CabPostgres", "CabTestSupport"]),
         .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(
             name: "CabBaseMapTests", dependencies: ["CabBaseMap", "CabOSM", "CabImport", "CabTestSupport"]),

@@ -6,7 +6,7 @@ packages=(
   libjs-leaflet
 )
 if [[ ${1:-} == --test ]]; then
-  packages+=(zbar-tools osmium-tool wrk redis-server chromium chromium-driver python3-venv)
+  packages+=(zbar-tools osmium-tool wrk redis-server postgresql chromium chromium-driver python3-venv)
 fi
 missing=()
 for p in "${packages[@]}"; do

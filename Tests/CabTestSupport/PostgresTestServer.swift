@@ -1,0 +1,122 @@
+import Foundation
+
+/// A real PostgreSQL server for tests: `initdb` into a temporary directory, listening only on a Unix socket in
+/// that directory, password (SCRAM) authentication, stopped and deleted by `stop()`.
+///
+/// PostgreSQL refuses to run as root, so when the tests run as root the server runs as the unprivileged
+/// `postgres` user of Debian's package (through `runuser`). Needs Debian's `postgresql` package
+/// (`scripts/install-deps.sh --test` installs it).
+public final class PostgresTestServer: @unchecked Sendable {
+    // @unchecked Sendable: every property is set in init and never changed; `stop()` only runs commands.
+    /// The directory holding the data folder, the socket and the log.
+    public let directory: URL
+    /// The superuser's password.
+    public let password = "cab-test-secret"
+    /// The libpq connection string of the `postgres` database as superuser.
+    public var conninfo: String { conninfo(database: "postgres") }
+    let binaries: URL
+    let runAs: String?
+
+    /// The libpq connection string of `database` on this server (several parameters, socket directory as host).
+    public func conninfo(database: String, password: String? = nil) -> String {
+        "host=\(directory.path) port=5432 user=postgres dbname=\(database) password=\(password ?? self.password) connect_timeout=5"
+    }
+
+    /// Creates the cluster and starts the server; throws with the tool's own words when something is missing.
+    public init() throws {
+        binaries = try Self.findBinaries()
+        runAs = getuid() == 0 ? "postgres" : nil
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "cab-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if let user = runAs { try Self.run("/bin/chown", [user, directory.path]) }
+        let passwordFile = directory.appendingPathComponent("pw")
+        try password.write(to: passwordFile, atomically: true, encoding: .utf8)
+        if let user = runAs { try Self.run("/bin/chown", [user, passwordFile.path]) }
+        try command("initdb", [
+            "-D", dataPath, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
+            "--no-sync",
+        ])
+        try start()
+    }
+
+    var dataPath: String { directory.appendingPathComponent("data").path }
+
+    /// Starts the server (again, after `stopServer`), waiting until it accepts connections.
+    public func start() throws {
+        try command("pg_ctl", [
+            "-D", dataPath, "-w", "-t", "30", "-l", directory.appendingPathComponent("log").path, "-o",
+            "-k \(directory.path) -c listen_addresses='' -c max_connections=100 -c shared_buffers=32MB",
+            "start",
+        ])
+    }
+
+    /// Stops the server (fast shutdown: open connections are closed), leaving its files for `start()`.
+    public func stopServer() throws {
+        try command("pg_ctl", ["-D", dataPath, "-w", "-t", "30", "-m", "fast", "stop"])
+    }
+
+    /// Stops the server if it runs and deletes its directory.
+    public func stop() {
+        try? stopServer()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs `psql` with `sql` against `database` (for set-up steps such as `CREATE DATABASE`).
+    public func psql(_ sql: String, database: String = "postgres") throws {
+        try command("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", conninfo(database: database), "-c", sql])
+    }
+
+    private func command(_ tool: String, _ arguments: [String]) throws {
+        let path = binaries.appendingPathComponent(tool).path
+        if let user = runAs {
+            try Self.run("/usr/sbin/runuser", ["-u", user, "--", path] + arguments)
+        } else {
+            try Self.run(path, arguments)
+        }
+    }
+
+    static func findBinaries() throws -> URL {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
+            let bin = root.appendingPathComponent(version).appendingPathComponent("bin")
+            if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
+        }
+        throw HTTPTestError(
+            description: "PostgreSQL server binaries not found under /usr/lib/postgresql: run scripts/install-deps.sh --test")
+    }
+
+    /// Runs a tool to its end with `posix_spawn` and `waitpid`. Not Foundation's `Process`: its exit monitor
+    /// missed `runuser`'s exit here (a zombie never reaped, `waitUntilExit` waiting forever). Output goes to a
+    /// file, not a pipe: `pg_ctl start` leaves the server running, and a server holding a pipe's write end would
+    /// keep a reader waiting for the end forever.
+    @discardableResult
+    static func run(_ path: String, _ arguments: [String]) throws -> String {
+        let outputPath = NSTemporaryDirectory() + "cab-pg-output-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw HTTPTestError(description: "cannot start \(path): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exited = status & 0x7f == 0
+        let code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            throw HTTPTestError(
+                description: "\(path) \(arguments.first ?? "") failed (status \(status)): \(text.suffix(800))")
+        }
+        return text
+    }
+}
