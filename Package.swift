@@ -20,12 +20,16 @@ let package = Package(
         systemLibrary("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
         systemLibrary("CLibPQ", pkgConfig: "libpq", apt: ["libpq-dev"]),
+        // No pkgConfig: hiredis's .pc adds -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses (with a warning);
+        // <hiredis/hiredis.h> is on the default include path.
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", providers: [.apt(["libhiredis-dev"])]),
 
         .target(name: "CabGeo"),
         .target(name: "CabOSM", dependencies: ["CabGeo", "CZlib"]),
         .target(name: "CabRouting", dependencies: ["CabGeo"]),
         .target(name: "CabSQLite", dependencies: ["CSQLite"]),
         .target(name: "CabPostgres", dependencies: ["CLibPQ"]),
+        .target(name: "CabRedis", dependencies: ["CHiredis"]),
         .target(name: "CabPlaces", dependencies: ["CabGeo", "CabSQLite"]),
         .target(name: "CabBaseMap", dependencies: ["CabGeo", "CabSQLite"]),
         .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap"]),
@@ -55,6 +59,7 @@ let package = Package(
         .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
         .testTarget(name: "CabPostgresTests", dependencies: ["CabPostgres", "CabTestSupport"]),
+        .testTarget(name: "CabRedisTests", dependencies: ["CabRedis", "CabTestSupport"]),
         .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(
             name: "CabBaseMapTests", dependencies: ["CabBaseMap", "CabOSM", "CabImport", "CabTestSupport"]),

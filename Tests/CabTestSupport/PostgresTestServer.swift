@@ -29,10 +29,10 @@ public final class PostgresTestServer: @unchecked Sendable {
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
             "cab-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        if let user = runAs { try Self.run("/bin/chown", [user, directory.path]) }
+        if let user = runAs { try SpawnedProcess.run("/bin/chown", [user, directory.path]) }
         let passwordFile = directory.appendingPathComponent("pw")
         try password.write(to: passwordFile, atomically: true, encoding: .utf8)
-        if let user = runAs { try Self.run("/bin/chown", [user, passwordFile.path]) }
+        if let user = runAs { try SpawnedProcess.run("/bin/chown", [user, passwordFile.path]) }
         try command("initdb", [
             "-D", dataPath, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
             "--no-sync",
@@ -70,9 +70,9 @@ public final class PostgresTestServer: @unchecked Sendable {
     private func command(_ tool: String, _ arguments: [String]) throws {
         let path = binaries.appendingPathComponent(tool).path
         if let user = runAs {
-            try Self.run("/usr/sbin/runuser", ["-u", user, "--", path] + arguments)
+            try SpawnedProcess.run("/usr/sbin/runuser", ["-u", user, "--", path] + arguments)
         } else {
-            try Self.run(path, arguments)
+            try SpawnedProcess.run(path, arguments)
         }
     }
 
@@ -85,38 +85,5 @@ public final class PostgresTestServer: @unchecked Sendable {
         }
         throw HTTPTestError(
             description: "PostgreSQL server binaries not found under /usr/lib/postgresql: run scripts/install-deps.sh --test")
-    }
-
-    /// Runs a tool to its end with `posix_spawn` and `waitpid`. Not Foundation's `Process`: its exit monitor
-    /// missed `runuser`'s exit here (a zombie never reaped, `waitUntilExit` waiting forever). Output goes to a
-    /// file, not a pipe: `pg_ctl start` leaves the server running, and a server holding a pipe's write end would
-    /// keep a reader waiting for the end forever.
-    @discardableResult
-    static func run(_ path: String, _ arguments: [String]) throws -> String {
-        let outputPath = NSTemporaryDirectory() + "cab-pg-output-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw HTTPTestError(description: "cannot start \(path): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let exited = status & 0x7f == 0
-        let code = (status >> 8) & 0xff
-        guard exited && code == 0 else {
-            throw HTTPTestError(
-                description: "\(path) \(arguments.first ?? "") failed (status \(status)): \(text.suffix(800))")
-        }
-        return text
     }
 }
