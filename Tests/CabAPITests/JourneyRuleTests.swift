@@ -91,6 +91,20 @@ import Testing
         #expect(rows.contains { $0["event"] as? String == "redispatch" && $0["from"] as? String == "arriving" })
     }
 
+    /// With nobody else to offer it to, the handed-back trip ends `no_driver_found` and the rider's stream ends.
+    @Test func aHandedBackTripWithNobodyElseEndsAndTheRidersStreamCloses() throws {
+        let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1, searchRadiiMeters: [3_000], maximumBatches: 1))
+        let trip = try h.acceptedTrip()
+        let riderStream = try SSEReader(h.call("GET", "/v1/bookings/\(trip.id)/stream", token: trip.rider.token))
+        _ = riderStream.read()
+        #expect(h.call("POST", "/v1/trips/\(trip.id)/cancel", token: trip.driver.token).status == 200)
+        for _ in 0..<3 { h.advance(seconds: 10) }
+        #expect(try h.status(of: trip.id) == .noDriverFound)
+        let events = riderStream.read()
+        #expect(events.map(\.event).prefix(2) == ["status", "redispatch"])
+        #expect(events.last?.data["status"] as? String == "no_driver_found" && riderStream.ended)
+    }
+
     // MARK: 3. An overdue pickup is re-dispatched
 
     @Test func anOverduePickupIsRedispatchedTheDriverReleasedAndTheTripCountsAsLate() throws {
@@ -216,6 +230,32 @@ import Testing
         // Before completion there is no receipt.
         let other = try h.acceptedTrip(from: RiverMap.north(1), to: RiverMap.north(8))
         #expect(h.call("GET", "/v1/bookings/\(other.id)", token: other.rider.token).json["receipt"] is NSNull)
+    }
+
+    /// Issue 13: the fare was a quarter short when fixes still waited in a queue at completion. Fixes posted
+    /// just before completing (still in the history writer's queue), one at the completion instant and one stamped
+    /// 2 s ahead by the phone's clock all count.
+    @Test func completionCountsQueuedFixesAndAPhoneClockRunningAhead() throws {
+        let h = try TripHarness(withTracking: true)
+        let trip = try h.acceptedTrip()
+        #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200)
+        #expect(h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status == 200)
+        let start = h.clock.now()
+        func fix(_ i: Int, at seconds: Int) -> [String: Any] {
+            let p = RiverMap.south(i)
+            return ["lat": p.latitude, "lon": p.longitude, "time": RFC3339.format(start.adding(seconds: seconds)), "accuracy": 5]
+        }
+        h.clock.advance(seconds: 60)
+        // The driver stood at s1 at the start; then s2 ... s6 each 10 s apart, and s7 2 s after "now" (the phone
+        // runs ahead).
+        var fixes = (2...6).map { fix($0, at: ($0 - 1) * 10) }
+        fixes.append(fix(7, at: 62))
+        let posted = h.call("POST", "/v1/driver/locations", token: trip.driver.token, body: ["fixes": fixes])
+        #expect(posted.json["accepted"] as? Int == 6, "\(posted.json)")
+        let done = h.call("POST", "/v1/trips/\(trip.id)/complete", token: trip.driver.token)
+        let receipt = try #require(done.json["receipt"] as? [String: Any])
+        #expect(receipt["basis"] as? String == "trail" && receipt["distance_m"] as? Int == 600, "\(receipt)")
+        #expect((receipt["total"] as? [String: Any])?["amount_minor"] as? Int == 72)
     }
 
     /// Issue 13: a trip completed without any fix cost 0.00 EUR; now the booked route prices it, and says so.
