@@ -322,6 +322,7 @@ import Testing
         }
         #expect(etas == etas.sorted(by: >) && etas.first! > etas.last! && etas.last! < 30)
         #expect(link.read().filter { $0.event == "dropoff_eta" }.count == 8)
+        #expect(h.call("GET", "/v1/track/\(token)").json["dropoff_eta_s"] as? Int == etas.last)
         #expect(rider.read().allSatisfy { $0.event != "eta" })
     }
 
