@@ -47,7 +47,9 @@ public struct TripStateMachine: Sendable {
         }
         guard transition.roles.contains(actor.role) else {
             let who = transition.roles.filter { $0 != .system }.map { "a \($0.rawValue)" }.joined(separator: " or ")
-            throw CoreError(.notPermitted, "Only \(who) can \(event.verb) this trip.")
+            throw CoreError(
+                .notPermitted,
+                who.isEmpty ? "SwiftCab does this by itself; nobody can \(event.verb) a trip by hand." : "Only \(who) can \(event.verb) this trip.")
         }
         try checkOwnership(command, actor)
         if let timeout = transition.timeout, isTimed(command) {
