@@ -2,6 +2,7 @@ import CabAPI
 import CabCore
 import CabGeo
 import CabStore
+import CabTracking
 import Foundation
 import Testing
 
@@ -38,8 +39,10 @@ import Testing
         let first = try h.acceptedTrip()
         let stream = try SSEReader(h.call("GET", "/v1/driver/stream", token: first.driver.token))
         _ = stream.read()
-        // Going offline and online again does not make the driver available.
+        // Going online again does not make the driver available; nor does a live index that says so (dispatch
+        // checks the trips it follows, not only the index's status).
         #expect(h.call("POST", "/v1/driver/status", token: first.driver.token, body: ["status": "online"]).status == 200)
+        h.fleet.setStatus(.available, for: DriverID(first.driver.id)!)
         let second = h.book(h.rider(), from: RiverMap.south(2), to: RiverMap.south(7))
         let secondID = try #require(second.string("id"))
         #expect(stream.read().filter { $0.event == "offer" }.isEmpty)
