@@ -71,13 +71,12 @@ extension DispatchCoordinator {
     }
 
     /// Starts dispatch again for a trip the store holds in `dispatching` (no transition: it is already there),
-    /// never offering it to a driver who declined it before the restart.
-    func resumeDispatch(_ booking: Booking) {
-        let declined: Set<DriverID>
+    /// never offering it to a driver who declined it before (stored), nor to `alsoDeclined`.
+    func resumeDispatch(_ booking: Booking, alsoDeclined: Set<DriverID> = []) {
+        var declined = alsoDeclined
         do {
-            declined = try store.declines(of: booking.id)
+            declined.formUnion(try store.declines(of: booking.id))
         } catch {
-            declined = []
             log("declines not read; dispatch may ask those drivers again", ["trip": booking.id.rawValue, "error": "\(error)"])
         }
         let dispatch = TripDispatch(
