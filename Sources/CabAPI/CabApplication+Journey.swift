@@ -14,7 +14,8 @@ extension CabApplication {
             let comment = body.comment?.trimmingCharacters(in: .whitespacesAndNewlines)
             let rating: TripRating
             do {
-                rating = try TripRating(stars: body.stars, comment: comment?.isEmpty == true ? nil : comment, at: services.now())
+                rating = try TripRating(
+                    stars: body.stars, comment: comment?.isEmpty == true ? nil : comment, at: services.now())
             } catch let error as CoreError {
                 throw APIError(.invalidRating, error.message)
             }
@@ -27,7 +28,8 @@ extension CabApplication {
         router.get("/v1/trips") { [self] request in
             _ = try authenticate(request, roles: [.dispatcher])
             guard request.query["open"] == "true" else {
-                throw HTTPError.badRequest("Add 'open=true': this list shows the open trips only.", title: "Missing parameter")
+                throw HTTPError.badRequest(
+                    "Add 'open=true': this list shows the open trips only.", title: "Missing parameter")
             }
             let now = services.now()
             let trips = try services.requireStore().openTrips().reversed().map { booking in

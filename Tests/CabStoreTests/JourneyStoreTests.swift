@@ -36,7 +36,10 @@ import Testing
         try f.reopen()
         let stored = try #require(try f.store.booking(id))
         #expect(stored.status == .completed && stored.redispatchCount == 1)
-        #expect(stored.receipt == TripReceipt(distanceMeters: 2_000, durationSeconds: 300, basis: .trail, trailPolyline: "_p~iF~ps|U_ulLnnqC"))
+        #expect(
+            stored.receipt
+                == TripReceipt(
+                    distanceMeters: 2_000, durationSeconds: 300, basis: .trail, trailPolyline: "_p~iF~ps|U_ulLnnqC"))
         #expect(try f.store.history(id).map(\.event).contains(.redispatch))
     }
 
@@ -45,12 +48,16 @@ import Testing
         let commands = Self.toCompletion(f.driver)
         let open = try Self.trip(f, Array(commands.prefix(2)))
         let at = f.clockStart.adding(seconds: 900)
-        let early = #expect(throws: CoreError.self) { try f.store.rate(open, TripRating(stars: 5, comment: nil, at: at)) }
+        let early = #expect(throws: CoreError.self) {
+            try f.store.rate(open, TripRating(stars: 5, comment: nil, at: at))
+        }
         #expect(early?.code == .notCompleted)
         let first = try Self.trip(f, commands)
         let second = try Self.trip(f, commands)
         #expect(try f.store.rate(first, TripRating(stars: 3, comment: "ok", at: at)).rating?.stars == 3)
-        let again = #expect(throws: CoreError.self) { try f.store.rate(first, TripRating(stars: 5, comment: nil, at: at)) }
+        let again = #expect(throws: CoreError.self) {
+            try f.store.rate(first, TripRating(stars: 5, comment: nil, at: at))
+        }
         #expect(again?.code == .alreadyRated)
         _ = try f.store.rate(second, TripRating(stars: 4, comment: nil, at: at))
         try f.reopen()
