@@ -31,11 +31,12 @@ extension CabApplication {
                 throw HTTPError.badRequest(
                     "Add 'open=true': this list shows the open trips only.", title: "Missing parameter")
             }
+            let limit = try request.integerParameter("limit", default: 200, in: 1...1_000)
             let now = services.now()
-            let trips = try services.requireStore().openTrips().reversed().map { booking in
+            let trips = try services.requireStore().newestOpenTrips(limit: limit).map { booking in
                 OpenTripJSON(booking, driver: try driver(of: booking), now: now)
             }
-            return .json(OpenTripsJSON(trips: Array(trips)))
+            return .json(OpenTripsJSON(trips: trips))
         }
     }
 }
@@ -110,7 +111,7 @@ struct CarsNearbyJSON: Encodable {
     }
 }
 
-/// `GET /v1/trips?open=true`: `{"trips": [OPEN_TRIP...]}`, newest first.
+/// `GET /v1/trips?open=true&limit=`: `{"trips": [OPEN_TRIP...]}`, the newest `limit` (default 200) first.
 struct OpenTripsJSON: Encodable {
     var trips: [OpenTripJSON]
 }

@@ -535,7 +535,8 @@ import Testing
 
     @Test func theDispatchersListShowsOpenTripsOnly() throws {
         let h = try TripHarness()
-        let trip = try h.acceptedTrip()
+        let trip = try h.acceptedTrip(driverAt: RiverMap.south(3))
+        h.clock.advance(seconds: 1)  // newest first (the promised pickup is still ahead)
         let waiting = try #require(h.book(h.rider(), from: RiverMap.north(1), to: RiverMap.north(8)).string("id"))
         let ended = try #require(h.book(h.rider(), from: RiverMap.north(2), to: RiverMap.north(7)).string("id"))
         let dispatcher = try h.dispatcherToken()
@@ -555,6 +556,8 @@ import Testing
             row["status"] as? String == "accepted"
                 && (row["driver"] as? [String: Any])?["id"] as? String == trip.driver.id)
         #expect(rows.first { $0["id"] as? String == waiting }?["driver"] is NSNull)
+        let newest = h.call("GET", "/v1/trips", token: dispatcher, query: ["open": "true", "limit": "1"])
+        #expect((newest.json["trips"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [waiting])
         let stats = h.call("GET", "/v1/stats", token: dispatcher)
         #expect(stats.json["abandoned"] as? Int == 0 && stats.json["late"] as? Int == 0)
     }
