@@ -14,20 +14,22 @@ extension CabApplication {
             let viewer = try authenticate(request, roles: [.rider, .dispatcher])
             let booking = try visibleBooking(request, to: viewer)
             guard !booking.status.isTerminal else {
-                throw HTTPError(status: 409, title: "Trip over", detail: "This trip is \(booking.status.rawValue); there is nothing to share.")
+                throw HTTPError(status: 409, title: "Trip over", detail: "This trip is over (\(booking.status.situation)); there is nothing to share.")
             }
             let token = try requireDispatch().links.create(for: booking.id)
             return .json(ShareResponse(token: token, url: "/t/\(token)"), status: 201)
         }
         router.get("/v1/track/{token}") { [self] request in
             let booking = try sharedBooking(request)
-            let live = try requireDispatch().liveView(of: booking.id)
-            return .json(TrackResponse(booking, driver: try driver(of: booking), live: live))
+            let dispatch = try requireDispatch()
+            var track = TrackResponse(booking, driver: try driver(of: booking), live: dispatch.liveView(of: booking.id))
+            track.dropoffETASeconds = dispatch.dropoffETA(of: booking.id)
+            return .json(track)
         }
         router.get("/v1/track/{token}/stream") { [self] request in try followingStream(try sharedBooking(request)) }
         router.get("/v1/stats") { [self] request in
             _ = try authenticate(request, roles: [.dispatcher])
-            return .json(try services.requireStore().pickupStatistics())
+            return .json(try services.requireStore().pickupStatistics(now: services.now()))
         }
     }
 
@@ -38,7 +40,7 @@ extension CabApplication {
             throw HTTPError.notFound("This tracking link does not exist; ask for a new one.")
         }
         guard !booking.status.isTerminal else {
-            throw HTTPError(status: 410, title: "Link ended", detail: "This trip has ended (\(booking.status.rawValue)); the link no longer works.")
+            throw HTTPError(status: 410, title: "Link ended", detail: "This trip has ended (\(booking.status.situation)); the link no longer works.")
         }
         return booking
     }
@@ -58,6 +60,9 @@ extension CabApplication {
         let live = dispatch.liveView(of: booking.id)
         if let p = live.position { stream.send(event: "position", data: TripNotifier.encode(p)) }
         if let e = live.etaSeconds { stream.send(event: "eta", data: TripNotifier.encode(TripEvents.ETA(etaSeconds: e))) }
+        if let e = dispatch.dropoffETA(of: booking.id) {
+            stream.send(event: "dropoff_eta", data: TripNotifier.encode(TripEvents.DropoffETA(tripID: booking.id, etaSeconds: e)))
+        }
         dispatch.notifier.subscribe(booking: booking.id, stream)
         return stream.response()
     }
@@ -80,6 +85,8 @@ struct TrackResponse: Encodable {
     var position: TripEvents.Position?
     var updatedAt: Instant?
     var etaSeconds: Int?
+    /// During the ride: seconds by road to the drop-off.
+    var dropoffETASeconds: Int?
     var route: Route
 
     struct Route: Encodable {
@@ -111,6 +118,7 @@ struct TrackResponse: Encodable {
         try c.encode(position, forKey: .position)
         try c.encode(updatedAt, forKey: .updatedAt)
         try c.encode(etaSeconds, forKey: .etaSeconds)
+        try c.encode(dropoffETASeconds, forKey: .dropoffETASeconds)
         try c.encode(route, forKey: .route)
     }
 
@@ -120,5 +128,6 @@ struct TrackResponse: Encodable {
         case dropoffName = "dropoff_name"
         case updatedAt = "updated_at"
         case etaSeconds = "eta_s"
+        case dropoffETASeconds = "dropoff_eta_s"
     }
 }

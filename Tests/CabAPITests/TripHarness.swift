@@ -48,7 +48,9 @@ final class TripHarness: @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable and Sendable except `directory` (a URL, set once).
     let clock = ManualClock(Instant(millisecondsSinceEpoch: 1_780_000_000_000))
     let store: SQLiteStore
-    let fleet = LiveFleet<DriverID>()
+    let fleet: LiveFleet<DriverID>
+    /// Live tracking (`withTracking`): fixes posted to `/v1/driver/locations` reach the trail through its queue.
+    let tracking: TrackingService?
     let dispatch: DispatchCoordinator
     let router: Router
     let mapper: HTTPErrorMapper
@@ -56,18 +58,33 @@ final class TripHarness: @unchecked Sendable {
 
     init(
         dispatch configuration: DispatchConfiguration = DispatchConfiguration(), graph: RoadGraph = RiverMap.graph(),
-        startsDispatchInBackground: Bool = false
+        startsDispatchInBackground: Bool = false, table: TripTransitionTable = .standard, tariff: Tariff = .standard,
+        withTracking: Bool = false
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cab-trips-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
         let routing = RoutingService(graph: graph, index: nil)
         let clock = self.clock
-        dispatch = DispatchCoordinator(
-            store: store, fleet: fleet, eta: RoadETAEstimator(routing: routing), tariff: .standard,
-            configuration: .init(dispatch: configuration, startsDispatchInBackground: startsDispatchInBackground),
-            now: { clock.now() })
-        var services = Services(routing: routing, store: store, now: { clock.now() })
+        let settings = DispatchCoordinator.Configuration(
+            dispatch: configuration, table: table, startsDispatchInBackground: startsDispatchInBackground)
+        let eta = RoadETAEstimator(routing: routing)
+        if withTracking {
+            let tracking = TrackingService(
+                configuration: TrackingFixture.configuration(), accounts: store, history: store, metrics: MetricsRegistry(),
+                now: { clock.now() })
+            self.tracking = tracking
+            fleet = tracking.fleet
+            dispatch = DispatchCoordinator(
+                store: store, tracking: tracking, eta: eta, tariff: tariff, configuration: settings, now: { clock.now() })
+        } else {
+            tracking = nil
+            fleet = LiveFleet<DriverID>()
+            dispatch = DispatchCoordinator(
+                store: store, fleet: fleet, eta: eta, tariff: tariff, configuration: settings, now: { clock.now() })
+        }
+        var services = Services(routing: routing, store: store, tariff: tariff, now: { clock.now() })
+        services.tracking = tracking
         services.dispatch = dispatch
         services.bookingHooks = dispatch.bookingHooks
         let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: MetricsRegistry())
@@ -76,6 +93,7 @@ final class TripHarness: @unchecked Sendable {
     }
 
     deinit {
+        tracking?.shutdown()
         store.close()
         try? FileManager.default.removeItem(at: directory)
     }
@@ -134,10 +152,11 @@ final class TripHarness: @unchecked Sendable {
     }
 
     /// Reports a fix for `driver` at the current time (live index and stored trail).
-    func move(_ driver: Account, to position: Coordinate) {
+    func move(_ driver: Account, to position: Coordinate, heading: Double? = nil) {
         let id = DriverID(driver.id)!
         let t = clock.now()
-        _ = fleet.ingest([LocationFix(coordinate: position, timeMilliseconds: t.millisecondsSinceEpoch, accuracyMeters: 5)], from: id, now: t.millisecondsSinceEpoch)
+        let fix = LocationFix(coordinate: position, timeMilliseconds: t.millisecondsSinceEpoch, accuracyMeters: 5, headingDegrees: heading)
+        _ = fleet.ingest([fix], from: id, now: t.millisecondsSinceEpoch)
         _ = try? store.append([DriverLocationRecord(driverID: id, time: t, coordinate: position)])
     }
 
@@ -147,6 +166,23 @@ final class TripHarness: @unchecked Sendable {
             "POST", "/v1/bookings", token: rider.token,
             body: ["pickup": ["lat": pickup.latitude, "lon": pickup.longitude], "dropoff": ["lat": dropoff.latitude, "lon": dropoff.longitude]])
     }
+
+    /// A driver who has accepted a new booking from `pickup` to `dropoff` (standing at `at`, default the pickup):
+    /// the booking's id and PIN, its rider and the driver.
+    func acceptedTrip(
+        from pickup: Coordinate = RiverMap.south(1), to dropoff: Coordinate = RiverMap.south(8), driverAt: Coordinate? = nil
+    ) throws -> (id: String, pin: String, rider: Account, driver: Account) {
+        let driver = self.driver(at: driverAt ?? pickup)
+        let rider = self.rider()
+        let booked = book(rider, from: pickup, to: dropoff)
+        let id = try #require(booked.string("id"))
+        let accepted = call("POST", "/v1/trips/\(id)/accept", token: driver.token)
+        try #require(accepted.status == 200, "\(accepted.json)")
+        return (id, try #require(booked.string("pin")), rider, driver)
+    }
+
+    /// The `code` of a problem answer.
+    func code(_ answer: Answer) -> String? { answer.string("code") }
 
     func status(of booking: String) throws -> TripState {
         try #require(try store.booking(BookingID(booking)!)).status

@@ -420,9 +420,11 @@ def test_rider_cancel_reaches_the_driver(server, open_browser):
 def test_driver_cancel_reaches_the_rider(server, open_browser):
     rider, driver_page = accepted_trip(server, open_browser)
     driver_page.find('#cancel-trip').click()
+    # Issue 13: the answer says the trip is back in dispatch, the driver's stream that it is no longer theirs.
     driver_page.wait('the driver to see the cancellation',
-                     lambda: driver_page.data('#trip-status', 'status') == 'cancelled_by_driver')
-    rider.wait('the rider to see the cancellation', lambda: rider.data('#status', 'status') == 'cancelled_by_driver')
+                     lambda: driver_page.data('#trip-status', 'status') in ('cancelled_by_driver', 'dispatching'))
+    # Issue 13: a driver's cancel hands the trip back; the rider's trip is looking for another driver.
+    rider.wait('the rider to see the trip handed back', lambda: rider.data('#status', 'status') == 'dispatching')
     rider.screenshot('rider-sees-driver-cancel')
 
 
