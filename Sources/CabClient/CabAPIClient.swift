@@ -89,10 +89,8 @@ public struct CabAPIClient: Sendable {
     func send<Body: Encodable, Answer: Decodable>(
         _ method: String, _ path: String, body: Body?, headers: [String: String] = [:]
     ) async throws(ClientError) -> Answer {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        var request = request(path)
         request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -102,6 +100,12 @@ public struct CabAPIClient: Sendable {
                 throw ClientError(.unexpectedResponse, "Could not encode the request.", underlying: error)
             }
         }
+        return try await perform(request)
+    }
+
+    func perform<Answer: Decodable>(_ original: URLRequest) async throws(ClientError) -> Answer {
+        var request = original
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
         let data: Data
         let response: URLResponse
         do {
@@ -124,26 +128,47 @@ public struct CabAPIClient: Sendable {
     }
 }
 
-/// A non-2xx answer: its status, `Retry-After`, and the problem+json `detail`.
+/// A non-2xx answer as a typed error: its status, the problem+json (RFC 9457) `code`, `title` and `detail`, and
+/// `Retry-After`.
 public struct ServerProblem: Error, Hashable, Sendable {
     /// The HTTP status.
     public var status: Int
-    /// The problem's `detail` (or `title`), when the body was problem+json.
+    /// The problem's machine-readable `code` ("offer_not_open"), when the server sends one.
+    public var code: String?
+    /// The problem's short, constant `title` ("No road nearby").
+    public var title: String?
+    /// The problem's `detail`: what went wrong with this request and what to fix.
     public var detail: String?
     /// `Retry-After` in seconds, when sent.
     public var retryAfterSeconds: Double?
 
-    init(status: Int, data: Data, retryAfter: String?) {
-        struct Problem: Decodable { var title: String?, detail: String? }
+    /// Creates a problem from its parts.
+    public init(status: Int, code: String? = nil, title: String? = nil, detail: String? = nil,
+                retryAfterSeconds: Double? = nil) {
         self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    /// Reads a problem+json body; a body of another shape leaves `code`, `title` and `detail` nil.
+    public init(status: Int, data: Data, retryAfter: String?) {
+        struct Problem: Decodable { var code: String?, title: String?, detail: String? }
         let problem = try? JSONDecoder().decode(Problem.self, from: data)
-        detail = problem?.detail ?? problem?.title
-        retryAfterSeconds = retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        self.init(
+            status: status, code: problem?.code, title: problem?.title, detail: problem?.detail,
+            retryAfterSeconds: retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) })
     }
 
     var error: ClientError {
-        ClientError(.server, detail ?? "The server answered \(status).", underlying: self)
+        ClientError(.server, detail ?? title ?? "The server answered \(status).", underlying: self)
     }
+}
+
+extension ClientError {
+    /// The server's problem when this error is a non-2xx answer (`code == .server`).
+    public var problem: ServerProblem? { underlying as? ServerProblem }
 }
 
 extension CabAPIClient: LocationTransport {

@@ -16,6 +16,7 @@ public actor LocationReporter {
     private let transport: any LocationTransport
     private let store: (any ReporterStore)?
     private let now: @Sendable () -> Date
+    private var uploadWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A reporter restored from `store` (when given) that reads the time from `now`.
     public init(
@@ -44,6 +45,18 @@ public actor LocationReporter {
         try await perform(machine.networkBecameAvailable(now: now()))
     }
 
+    /// Sends every queued fix now, oldest first, after any upload in flight, ignoring the throttle and back-off
+    /// (see `ReporterStateMachine.flush`). Throws a `.network` error when fixes are still waiting afterwards.
+    public func flush() async throws(ClientError) {
+        while machine.isUploading { await withCheckedContinuation { uploadWaiters.append($0) } }
+        try await perform(machine.flush(now: now()))
+        let waiting = machine.snapshot.queue.count
+        guard machine.isFlushed else {
+            throw ClientError(
+                .network, "\(waiting) positions of the trip could not be sent yet; check the connection and try again.")
+        }
+    }
+
     /// The state that survives restarts (queue, last upload, sequence).
     public var snapshot: ReporterSnapshot { machine.snapshot }
 
@@ -67,6 +80,9 @@ public actor LocationReporter {
             case .upload(let batch):
                 let result = await transport.upload(batch)
                 queue.append(contentsOf: machine.uploadFinished(result, now: now()))
+                let waiters = uploadWaiters
+                uploadWaiters = []
+                for waiter in waiters { waiter.resume() }
             }
         }
         if let firstError { throw firstError }
