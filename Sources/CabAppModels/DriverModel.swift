@@ -31,6 +31,7 @@ public final class DriverModel {
     @ObservationIgnored private var nextWork = 0
     @ObservationIgnored private var following: Task<Void, Never>?
     @ObservationIgnored private var locating = false
+    @ObservationIgnored private var lastSample: LocationSample?
     /// Shows a system notification (set by the app; called when an offer comes in the background).
     @ObservationIgnored public var onNotify: ((String) -> Void)?
     /// Called after signing in, to keep the token.
@@ -215,6 +216,16 @@ public final class DriverModel {
                     model.send(.streamInterrupted(message: TripWords.message(for: error, doing: "read the trip")))
                 }
             }
+        case .markPosition(let notBefore):
+            // The server counts the fare's distance from the first fix after the start: without this one the
+            // road from the pickup to the next 20 m fix would go unpaid. Its time is after the server's start
+            // even when this phone's clock is a little behind the server's.
+            guard let reporter, let last = lastSample else { return }
+            var mark = last
+            mark.time = max(
+                clock.now(), last.time.addingTimeInterval(0.001), notBefore?.addingTimeInterval(0.001) ?? .distantPast)
+            let here = mark
+            report { () async throws(ClientError) in try await reporter.record(here, forced: true) }
         case .notify(let text):
             onNotify?(text)
         }
@@ -236,6 +247,7 @@ public final class DriverModel {
     private func located(_ event: LocationEvent) {
         send(.location(event))
         guard case .sample(let sample) = event, let reporter, locating else { return }
+        lastSample = sample
         report { () async throws(ClientError) in try await reporter.record(sample) }
     }
 

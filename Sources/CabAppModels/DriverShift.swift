@@ -59,6 +59,9 @@ public struct DriverShift: Hashable, Sendable {
         case start(tripID: String, code: String)
         /// Send every queued fix, then complete (the fare is the server's trail).
         case complete(tripID: String)
+        /// Record the current position as a fix now, past the distance filter, and not before the server's start
+        /// time: the fare's trail starts at the first fix after it.
+        case markPosition(notBefore: Date?)
         /// Read an assigned trip, then send `assigned`.
         case readTrip(tripID: String)
         /// Show a system notification (the app is in the background).
@@ -295,7 +298,7 @@ public struct DriverShift: Hashable, Sendable {
             trip = booking
             phase = .riding
             notice = "Trip started. Drive to the drop-off\(booking.dropoffName.map { " at \($0)" } ?? "")."
-            return []
+            return [.markPosition(notBefore: booking.actualPickupAt.flatMap(RFC3339Time.date(from:)))]
         case .completeTapped:
             guard phase == .riding, let trip else { return [] }
             return command(.completing, .complete(tripID: trip.id))

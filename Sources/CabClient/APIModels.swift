@@ -89,6 +89,8 @@ public struct BookingSummary: Hashable, Sendable, Codable {
     public var createdAt: String?
     /// When the driver promised to be at the pickup (RFC 3339).
     public var promisedPickupAt: String?
+    /// When the ride started, by the server's clock (RFC 3339).
+    public var actualPickupAt: String?
     /// How the trip was cancelled, if it was.
     public var cancellation: Cancellation?
     /// The receipt of a completed trip (newer servers).
@@ -116,6 +118,7 @@ public struct BookingSummary: Hashable, Sendable, Codable {
         case finalFare = "final_fare"
         case createdAt = "created_at"
         case promisedPickupAt = "promised_pickup_at"
+        case actualPickupAt = "actual_pickup_at"
         case redispatchCount = "redispatch_count"
     }
 }

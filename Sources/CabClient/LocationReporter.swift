@@ -31,8 +31,9 @@ public actor LocationReporter {
     }
 
     /// Takes a raw sample; uploads when one is due. Throws only when the snapshot cannot be saved.
-    public func record(_ sample: LocationSample) async throws(ClientError) {
-        try await perform(machine.receive(sample, now: now()))
+    /// A `forced` sample is kept even within the distance filter (see `ReporterStateMachine.receive`).
+    public func record(_ sample: LocationSample, forced: Bool = false) async throws(ClientError) {
+        try await perform(machine.receive(sample, now: now(), forced: forced))
     }
 
     /// Performs any upload that has come due (throttle window or back-off over).

@@ -87,12 +87,15 @@ public struct ReporterStateMachine: Sendable {
         return snapshot.lastUploadAt.map { $0.addingTimeInterval(configuration.minIntervalSeconds) }
     }
 
-    /// Takes a raw sample from the device at `now`.
-    public mutating func receive(_ sample: LocationSample, now: Date) -> [Action] {
+    /// Takes a raw sample from the device at `now`. A `forced` sample is kept even when the distance filter
+    /// would skip it (the position at a trip's start, where the fare's trail begins).
+    public mutating func receive(_ sample: LocationSample, now: Date, forced: Bool = false) -> [Action] {
         if sample.coordinate.isValid, sample.accuracyMeters.isFinite, sample.time > (lastSeen?.time ?? .distantPast) {
             lastSeen = sample
         }
-        guard let turn = shouldKeep(sample) else { return poll(now: now) }
+        let valid = sample.coordinate.isValid && sample.accuracyMeters.isFinite
+        let newer = sample.time > (snapshot.lastKept?.sample.time ?? .distantPast)
+        guard let turn = forced && valid && newer ? false : shouldKeep(sample) else { return poll(now: now) }
         return keep(sample, sharpTurn: turn) + poll(now: now)
     }
 

@@ -72,18 +72,22 @@ extension Optional {
     }
 }
 
-/// Uploads through the real client, recording each batch and when it went; can play offline.
+/// Uploads through the real client, recording each batch, when it went and what the server dropped; can play
+/// offline.
 final class RecordingTransport: LocationTransport {
-    let inner: any LocationTransport
+    let client: CabAPIClient
     let clock: ManualClock
-    private let state = Mutex<(uploads: [(at: Date, fixes: [ReportedFix])], offline: Bool)>(([], false))
+    private let state = Mutex<(uploads: [(at: Date, fixes: [ReportedFix])], dropped: [String: Int], offline: Bool)>(
+        ([], [:], false))
 
-    init(_ inner: any LocationTransport, clock: ManualClock) {
-        self.inner = inner
+    init(_ client: CabAPIClient, clock: ManualClock) {
+        self.client = client
         self.clock = clock
     }
 
     var uploads: [(at: Date, fixes: [ReportedFix])] { state.withLock { $0.uploads } }
+    /// Fixes the server answered but did not apply, by reason.
+    var dropped: [String: Int] { state.withLock { $0.dropped } }
     var offline: Bool {
         get { state.withLock { $0.offline } }
         set { state.withLock { $0.offline = newValue } }
@@ -91,9 +95,16 @@ final class RecordingTransport: LocationTransport {
 
     func upload(_ fixes: [ReportedFix]) async -> UploadResult {
         if offline { return .failed }
-        let result = await inner.upload(fixes)
-        if result == .accepted { state.withLock { $0.uploads.append((clock.now(), fixes)) } }
-        return result
+        do throws(ClientError) {
+            let receipt = try await client.postLocations(fixes)
+            state.withLock {
+                $0.uploads.append((clock.now(), fixes))
+                $0.dropped.merge(receipt.dropped) { $0 + $1 }
+            }
+            return .accepted
+        } catch {
+            return .failed
+        }
     }
 }
 

@@ -10,7 +10,7 @@ import Testing
 final class SimulatedDriver {
     let server: LiveServer
     let location = ScriptedLocation()
-    let clock = ManualClock()
+    let clock: ManualClock
     let model: DriverModel
     let transport: RecordingTransportBox
     /// Every position delivered to the model, in order.
@@ -21,7 +21,7 @@ final class SimulatedDriver {
 
     init(_ server: LiveServer, clockStart: Date = Date()) {
         self.server = server
-        clock.catchUp(to: clockStart)
+        clock = ManualClock(clockStart)
         let box = RecordingTransportBox()
         let clock = self.clock
         transport = box
@@ -40,6 +40,14 @@ final class SimulatedDriver {
         await model.settle()
         try #require(model.shift.phase == .waiting, "\(model.shift.error ?? "")")
         send(LocationSample(coordinate: position, time: clock.now(), accuracyMeters: 5, speedMetersPerSecond: 0))
+        await model.settle()
+    }
+
+    /// Starts the ride with the rider's code, the phone's clock at real time (the trail is counted from the
+    /// server's start time).
+    func startTrip(code: String) async {
+        clock.catchUp(to: Date())
+        model.start(code: code)
         await model.settle()
     }
 
@@ -63,6 +71,8 @@ final class SimulatedDriver {
             model.tick()
             await model.settle()
         }
+        // No fix may be later than the server's clock at the next command (Complete counts fixes up to now).
+        while let last = samples.last, Date() <= last.time { try? await Task.sleep(for: .milliseconds(25)) }
         return samples
     }
 }
