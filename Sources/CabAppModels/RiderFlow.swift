@@ -176,6 +176,11 @@ public struct RiderFlow: Hashable, Sendable {
     public var canCancel: Bool { [.lookingForDriver, .driverOnTheWay, .driverArrived].contains(phase) }
     /// Whether Book Now is enabled.
     public var canBook: Bool { phase == .quoted && estimate != nil }
+    /// The route to draw: the booking's once booked, else the estimate's.
+    public var route: [Coordinate] {
+        let line = booking?.route?.polyline ?? estimate?.polyline
+        return line.flatMap { Polyline.decode($0) } ?? []
+    }
     /// The status line for the trip.
     public var statusLine: String? { booking.map { TripWords.riderStatus($0.status) } }
 

@@ -49,6 +49,17 @@ public enum TripWords {
         }
     }
 
+    /// A distance as a rider reads it: "850 m", "1.2 km".
+    public static func distance(meters: Double) -> String {
+        meters < 1000 ? "\(Int((meters / 10).rounded()) * 10) m" : String(format: "%.1f km", meters / 1000)
+    }
+
+    /// A duration as a rider reads it: "1 min" at least, "1 h 5 min" past the hour.
+    public static func duration(seconds: Double) -> String {
+        let minutes = max(1, Int((seconds / 60).rounded()))
+        return minutes < 60 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
     /// A point off the map's roads (outside the area the server imported).
     public static let outsideTheMap =
         "SwiftCab has no roads near that point: it is outside the area it serves. Choose a point on a street inside the map."
