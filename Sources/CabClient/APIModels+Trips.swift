@@ -26,6 +26,14 @@ public struct DriverInfo: Hashable, Sendable, Codable {
     public var vehicle: String?
     /// The number plate.
     public var plate: String?
+
+    /// A driver (tests and previews).
+    public init(id: String, name: String, vehicle: String? = nil, plate: String? = nil) {
+        self.id = id
+        self.name = name
+        self.vehicle = vehicle
+        self.plate = plate
+    }
 }
 
 /// How a booking was cancelled.
@@ -103,6 +111,15 @@ public struct AccountInfo: Hashable, Sendable, Codable {
     public var vehicle: String?
     /// A driver's number plate.
     public var plate: String?
+
+    /// An account (tests and previews).
+    public init(role: String, id: String, name: String, vehicle: String? = nil, plate: String? = nil) {
+        self.role = role
+        self.id = id
+        self.name = name
+        self.vehicle = vehicle
+        self.plate = plate
+    }
 }
 
 /// A trip offered to a driver (`event: offer` of `GET /v1/driver/stream`).
@@ -121,6 +138,20 @@ public struct TripOffer: Hashable, Sendable, Codable {
     public var etaSeconds: Int?
     /// When the offer goes to someone else (RFC 3339).
     public var expiresAt: String
+
+    /// An offer (tests and previews).
+    public init(
+        tripID: String, pickup: Coordinate, dropoff: Coordinate, pickupName: String? = nil, dropoffName: String? = nil,
+        etaSeconds: Int? = nil, expiresAt: String
+    ) {
+        self.tripID = tripID
+        self.pickup = pickup
+        self.dropoff = dropoff
+        self.pickupName = pickupName
+        self.dropoffName = dropoffName
+        self.etaSeconds = etaSeconds
+        self.expiresAt = expiresAt
+    }
 
     enum CodingKeys: String, CodingKey {
         case pickup, dropoff

@@ -19,6 +19,13 @@ public struct MoneyAmount: Hashable, Sendable, Codable {
     /// Ready to show ("14.40 EUR").
     public var display: String?
 
+    /// An amount (tests and previews).
+    public init(amountMinor: Int64, currency: String, display: String? = nil) {
+        self.amountMinor = amountMinor
+        self.currency = currency
+        self.display = display
+    }
+
     enum CodingKeys: String, CodingKey {
         case amountMinor = "amount_minor"
         case currency, display
@@ -38,6 +45,12 @@ public struct Fare: Hashable, Sendable, Codable {
     public var total: MoneyAmount
     /// The breakdown.
     public var lines: [Line]?
+
+    /// A fare (tests and previews).
+    public init(total: MoneyAmount, lines: [Line]? = nil) {
+        self.total = total
+        self.lines = lines
+    }
 }
 
 /// A route and fare estimate (`POST /v1/estimates`).

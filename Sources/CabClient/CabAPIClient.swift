@@ -161,7 +161,8 @@ public struct ServerProblem: Error, Hashable, Sendable {
             retryAfterSeconds: retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) })
     }
 
-    var error: ClientError {
+    /// This problem as the client's error (`.server`, the detail as its message).
+    public var error: ClientError {
         ClientError(.server, detail ?? title ?? "The server answered \(status).", underlying: self)
     }
 }
