@@ -66,7 +66,8 @@ let package = Package(
             name: "CabAPITests",
             dependencies: ["CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabClient", "CabTestSupport"]),
         .testTarget(name: "CabClientTests", dependencies: ["CabClient", "CabTestSupport"]),
-        .testTarget(name: "CabAppModelsTests", dependencies: ["CabAppModels", "CabClient", "CabGeo", "CabTestSupport"]),
+        .testTarget(
+            name: "CabAppModelsTests", dependencies: ["CabAppModels", "CabClient", "CabGeo", "CabTestSupport"]),
         .testTarget(name: "CabEndToEndTests", dependencies: ["CabTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -21,9 +21,13 @@ let package = Package(
             supportedInterfaceOrientations: [.portrait],
             capabilities: [
                 .locationWhenInUse(
-                    purposeString: "SwiftCab shares your position with the dispatcher while you are online, so trips near you are offered to you."),
+                    purposeString:
+                        "SwiftCab shares your position with the dispatcher while you are online, so trips near you are offered to you."
+                ),
                 .locationAlwaysAndWhenInUse(
-                    purposeString: "SwiftCab keeps sharing your position while the app is in the background during your shift, so riders see you coming and the fare follows the road you drove."),
+                    purposeString:
+                        "SwiftCab keeps sharing your position while the app is in the background during your shift, so riders see you coming and the fare follows the road you drove."
+                ),
                 .camera(purposeString: "SwiftCab scans the rider's QR code to start the trip."),
             ],
             // UIBackgroundModes (location) and local-network HTTP: no capability exists for them.

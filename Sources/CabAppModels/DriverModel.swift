@@ -161,8 +161,9 @@ public final class DriverModel {
                     try await model.client.setDriverOnline(online)
                     model.send(.statusChanged(online: online))
                 } catch {
-                    model.send(.statusFailed(
-                        message: TripWords.message(for: error, doing: online ? "go online" : "go offline")))
+                    model.send(
+                        .statusFailed(
+                            message: TripWords.message(for: error, doing: online ? "go online" : "go offline")))
                 }
             }
         case .startLocation:
@@ -181,7 +182,9 @@ public final class DriverModel {
                 do throws(ClientError) {
                     model.send(.accepted(try await model.client.acceptTrip(id)))
                 } catch {
-                    model.send(.acceptFailed(status: error.problem?.status, message: TripWords.message(for: error, doing: "accept")))
+                    model.send(
+                        .acceptFailed(
+                            status: error.problem?.status, message: TripWords.message(for: error, doing: "accept")))
                 }
             }
         case .decline(let id):
@@ -202,7 +205,9 @@ public final class DriverModel {
                 return .arrived(try await model.client.arrived(id))
             }
         case .start(let id, let code):
-            command(doing: "start the trip") { (model: DriverModel) async throws(ClientError) in .started(try await model.client.startTrip(id, code: code)) }
+            command(doing: "start the trip") { (model: DriverModel) async throws(ClientError) in
+                .started(try await model.client.startTrip(id, code: code))
+            }
         case .complete(let id):
             command(doing: "complete the trip") { (model: DriverModel) async throws(ClientError) in
                 guard let reporter = model.reporter else { return .completed(try await model.client.completeTrip(id)) }
@@ -277,7 +282,8 @@ public final class DriverModel {
             do throws(ClientError) {
                 send(try await body(self))
             } catch {
-                send(.commandFailed(status: error.problem?.status, message: TripWords.message(for: error, doing: doing)))
+                send(
+                    .commandFailed(status: error.problem?.status, message: TripWords.message(for: error, doing: doing)))
             }
             await refreshQueue()
         }

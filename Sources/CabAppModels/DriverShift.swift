@@ -52,7 +52,8 @@ public struct DriverShift: Hashable, Sendable {
         /// Follow or stop following the driver's stream.
         case openStream, closeStream
         /// Accept or decline the offer of a trip, then send the answer.
-        case accept(tripID: String), decline(tripID: String)
+        case accept(tripID: String)
+        case decline(tripID: String)
         /// Send every queued fix, then tell the server the driver is at the pickup.
         case arrive(tripID: String)
         /// Start the ride with the rider's code.
@@ -82,8 +83,10 @@ public struct DriverShift: Hashable, Sendable {
         case streamEvent(DriverStreamEvent, now: Date)
         case streamInterrupted(message: String)
         case tick(now: Date)
-        case enteredBackground(now: Date), enteredForeground(now: Date)
-        case acceptTapped(now: Date), declineTapped
+        case enteredBackground(now: Date)
+        case enteredForeground(now: Date)
+        case acceptTapped(now: Date)
+        case declineTapped
         case accepted(BookingSummary)
         case acceptFailed(status: Int?, message: String)
         case declined
@@ -231,7 +234,8 @@ public struct DriverShift: Hashable, Sendable {
             let actions = tick(now)
             inBackground = false
             if wasOffered, phase != .offered {
-                notice = "A trip was offered while SwiftCab was in the background; it expired and went to another driver."
+                notice =
+                    "A trip was offered while SwiftCab was in the background; it expired and went to another driver."
             }
             return actions + (isOnline ? [.openStream] : [])  // the system may have cut the stream
         case .acceptTapped(let now):
@@ -264,7 +268,8 @@ public struct DriverShift: Hashable, Sendable {
             guard phase == .accepting else { return [] }
             clearOffer()
             phase = .waiting
-            error = status == 409
+            error =
+                status == 409
                 ? "This trip is no longer available: another driver took it or the rider cancelled." : message
             return []
         case .arrivedTapped:
@@ -367,7 +372,8 @@ public struct DriverShift: Hashable, Sendable {
                 clearOffer()
                 phase = .waiting
                 notice =
-                    reason == "taken" ? "Another driver took that trip."
+                    reason == "taken"
+                    ? "Another driver took that trip."
                     : reason == "expired" ? "The offer expired and went to another driver." : "The offer was withdrawn."
                 return []
             }

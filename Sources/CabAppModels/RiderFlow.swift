@@ -332,7 +332,8 @@ public struct RiderFlow: Hashable, Sendable {
         case .denied:
             phase = .locationDenied
             tapSets = .pickup
-            error = "Location access is off for SwiftCab. Tap the map to set your pickup, or allow location in Settings."
+            error =
+                "Location access is off for SwiftCab. Tap the map to set your pickup, or allow location in Settings."
             return [.stopLocation]
         case .unavailable:
             phase = .locationDenied
@@ -451,7 +452,8 @@ public struct RiderFlow: Hashable, Sendable {
 
     private mutating func cancelTapped() -> [Action] {
         if phase == .riding {
-            error = "Your ride has started, so it can no longer be cancelled. Ask your driver to stop if you need to get out."
+            error =
+                "Your ride has started, so it can no longer be cancelled. Ask your driver to stop if you need to get out."
             return []
         }
         guard canCancel, let booking else { return [] }
@@ -471,7 +473,8 @@ public struct RiderFlow: Hashable, Sendable {
                 error =
                     "Your ride has started, so it can no longer be cancelled. Ask your driver to stop if you need to get out."
             case "completed": error = "This trip is already over, so there is nothing to cancel."
-            default: error = "This trip can no longer be cancelled: \(TripWords.riderStatus(answer.status).lowercased())."
+            default:
+                error = "This trip can no longer be cancelled: \(TripWords.riderStatus(answer.status).lowercased())."
             }
             let next = phase(for: answer.status)
             if next != phase {
@@ -539,5 +542,6 @@ public struct RiderFlow: Hashable, Sendable {
 
 /// Money as a person reads it ("5.00 EUR").
 func display(_ money: MoneyAmount) -> String {
-    money.display ?? "\(money.amountMinor / 100).\(String(format: "%02d", abs(money.amountMinor % 100))) \(money.currency)"
+    money.display
+        ?? "\(money.amountMinor / 100).\(String(format: "%02d", abs(money.amountMinor % 100))) \(money.currency)"
 }

@@ -108,7 +108,9 @@ public final class RiderModel {
                     let places = try await model.service.places(matching: query, near: near, limit: 6)
                     model.send(.searchAnswered(places, serial: serial))
                 } catch {
-                    model.send(.searchFailed(error.code, message: TripWords.message(for: error, doing: "search"), serial: serial))
+                    model.send(
+                        .searchFailed(
+                            error.code, message: TripWords.message(for: error, doing: "search"), serial: serial))
                 }
             }
         case .estimate(let pickup, let dropoff, let serial):
@@ -117,7 +119,8 @@ public final class RiderModel {
                     let answer = try await model.service.estimate(from: pickup, to: dropoff)
                     model.send(.estimated(answer, serial: serial))
                 } catch {
-                    model.send(.estimateFailed(message: TripWords.message(for: error, doing: "find a route"), serial: serial))
+                    model.send(
+                        .estimateFailed(message: TripWords.message(for: error, doing: "find a route"), serial: serial))
                 }
             }
         case .book(let pickup, let dropoff, let key):
@@ -140,10 +143,12 @@ public final class RiderModel {
         case .cancel(let id):
             run { model in
                 do throws(ClientError) {
-                    model.send(.cancelled(try await model.service.cancelBooking(id: id, reason: "Cancelled in the app")))
+                    model.send(
+                        .cancelled(try await model.service.cancelBooking(id: id, reason: "Cancelled in the app")))
                 } catch {
-                    model.send(.cancelFailed(
-                        status: error.problem?.status, message: TripWords.message(for: error, doing: "cancel")))
+                    model.send(
+                        .cancelFailed(
+                            status: error.problem?.status, message: TripWords.message(for: error, doing: "cancel")))
                 }
             }
         case .readBooking(let id):
@@ -161,7 +166,8 @@ public final class RiderModel {
                 } catch {
                     let words =
                         error.problem?.status == 404 || error.problem?.status == 405
-                        ? "This server does not take ratings yet." : TripWords.message(for: error, doing: "send your rating")
+                        ? "This server does not take ratings yet."
+                        : TripWords.message(for: error, doing: "send your rating")
                     model.send(.ratingFailed(message: words))
                 }
             }

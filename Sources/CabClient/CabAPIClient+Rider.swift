@@ -47,7 +47,9 @@ extension CabAPIClient {
         var components = URLComponents(url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         if !query.isEmpty {
             // Sorted so requests are reproducible; `+` is escaped because some servers read it as a space.
-            components?.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            components?.queryItems = query.sorted { $0.key < $1.key }.map {
+                URLQueryItem(name: $0.key, value: $0.value)
+            }
             let encoded = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
             components?.percentEncodedQuery = encoded
         }

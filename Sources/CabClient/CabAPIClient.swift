@@ -58,8 +58,10 @@ public struct CabAPIClient: Sendable {
             var pickup_name, dropoff_name: String?
         }
         return try await send(
-            "POST", "/v1/bookings", body: Body(pickup: pickup, dropoff: dropoff, pickup_name: pickupName,
-                                               dropoff_name: dropoffName),
+            "POST", "/v1/bookings",
+            body: Body(
+                pickup: pickup, dropoff: dropoff, pickup_name: pickupName,
+                dropoff_name: dropoffName),
             headers: ["Idempotency-Key": idempotencyKey])
     }
 
@@ -117,8 +119,10 @@ public struct CabAPIClient: Sendable {
             throw ClientError(.unexpectedResponse, "The answer was not HTTP.")
         }
         guard (200..<300).contains(http.statusCode) else {
-            throw ServerProblem(status: http.statusCode, data: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
-                .error
+            throw ServerProblem(
+                status: http.statusCode, data: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After")
+            )
+            .error
         }
         do {
             return try JSONDecoder().decode(Answer.self, from: data)
@@ -143,8 +147,10 @@ public struct ServerProblem: Error, Hashable, Sendable {
     public var retryAfterSeconds: Double?
 
     /// Creates a problem from its parts.
-    public init(status: Int, code: String? = nil, title: String? = nil, detail: String? = nil,
-                retryAfterSeconds: Double? = nil) {
+    public init(
+        status: Int, code: String? = nil, title: String? = nil, detail: String? = nil,
+        retryAfterSeconds: Double? = nil
+    ) {
         self.status = status
         self.code = code
         self.title = title

@@ -38,7 +38,8 @@ public enum EventSource {
 
         /// Creates a configuration.
         public init(
-            reconnectDelay: Duration = .seconds(3), maxReconnectDelay: Duration = .seconds(60), bufferCapacity: Int = 256,
+            reconnectDelay: Duration = .seconds(3), maxReconnectDelay: Duration = .seconds(60),
+            bufferCapacity: Int = 256,
             maxEventBytes: Int = 64 * 1024, idleTimeoutSeconds: Double = 45
         ) {
             precondition(bufferCapacity > 0 && maxEventBytes > 0, "a stream needs room")
@@ -97,7 +98,9 @@ public enum EventSource {
             attempt.setValue("text/event-stream", forHTTPHeaderField: "Accept")
             attempt.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
             attempt.timeoutInterval = configuration.idleTimeoutSeconds
-            if let id = parser.withLock({ $0.lastEventID }) { attempt.setValue(id, forHTTPHeaderField: "Last-Event-ID") }
+            if let id = parser.withLock({ $0.lastEventID }) {
+                attempt.setValue(id, forHTTPHeaderField: "Last-Event-ID")
+            }
             let connection = StreamConnection(parser: parser, deliver: deliver)
             let outcome = await connection.run(attempt, idleTimeoutSeconds: configuration.idleTimeoutSeconds)
             parser.withLock { $0.connectionEnded() }

@@ -133,9 +133,10 @@ public struct ReporterStateMachine: Sendable {
     public mutating func poll(now: Date) -> [Action] {
         guard inFlightCount == nil, !snapshot.queue.isEmpty else { return [] }
         if let retryAt, now < retryAt, !flushing { return [] }
-        let intervalPassed = snapshot.lastUploadAt.map {
-            now.timeIntervalSince($0) >= configuration.minIntervalSeconds
-        } ?? true
+        let intervalPassed =
+            snapshot.lastUploadAt.map {
+                now.timeIntervalSince($0) >= configuration.minIntervalSeconds
+            } ?? true
         guard intervalPassed || sharpTurnQueued || drainingBacklog || retryAt != nil || flushing else { return [] }
         let batch = Array(snapshot.queue.prefix(configuration.batchSize))
         inFlightCount = batch.count

@@ -45,7 +45,8 @@ import Testing
         let driver = SimulatedDriver(server, clockStart: start)
         try await driver.comeOnline(at: Helsinki.station)
         let road = try server.road(from: Helsinki.station, to: Helsinki.esplanadi)
-        let samples = ScriptedRoute(points: road).samples(speed: 10, step: 1, start: driver.clock.now().addingTimeInterval(1))
+        let samples = ScriptedRoute(points: road).samples(
+            speed: 10, step: 1, start: driver.clock.now().addingTimeInterval(1))
         #expect(samples.count > 80)
         for sample in samples {
             driver.send(sample)
@@ -74,7 +75,9 @@ import Testing
         let transport = try #require(driver.transport.made)
         transport.offline = true
         let road = try server.road(from: Helsinki.station, to: Helsinki.esplanadi)
-        for sample in ScriptedRoute(points: road).samples(speed: 10, step: 3, start: driver.clock.now().addingTimeInterval(3)) {
+        for sample in ScriptedRoute(points: road).samples(
+            speed: 10, step: 3, start: driver.clock.now().addingTimeInterval(3))
+        {
             driver.send(sample)
             driver.model.tick()
             await driver.model.settle()

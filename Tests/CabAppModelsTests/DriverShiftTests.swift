@@ -12,8 +12,10 @@ import Testing
 
     static func offer(_ id: String = "bk_1", expiresIn seconds: Double = 10) -> TripOffer {
         TripOffer(
-            tripID: id, pickup: here, dropoff: here, pickupName: "Rautatientori", dropoffName: "Kamppi", etaSeconds: 120,
-            expiresAt: t0.addingTimeInterval(seconds).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            tripID: id, pickup: here, dropoff: here, pickupName: "Rautatientori", dropoffName: "Kamppi",
+            etaSeconds: 120,
+            expiresAt: t0.addingTimeInterval(seconds).formatted(
+                Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
     }
 
     static func trip(_ status: String) -> BookingSummary {
@@ -66,11 +68,14 @@ import Testing
         #expect(shift.notice?.contains("while SwiftCab was in the background") == true)
     }
 
-    @Test(arguments: [("taken", "Another driver took that trip."), ("expired", "The offer expired and went to another driver.")])
+    @Test(arguments: [
+        ("taken", "Another driver took that trip."), ("expired", "The offer expired and went to another driver."),
+    ])
     func aWithdrawnOfferSaysWhy(reason: String, words: String) {
         var shift = Self.waiting()
         _ = shift.handle(.streamEvent(.offer(Self.offer()), now: Self.t0))
-        _ = shift.handle(.streamEvent(.cancelled(tripID: "bk_1", by: "system", status: nil, reason: reason), now: Self.t0))
+        _ = shift.handle(
+            .streamEvent(.cancelled(tripID: "bk_1", by: "system", status: nil, reason: reason), now: Self.t0))
         #expect(shift.phase == .waiting && shift.notice == words)
     }
 
@@ -84,7 +89,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("", "Enter the rider's 4-digit PIN or scan their QR code."), ("123", "A PIN has 4 digits; ask the rider again."),
+        ("", "Enter the rider's 4-digit PIN or scan their QR code."),
+        ("123", "A PIN has 4 digits; ask the rider again."),
         ("bk_other", "This QR code is for another trip. Ask the rider to show the code of this booking."),
     ])
     func aCodeThatCannotBeRightIsNotSent(code: String, words: String) {
@@ -134,8 +140,9 @@ import Testing
     @Test func aRiderCancelInTheBackgroundIsNotified() {
         var shift = Self.atPickup()
         _ = shift.handle(.enteredBackground(now: Self.t0))
-        let actions = shift.handle(.streamEvent(
-            .cancelled(tripID: "bk_1", by: "rider", status: "cancelled_by_rider", reason: nil), now: Self.t0))
+        let actions = shift.handle(
+            .streamEvent(
+                .cancelled(tripID: "bk_1", by: "rider", status: "cancelled_by_rider", reason: nil), now: Self.t0))
         #expect(actions == [.notify("The rider cancelled the trip.")])
         #expect(shift.phase == .waiting && shift.trip == nil)
     }
@@ -150,16 +157,20 @@ import Testing
     }
 
     @Test func driverStreamEventsDecode() {
-        let offer = DriverStreamEvent(ServerSentEvent(
-            type: "offer",
-            data: #"{"trip_id":"bk_1","pickup":{"lat":60.1,"lon":24.9},"dropoff":{"lat":60.2,"lon":24.8},"eta_s":90,"expires_at":"2026-12-01T09:00:10Z"}"#))
+        let offer = DriverStreamEvent(
+            ServerSentEvent(
+                type: "offer",
+                data:
+                    #"{"trip_id":"bk_1","pickup":{"lat":60.1,"lon":24.9},"dropoff":{"lat":60.2,"lon":24.8},"eta_s":90,"expires_at":"2026-12-01T09:00:10Z"}"#
+            ))
         guard case .offer(let o)? = offer else {
             Issue.record("not an offer: \(String(describing: offer))")
             return
         }
         #expect(o.tripID == "bk_1" && o.etaSeconds == 90 && o.pickupName == nil)
-        #expect(DriverStreamEvent(ServerSentEvent(type: "assigned", data: #"{"trip_id":"bk_2","status":"accepted"}"#))
-            == .assigned(tripID: "bk_2", status: "accepted"))
+        #expect(
+            DriverStreamEvent(ServerSentEvent(type: "assigned", data: #"{"trip_id":"bk_2","status":"accepted"}"#))
+                == .assigned(tripID: "bk_2", status: "accepted"))
         #expect(DriverStreamEvent(ServerSentEvent(type: "heartbeat", data: "{}")) == nil)
     }
 }

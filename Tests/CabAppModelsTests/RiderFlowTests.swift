@@ -15,7 +15,8 @@ import Testing
     }
 
     static func estimate(_ polyline: String? = nil) -> FareEstimate {
-        let json = #"{"distance_m": 1000, "duration_s": 120, "fare": {"total": {"amount_minor": 120, "currency": "EUR"}}}"#
+        let json =
+            #"{"distance_m": 1000, "duration_s": 120, "fare": {"total": {"amount_minor": 120, "currency": "EUR"}}}"#
         var e = try! JSONDecoder().decode(FareEstimate.self, from: Data(json.utf8))  // a constant that decodes
         e.polyline = polyline
         return e
@@ -65,8 +66,9 @@ import Testing
         var flow = Self.booked("arrived")
         _ = flow.handle(.cancelTapped)
         _ = flow.handle(.cancelConfirmed)
-        #expect(flow.handle(.cancelFailed(status: 409, message: "Cannot rider_cancel a booking that is in_progress"))
-            == [.readBooking(bookingID: "bk_1")])
+        #expect(
+            flow.handle(.cancelFailed(status: 409, message: "Cannot rider_cancel a booking that is in_progress"))
+                == [.readBooking(bookingID: "bk_1")])
         _ = flow.handle(.bookingRead(Self.booking("in_progress")))
         #expect(flow.phase == .riding)
         #expect(flow.error?.hasPrefix("Your ride has started, so it can no longer be cancelled.") == true)
@@ -133,7 +135,10 @@ import Testing
         _ = flow.handle(.streamEvent(.status("in_progress", driver: nil)))
         _ = flow.handle(.streamEvent(.dropoffETA(300)))
         #expect(flow.alert == nil && flow.dropoffETASeconds == 300)
-        #expect(flow.handle(.streamEvent(.status("completed", driver: nil))) == [.stopFollowing, .readBooking(bookingID: "bk_1")])
+        #expect(
+            flow.handle(.streamEvent(.status("completed", driver: nil))) == [
+                .stopFollowing, .readBooking(bookingID: "bk_1"),
+            ])
         #expect(flow.phase == .finished)
     }
 
@@ -172,15 +177,20 @@ import Testing
     }
 
     @Test func streamEventsDecodeAndUnknownOnesAreSkipped() {
-        func decode(_ type: String, _ data: String) -> RiderStreamEvent? { RiderStreamEvent(ServerSentEvent(type: type, data: data)) }
-        #expect(decode("status", #"{"trip_id":"bk_1","status":"accepted","driver":{"id":"dr_1","name":"Sam"}}"#)
-            == .status("accepted", driver: DriverInfo(id: "dr_1", name: "Sam", vehicle: nil, plate: nil)))
-        #expect(decode("position", #"{"lat":60.1,"lon":24.9,"heading":90,"time":"2026-12-01T00:00:00Z"}"#)
-            == .position(Coordinate(latitude: 60.1, longitude: 24.9), heading: 90))
+        func decode(_ type: String, _ data: String) -> RiderStreamEvent? {
+            RiderStreamEvent(ServerSentEvent(type: type, data: data))
+        }
+        #expect(
+            decode("status", #"{"trip_id":"bk_1","status":"accepted","driver":{"id":"dr_1","name":"Sam"}}"#)
+                == .status("accepted", driver: DriverInfo(id: "dr_1", name: "Sam", vehicle: nil, plate: nil)))
+        #expect(
+            decode("position", #"{"lat":60.1,"lon":24.9,"heading":90,"time":"2026-12-01T00:00:00Z"}"#)
+                == .position(Coordinate(latitude: 60.1, longitude: 24.9), heading: 90))
         #expect(decode("eta", #"{"eta_s":61.6}"#) == .pickupETA(62))
         #expect(decode("dropoff_eta", #"{"eta_s":300}"#) == .dropoffETA(300))
-        #expect(decode("alert", #"{"kind":"arriving_1_min","message":"Your driver arrives in 1 minute","threshold_s":60}"#)
-            == .alert(kind: "arriving_1_min", message: "Your driver arrives in 1 minute"))
+        #expect(
+            decode("alert", #"{"kind":"arriving_1_min","message":"Your driver arrives in 1 minute","threshold_s":60}"#)
+                == .alert(kind: "arriving_1_min", message: "Your driver arrives in 1 minute"))
         #expect(decode("redispatch", "{}") == .redispatch(message: nil))
         #expect(decode("surge", "{}") == nil)
         #expect(decode("status", "not json") == nil)
@@ -188,13 +198,17 @@ import Testing
 
     @Test func serverProblemsBecomeWordsForPeople() {
         let network = ClientError(.network, "The server did not answer; check the connection.")
-        #expect(TripWords.message(for: network, doing: "book the ride")
-            == "SwiftCab could not reach the server to book the ride. Check your connection and try again.")
-        let offMap = ServerProblem(status: 422, title: "No road nearby", detail: "No road within 500 m of 60.05,25.4").error
+        #expect(
+            TripWords.message(for: network, doing: "book the ride")
+                == "SwiftCab could not reach the server to book the ride. Check your connection and try again.")
+        let offMap = ServerProblem(status: 422, title: "No road nearby", detail: "No road within 500 m of 60.05,25.4")
+            .error
         #expect(TripWords.message(for: offMap, doing: "find a route") == TripWords.outsideTheMap)
         let coded = ServerProblem(status: 422, code: "no_road_nearby", title: "Whatever", detail: "x").error
         #expect(TripWords.message(for: coded, doing: "find a route") == TripWords.outsideTheMap)
         let busy = ServerProblem(status: 503, title: "Store unavailable", detail: "try again").error
-        #expect(TripWords.message(for: busy, doing: "book the ride") == "The server is busy. Wait a moment, then try again.")
+        #expect(
+            TripWords.message(for: busy, doing: "book the ride") == "The server is busy. Wait a moment, then try again."
+        )
     }
 }

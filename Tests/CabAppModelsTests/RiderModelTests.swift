@@ -116,9 +116,11 @@ import Testing
         location.send(here(Helsinki.station))
         // Two regions about 1.1 km apart, both inside the extract: around Kamppi and around the harbour.
         let west = BoundingBox(
-            southWest: Coordinate(latitude: 60.1665, longitude: 24.9280), northEast: Coordinate(latitude: 60.1715, longitude: 24.9360))
+            southWest: Coordinate(latitude: 60.1665, longitude: 24.9280),
+            northEast: Coordinate(latitude: 60.1715, longitude: 24.9360))
         let east = BoundingBox(
-            southWest: Coordinate(latitude: 60.1645, longitude: 24.9480), northEast: Coordinate(latitude: 60.1695, longitude: 24.9560))
+            southWest: Coordinate(latitude: 60.1645, longitude: 24.9480),
+            northEast: Coordinate(latitude: 60.1695, longitude: 24.9560))
         var found: [[Place]] = []
         for region in [west, east] {
             model.regionChanged(to: region)

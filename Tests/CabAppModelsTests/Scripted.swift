@@ -59,7 +59,8 @@ struct ScriptedRoute {
             if index >= points.count - 1 {
                 here = points[points.count - 1]
             } else {
-                let a = points[index], b = points[index + 1]
+                let a = points[index]
+                let b = points[index + 1]
                 let length = a.distanceMeters(to: b)
                 let f = length > 0 ? (travelled - legStart) / length : 0
                 here = Coordinate(

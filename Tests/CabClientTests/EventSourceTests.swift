@@ -3,11 +3,11 @@ import CabTestSupport
 import Foundation
 import Testing
 
+@testable import CabClient
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-@testable import CabClient
 
 @Suite struct EventSourceTests {
     let quick = EventSource.Configuration(reconnectDelay: .milliseconds(10), maxReconnectDelay: .milliseconds(40))
@@ -38,12 +38,15 @@ import Testing
 
     @Test func aRefusalIsTypedAndEndsTheStream() async throws {
         let server = try ScriptedHTTPServer(replies: [
-            ScriptedHTTPServer.problem(status: 410, title: "Link ended", detail: "This trip has ended."),
+            ScriptedHTTPServer.problem(status: 410, title: "Link ended", detail: "This trip has ended.")
         ])
         let request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/v1/track/x/stream")!)
         var deliveries: [EventSource.Delivery] = []
         for await delivery in EventSource.deliveries(of: request, configuration: quick) { deliveries.append(delivery) }
-        #expect(deliveries == [.refused(ServerProblem(status: 410, code: "gone", title: "Link ended", detail: "This trip has ended."))])
+        #expect(
+            deliveries == [
+                .refused(ServerProblem(status: 410, code: "gone", title: "Link ended", detail: "This trip has ended."))
+            ])
     }
 
     @Test func aServerThatIsDownIsRetriedWithGrowingWaits() async throws {
@@ -67,7 +70,8 @@ import Testing
         let rider = try await CabAPIClient(baseURL: base).createRider(name: "Stream")
         let client = CabAPIClient(baseURL: base, token: rider.token)
         let booking = try await client.book(
-            from: Coordinate(latitude: 60.1699, longitude: 24.9384), to: Coordinate(latitude: 60.1655, longitude: 24.9466))
+            from: Coordinate(latitude: 60.1699, longitude: 24.9384),
+            to: Coordinate(latitude: 60.1655, longitude: 24.9466))
         var first: ServerSentEvent?
         // The stream stays open while the trip looks for a driver: an event arriving proves bytes stream in.
         for await delivery in EventSource.deliveries(of: client.request("/v1/bookings/\(booking.id)/stream")) {

@@ -7,7 +7,8 @@ import Testing
 
 /// A transport whose uploads wait until the test opens the gate (to catch a flush racing an upload).
 final class GatedTransport: LocationTransport {
-    private let state = Mutex<(batches: [[Int64]], waiting: [CheckedContinuation<Void, Never>], open: Bool)>(([], [], false))
+    private let state = Mutex<(batches: [[Int64]], waiting: [CheckedContinuation<Void, Never>], open: Bool)>(
+        ([], [], false))
     var sequencesSent: [[Int64]] { state.withLock { $0.batches } }
     var waitingUploads: Int { state.withLock { $0.waiting.count } }
     func open() {
@@ -86,8 +87,11 @@ final class GatedTransport: LocationTransport {
         let gated = GatedTransport()
         let reporter = try reporter(gated)
         let clock = self.clock
-        let first = Task { try await reporter.record(LocationSample(
-            coordinate: Coordinate(latitude: 60.17, longitude: 24.94), time: clock.now, accuracyMeters: 5)) }
+        let first = Task {
+            try await reporter.record(
+                LocationSample(
+                    coordinate: Coordinate(latitude: 60.17, longitude: 24.94), time: clock.now, accuracyMeters: 5))
+        }
         while gated.waitingUploads == 0 { await Task.yield() }
         clock.advance(2)
         try await reporter.record(sample(80))  // queued behind the upload in flight

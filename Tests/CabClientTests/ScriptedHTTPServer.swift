@@ -29,7 +29,9 @@ final class ScriptedHTTPServer: Sendable {
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -66,7 +68,8 @@ final class ScriptedHTTPServer: Sendable {
     /// A problem+json response.
     static func problem(status: Int, title: String, detail: String) -> String {
         let body = #"{"title":"\#(title)","status":\#(status),"detail":"\#(detail)","code":"gone"}"#
-        return "HTTP/1.1 \(status) \(title)\r\nContent-Type: application/problem+json\r\nContent-Length: \(body.utf8.count)\r\n"
+        return
+            "HTTP/1.1 \(status) \(title)\r\nContent-Type: application/problem+json\r\nContent-Length: \(body.utf8.count)\r\n"
             + "Connection: close\r\n\r\n" + body
     }
 

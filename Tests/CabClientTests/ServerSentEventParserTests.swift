@@ -4,7 +4,8 @@ import Testing
 @testable import CabClient
 
 @Suite struct ServerSentEventParserTests {
-    let stream = "retry: 2500\n: connected\n\nevent: offer\nid: 41\ndata: {\"a\":1}\n\ndata: line one\ndata: line two\n\n"
+    let stream =
+        "retry: 2500\n: connected\n\nevent: offer\nid: 41\ndata: {\"a\":1}\n\ndata: line one\ndata: line two\n\n"
 
     @Test(arguments: [1, 2, 3, 7, 1000])
     func eventsAreTheSameWhateverTheChunksAre(chunkSize: Int) {
@@ -14,10 +15,11 @@ import Testing
         for start in stride(from: 0, to: bytes.count, by: chunkSize) {
             events += parser.feed(bytes[start..<min(start + chunkSize, bytes.count)])
         }
-        #expect(events == [
-            ServerSentEvent(type: "offer", data: "{\"a\":1}", lastEventID: "41"),
-            ServerSentEvent(type: "message", data: "line one\nline two", lastEventID: "41"),
-        ])
+        #expect(
+            events == [
+                ServerSentEvent(type: "offer", data: "{\"a\":1}", lastEventID: "41"),
+                ServerSentEvent(type: "message", data: "line one\nline two", lastEventID: "41"),
+            ])
         #expect(parser.retryMilliseconds == 2500)
         #expect(parser.lastEventID == "41")
     }
@@ -53,7 +55,8 @@ import Testing
 
 @Suite struct ServerProblemTests {
     @Test func readsCodeTitleAndDetailOfProblemJSON() throws {
-        let body = #"{"type":"about:blank","title":"No open offer","status":409,"detail":"The offer expired.","code":"offer_not_open"}"#
+        let body =
+            #"{"type":"about:blank","title":"No open offer","status":409,"detail":"The offer expired.","code":"offer_not_open"}"#
         let problem = ServerProblem(status: 409, data: Data(body.utf8), retryAfter: " 3 ")
         #expect(problem.code == "offer_not_open")
         #expect(problem.title == "No open offer")

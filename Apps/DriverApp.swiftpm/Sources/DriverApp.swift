@@ -40,7 +40,8 @@ final class DriverSession {
             let content = UNMutableNotificationContent()
             content.title = "SwiftCab"
             content.body = text
-            UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: UUID().uuidString, content: content, trigger: nil))
+            UNUserNotificationCenter.current().add(
+                UNNotificationRequest(identifier: UUID().uuidString, content: content, trigger: nil))
         }
         network = NetworkWatcher { [model] in model.networkBecameAvailable() }
         UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .sound]) { _, _ in }

@@ -130,7 +130,9 @@ struct LiveTrip: View {
             Text([driver.name, driver.vehicle, driver.plate].compactMap { $0 }.joined(separator: " · "))
         }
         if let eta = flow.pickupETASeconds { Text("Arrives in \(TripWords.duration(seconds: Double(eta)))") }
-        if let eta = flow.dropoffETASeconds { Text("At your destination in \(TripWords.duration(seconds: Double(eta)))") }
+        if let eta = flow.dropoffETASeconds {
+            Text("At your destination in \(TripWords.duration(seconds: Double(eta)))")
+        }
         if let alert = flow.alert { Text(alert).bold() }
         if let booking = flow.booking, flow.phase != .riding {
             HStack(alignment: .top) {
@@ -156,11 +158,23 @@ struct ReceiptView: View {
         Text("You have arrived").font(.headline)
         if let receipt = flow.booking?.receipt {
             ForEach(receipt.lines, id: \.self) { line in
-                HStack { Text(line.label); Spacer(); Text(line.amount.display ?? "") }
+                HStack {
+                    Text(line.label)
+                    Spacer()
+                    Text(line.amount.display ?? "")
+                }
             }
-            HStack { Text("Total").bold(); Spacer(); Text(receipt.total.display ?? "").bold() }
+            HStack {
+                Text("Total").bold()
+                Spacer()
+                Text(receipt.total.display ?? "").bold()
+            }
         } else if let total = flow.booking?.finalFare?.total {
-            HStack { Text("Fare").bold(); Spacer(); Text(total.display ?? "").bold() }
+            HStack {
+                Text("Fare").bold()
+                Spacer()
+                Text(total.display ?? "").bold()
+            }
         }
         HStack {
             ForEach(1...5, id: \.self) { stars in

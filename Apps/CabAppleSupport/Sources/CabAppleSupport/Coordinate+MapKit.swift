@@ -20,7 +20,9 @@ extension BoundingBox {
         let c = region.center
         let s = region.span
         self.init(
-            southWest: Coordinate(latitude: c.latitude - s.latitudeDelta / 2, longitude: c.longitude - s.longitudeDelta / 2),
-            northEast: Coordinate(latitude: c.latitude + s.latitudeDelta / 2, longitude: c.longitude + s.longitudeDelta / 2))
+            southWest: Coordinate(
+                latitude: c.latitude - s.latitudeDelta / 2, longitude: c.longitude - s.longitudeDelta / 2),
+            northEast: Coordinate(
+                latitude: c.latitude + s.latitudeDelta / 2, longitude: c.longitude + s.longitudeDelta / 2))
     }
 }

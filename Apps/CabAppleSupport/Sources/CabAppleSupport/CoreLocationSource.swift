@@ -43,7 +43,11 @@ public final class CoreLocationSource: NSObject, LocationSource, CLLocationManag
         switch manager.authorizationStatus {
         case .notDetermined:
             // The answer comes in locationManagerDidChangeAuthorization.
-            if mode == .driving { manager.requestAlwaysAuthorization() } else { manager.requestWhenInUseAuthorization() }
+            if mode == .driving {
+                manager.requestAlwaysAuthorization()
+            } else {
+                manager.requestWhenInUseAuthorization()
+            }
         case .denied, .restricted:
             deliver(.denied)
         default:
