@@ -71,6 +71,8 @@ public struct RiderFlow: Hashable, Sendable {
         case stopLocation
         /// Look up the name of the place at a point, then send `named`.
         case lookUpName(Coordinate, End)
+        /// Look up the available cars near the pickup, then send `carsNearby` (none on servers without the call).
+        case lookUpCars(near: Coordinate)
         /// Search places near a point, then send `searchAnswered` (or `searchFailed`) with `serial`.
         case search(query: String, near: Coordinate, serial: Int)
         /// Estimate route and fare, then send `estimated` (or `estimateFailed`) with `serial`.
@@ -101,6 +103,7 @@ public struct RiderFlow: Hashable, Sendable {
         case searchFailed(ClientError.Code, message: String, serial: Int)
         case resultChosen(Place)
         case named(Place?, End, Coordinate)
+        case carsNearby([NearbyCar], near: Coordinate)
         case estimated(FareEstimate, serial: Int)
         case estimateFailed(message: String, serial: Int)
         case bookTapped(newKey: String)
@@ -138,6 +141,8 @@ public struct RiderFlow: Hashable, Sendable {
     public private(set) var searchResults: [Place] = []
     /// Said when a search finds nothing ("No places match …").
     public private(set) var searchMessage: String?
+    /// Available cars near the pickup before booking (coarse positions, no identities; newer servers).
+    public private(set) var nearbyCars: [NearbyCar] = []
     /// Route and fare.
     public private(set) var estimate: FareEstimate?
     /// The booking once made.
@@ -228,6 +233,10 @@ public struct RiderFlow: Hashable, Sendable {
             return requestEstimate()
         case .named(let place, let end, let point):
             return named(place, end, point)
+        case .carsNearby(let cars, let point):
+            guard !isBooked, pickup?.coordinate == point else { return [] }  // booked, or the pickup moved
+            nearbyCars = cars
+            return []
         case .estimated(let answer, let serial):
             guard serial == estimateSerial, phase == .estimating else { return [] }
             estimate = answer
@@ -248,6 +257,7 @@ public struct RiderFlow: Hashable, Sendable {
         case .booked(let answer):
             guard phase == .booking else { return [] }
             booking = answer
+            nearbyCars = []  // the rider's own driver is shown from now on
             idempotencyKey = nil
             phase = phase(for: answer.status)
             if TripWords.terminalStatuses.contains(answer.status) { return [] }
@@ -328,7 +338,7 @@ public struct RiderFlow: Hashable, Sendable {
             pickup = Spot(coordinate: sample.coordinate, name: nil)
             tapSets = .dropoff
             phase = .choosingDestination
-            return [.stopLocation, .lookUpName(sample.coordinate, .pickup)]
+            return [.stopLocation, .lookUpName(sample.coordinate, .pickup), .lookUpCars(near: sample.coordinate)]
         case .denied:
             phase = .locationDenied
             tapSets = .pickup
@@ -349,7 +359,7 @@ public struct RiderFlow: Hashable, Sendable {
         if tapSets == .pickup || pickup == nil {
             pickup = Spot(coordinate: point, name: nil)
             tapSets = .dropoff
-            let name: [Action] = [.lookUpName(point, .pickup)]
+            let name: [Action] = [.lookUpName(point, .pickup), .lookUpCars(near: point)]
             if phase == .locating || phase == .locationDenied { phase = .choosingDestination }
             return name + (dropoff == nil ? [] : requestEstimate())
         }

@@ -102,6 +102,16 @@ public final class RiderModel {
                 let place = try? await model.service.place(at: point)  // no name is not an error: "Point on the map"
                 model.send(.named(place ?? nil, end, point))
             }
+        case .lookUpCars(let point):
+            run { model in
+                do throws(ClientError) {
+                    model.send(.carsNearby(try await model.service.nearbyCars(around: point), near: point))
+                } catch {
+                    // Cars on the map are a hint, not a step: servers before `GET /v1/cars/nearby` answer 404, and
+                    // any other failure shows no cars; booking reports its own errors.
+                    model.send(.carsNearby([], near: point))
+                }
+            }
         case .search(let query, let near, let serial):
             run { model in
                 do throws(ClientError) {

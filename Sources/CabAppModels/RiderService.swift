@@ -27,6 +27,8 @@ public protocol RiderService: Sendable {
     func cancelBooking(id: String, reason: String?) async throws(ClientError) -> BookingSummary
     /// Rates the driver.
     func rate(booking id: String, stars: Int) async throws(ClientError) -> BookingSummary
+    /// Available cars near a point (newer servers; 404 before).
+    func nearbyCars(around point: Coordinate) async throws(ClientError) -> [NearbyCar]
     /// An authenticated request for a path (the live stream).
     func request(_ path: String, query: [String: String]) -> URLRequest
     /// The same service acting with `token`.

@@ -169,4 +169,10 @@ public struct NearbyCar: Hashable, Sendable, Codable {
     public var position: Coordinate
     /// Its heading in degrees, when known.
     public var heading: Double?
+
+    /// A car (tests and previews).
+    public init(position: Coordinate, heading: Double? = nil) {
+        self.position = position
+        self.heading = heading
+    }
 }

@@ -104,18 +104,19 @@ import Testing
         let booking = try await server.client.authenticated(rider.token).book(
             from: road[0], to: road[road.count - 1], idempotencyKey: "fare-trip")
         #expect(await eventually { driver.model.shift.phase == .offered })
-        driver.model.accept()
-        await driver.model.settle()
-        driver.model.arrived()
-        await driver.model.settle()
-        await driver.startTrip(code: try #require(booking.pin))
+        await driver.tap { $0.accept() }
+        // Standing at the pickup the phone still reports; "I have arrived" sends that position first, so the
+        // 20 s throttle window starts here and the ride's fixes are still queued at Complete.
+        driver.send(LocationSample(coordinate: road[0], time: Date(), accuracyMeters: 5, speedMetersPerSecond: 0))
+        await driver.tap { $0.arrived() }
+        let pin = try #require(booking.pin)
+        await driver.tap { $0.start(code: pin) }
         await driver.model.settle()
         #expect(driver.model.shift.phase == .riding, "\(driver.model.shift.error ?? "")")
 
         let ride = await driver.drive(road, speed: 60)
         #expect(driver.model.queuedFixes > 0, "the 20 s throttle still holds fixes when Complete is tapped")
-        driver.model.complete()
-        await driver.model.settle()
+        await driver.tap { $0.complete() }
         #expect(driver.model.shift.phase == .tripDone, "\(driver.model.shift.error ?? "")")
         #expect(driver.model.queuedFixes == 0)
         let fare = try #require(driver.model.shift.fare)
@@ -159,8 +160,7 @@ import Testing
         _ = try await server.client.authenticated(rider.token).book(
             from: Helsinki.station, to: Helsinki.kamppi, idempotencyKey: "offline-trip")
         #expect(await eventually { driver.model.shift.phase == .offered })
-        driver.model.accept()
-        await driver.model.settle()
+        await driver.tap { $0.accept() }
         driver.model.goOffline()
         #expect(driver.model.shift.phase == .toPickup)
         #expect(driver.model.shift.error?.hasPrefix("You have a trip in hand.") == true)

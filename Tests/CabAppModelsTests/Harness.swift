@@ -153,6 +153,9 @@ final class FlakyRiderService: RiderService {
     func rate(booking id: String, stars: Int) async throws(ClientError) -> BookingSummary {
         try await client.rate(booking: id, stars: stars)
     }
+    func nearbyCars(around point: Coordinate) async throws(ClientError) -> [NearbyCar] {
+        try await client.nearbyCars(around: point)
+    }
     func request(_ path: String, query: [String: String]) -> URLRequest { client.request(path, query: query) }
     /// The same instance, now with `token` (so the test's handle sees what the model uses).
     func authenticated(_ token: String) -> FlakyRiderService {

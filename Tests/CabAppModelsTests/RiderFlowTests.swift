@@ -169,6 +169,23 @@ import Testing
         #expect(flow.route[1].distanceMeters(to: Self.there) < 2)
     }
 
+    @Test func carsNearbyShowBeforeBookingAndOnlyForTheCurrentPickup() {
+        var flow = RiderFlow()
+        let actions = flow.handle(.mapTapped(Self.here))
+        #expect(actions.contains(.lookUpCars(near: Self.here)))
+        let car = NearbyCar(position: Self.there, heading: nil)
+        _ = flow.handle(.carsNearby([car], near: Self.there))  // for a pickup since moved
+        #expect(flow.nearbyCars.isEmpty)
+        _ = flow.handle(.carsNearby([car], near: Self.here))
+        #expect(flow.nearbyCars == [car])
+        let estimate = flow.handle(.mapTapped(Self.there))
+        guard case .estimate(_, _, let serial)? = estimate.last else { return }
+        _ = flow.handle(.estimated(Self.estimate(), serial: serial))
+        _ = flow.handle(.bookTapped(newKey: "k"))
+        _ = flow.handle(.booked(Self.booking("dispatching")))
+        #expect(flow.nearbyCars.isEmpty)
+    }
+
     @Test func distancesAndDurationsReadAsWords() {
         #expect(TripWords.distance(meters: 846) == "850 m")
         #expect(TripWords.distance(meters: 1234) == "1.2 km")

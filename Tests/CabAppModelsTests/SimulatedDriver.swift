@@ -43,11 +43,11 @@ final class SimulatedDriver {
         await model.settle()
     }
 
-    /// Starts the ride with the rider's code, the phone's clock at real time (the trail is counted from the
-    /// server's start time).
-    func startTrip(code: String) async {
+    /// Taps something on the driver's screen with the phone's clock at real time (it runs while the test waits
+    /// for the server), then waits for the model.
+    func tap(_ body: (DriverModel) -> Void) async {
         clock.catchUp(to: Date())
-        model.start(code: code)
+        body(model)
         await model.settle()
     }
 

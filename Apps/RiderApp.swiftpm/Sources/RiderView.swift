@@ -20,6 +20,11 @@ struct RiderView: View {
                         Image(systemName: "figure.wave.circle.fill").font(.title).foregroundStyle(.green)
                     }
                 }
+                ForEach(Array(flow.nearbyCars.enumerated()), id: \.offset) { _, car in
+                    Annotation("Car nearby", coordinate: car.position.location) {
+                        Image(systemName: "car.fill").foregroundStyle(.secondary)
+                    }
+                }
                 if let dropoff = flow.dropoff {
                     Marker("Destination", coordinate: dropoff.coordinate.location)
                 }
