@@ -121,6 +121,7 @@ public struct RiderFlow: Hashable, Sendable {
         case rated(BookingSummary)
         case ratingFailed(message: String)
         case newTrip
+        case resumed(BookingSummary)
     }
 
     // MARK: State (what the views show)
@@ -314,6 +315,17 @@ public struct RiderFlow: Hashable, Sendable {
         case .ratingFailed(let message):
             error = message
             return []
+        case .resumed(let answer):
+            // The app was closed during a trip: carry on with it instead of planning a new one.
+            guard !isBooked, !TripWords.terminalStatuses.contains(answer.status) else { return [] }
+            booking = answer
+            pickup = Spot(coordinate: answer.pickup, name: answer.pickupName)
+            dropoff = Spot(coordinate: answer.dropoff, name: answer.dropoffName)
+            driver = answer.driver
+            nearbyCars = []
+            phase = phase(for: answer.status)
+            clearMessages()
+            return [.stopLocation, .follow(bookingID: answer.id)]
         case .newTrip:
             guard isOver || !isBooked else { return [] }
             let keep = (pickup, region, tapSets)

@@ -23,6 +23,9 @@ public final class RiderModel {
     @ObservationIgnored private var following: Task<Void, Never>?
     /// Called once a new account is made, to keep its token.
     @ObservationIgnored public var onAccountCreated: ((AccountCredentials) -> Void)?
+    /// Called with the booking being followed, and with nil once its trip is over, so the app can resume it
+    /// after being closed (`resume(bookingID:)`).
+    @ObservationIgnored public var onOpenBookingChanged: ((String?) -> Void)?
 
     /// A model over `service`, signed in with `token` when the app has one, reading the position from `location`.
     public init(
@@ -66,6 +69,19 @@ public final class RiderModel {
     public func rate(stars: Int) { send(.rateTapped(stars: stars)) }
     /// Start over after a finished or ended trip.
     public func newTrip() { send(.newTrip) }
+    /// Carries on with a booking made before the app was closed; a trip that has ended meanwhile is forgotten.
+    public func resume(bookingID: String) {
+        run { model in
+            do throws(ClientError) {
+                let booking = try await model.service.booking(id: bookingID)
+                if TripWords.terminalStatuses.contains(booking.status) { model.onOpenBookingChanged?(nil) }
+                model.send(.resumed(booking))
+            } catch {
+                // Unknown (404) or unreachable: plan a new trip; the old one is said to be gone only if it is.
+                if error.problem?.status == 404 { model.onOpenBookingChanged?(nil) }
+            }
+        }
+    }
 
     /// Waits until every request started so far (and those they started) has answered; the live stream is not
     /// waited for.
@@ -147,9 +163,11 @@ public final class RiderModel {
             }
         case .follow(let id):
             follow(id)
+            onOpenBookingChanged?(id)
         case .stopFollowing:
             following?.cancel()
             following = nil
+            onOpenBookingChanged?(nil)
         case .cancel(let id):
             run { model in
                 do throws(ClientError) {

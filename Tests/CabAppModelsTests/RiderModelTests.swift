@@ -185,6 +185,37 @@ import Testing
         #expect(try server.get("/v1/bookings/\(id)", token: token)["status"] as? String == "cancelled_by_rider")
     }
 
+    @Test func aTripBookedBeforeTheAppClosedIsResumed() async throws {
+        let first = rider(server.client)
+        var open: [String?] = []
+        first.onOpenBookingChanged = { open.append($0) }
+        try await quote(first, from: Helsinki.station, to: Helsinki.kamppi)
+        first.book()
+        await first.settle()
+        let id = try #require(first.flow.booking?.id)
+        #expect(open == [id])
+        first.stop()  // the app is closed
+
+        let again = RiderModel(service: server.client, token: first.riderToken, location: ScriptedLocation())
+        again.start()
+        again.resume(bookingID: id)
+        await again.settle()
+        #expect(again.flow.phase == .lookingForDriver)
+        #expect(again.flow.booking?.id == id)
+        #expect(again.flow.dropoff?.coordinate == Helsinki.kamppi)
+        again.cancel()
+        await again.settle()
+        #expect(again.flow.phase == .ended)
+
+        let third = RiderModel(service: server.client, token: first.riderToken, location: ScriptedLocation())
+        var forgotten: [String?] = []
+        third.onOpenBookingChanged = { forgotten.append($0) }
+        third.resume(bookingID: id)  // cancelled meanwhile: nothing to resume
+        await third.settle()
+        #expect(third.flow.booking == nil)
+        #expect(forgotten == [nil])
+    }
+
     @Test func cancelAfterAcceptanceAsksFirstAndIsRefusedInWordsOnceRiding() async throws {
         let driver = SimulatedDriver(server)
         try await driver.comeOnline(at: Helsinki.station)

@@ -26,6 +26,8 @@ struct RiderApp: App {
             service: CabAPIClient(baseURL: url), token: keychain.read(), location: CoreLocationSource(mode: .pickup),
             riderName: "iPhone rider")
         model.onAccountCreated = { keychain.save($0.token) }
+        model.onOpenBookingChanged = { UserDefaults.standard.set($0, forKey: "openBooking") }
+        if let open = UserDefaults.standard.string(forKey: "openBooking") { model.resume(bookingID: open) }
         return model
     }
 }
