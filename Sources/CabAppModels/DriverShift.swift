@@ -136,6 +136,9 @@ public struct DriverShift: Hashable, Sendable {
         ![.signedOut, .signingIn, .offline, .goingOnline].contains(phase)
     }
 
+    /// The trip's booked route to draw, pickup to drop-off.
+    public var route: [Coordinate] { trip?.route?.polyline.flatMap { Polyline.decode($0) } ?? [] }
+
     /// Whether a trip is in hand.
     public var hasTrip: Bool { [.toPickup, .arriving, .atPickup, .starting, .riding, .completing].contains(phase) }
 

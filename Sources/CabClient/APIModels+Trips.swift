@@ -9,6 +9,13 @@ public struct BookedRoute: Hashable, Sendable, Codable {
     /// The route as an encoded polyline (precision 5).
     public var polyline: String?
 
+    /// A route (tests and previews).
+    public init(distanceMeters: Double? = nil, durationSeconds: Double? = nil, polyline: String? = nil) {
+        self.distanceMeters = distanceMeters
+        self.durationSeconds = durationSeconds
+        self.polyline = polyline
+    }
+
     enum CodingKeys: String, CodingKey {
         case distanceMeters = "distance_m"
         case durationSeconds = "duration_s"

@@ -114,9 +114,12 @@ import Testing
         _ = shift.handle(.startTapped(code: "4821"))
         var started = Self.trip("in_progress")
         started.actualPickupAt = "2026-12-01T09:00:00.500Z"
+        started.route = BookedRoute(
+            distanceMeters: 900, durationSeconds: 120, polyline: Polyline.encode([Self.here, Self.here]))
         let actions = shift.handle(.started(started))
         let expected = try! Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse("2026-12-01T09:00:00.500Z")
         #expect(actions == [.markPosition(notBefore: expected)])
+        #expect(shift.route.count == 2)
         #expect(shift.handle(.completeTapped) == [.complete(tripID: "bk_1")])
         var done = Self.trip("completed")
         done.finalFare = Fare(total: MoneyAmount(amountMinor: 111, currency: "EUR", display: "1.11 EUR"), lines: nil)

@@ -80,9 +80,10 @@ struct ScriptedRoute {
     }
 }
 
-/// Polls `condition` (a real server's stream answers on its own time) for up to `seconds`.
+/// Polls `condition` (a real server's stream answers on its own time, slower when the whole suite runs) for up to
+/// `seconds`.
 @MainActor
-func eventually(_ seconds: Double = 10, _ condition: @MainActor () -> Bool) async -> Bool {
+func eventually(_ seconds: Double = 30, _ condition: @MainActor () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }

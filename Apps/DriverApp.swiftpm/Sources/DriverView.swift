@@ -21,8 +21,8 @@ struct DriverView: View {
             if let trip = shift.trip {
                 Marker("Pickup", coordinate: trip.pickup.location).tint(.green)
                 Marker("Drop-off", coordinate: trip.dropoff.location)
-                if let line = trip.route?.polyline.flatMap({ Polyline.decode($0) }), line.count > 1 {
-                    MapPolyline(coordinates: line.map(\.location)).stroke(.blue, lineWidth: 5)
+                if shift.route.count > 1 {
+                    MapPolyline(coordinates: shift.route.map(\.location)).stroke(.blue, lineWidth: 5)
                 }
             }
         }
