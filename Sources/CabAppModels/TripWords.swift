@@ -1,4 +1,5 @@
 import CabClient
+import Foundation
 
 /// The words a person reads for trip states and errors: state names and server internals stay internal
 /// (issue 13: "every message shown to a person is written for that person").
