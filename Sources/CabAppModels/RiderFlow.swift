@@ -118,7 +118,7 @@ public struct RiderFlow: Hashable, Sendable {
         case cancelFailed(status: Int?, message: String)
         case bookingRead(BookingSummary)
         case rateTapped(stars: Int)
-        case rated(BookingSummary)
+        case rated(stars: Int)
         case ratingFailed(message: String)
         case newTrip
         case resumed(BookingSummary)
@@ -308,8 +308,8 @@ public struct RiderFlow: Hashable, Sendable {
         case .rateTapped(let stars):
             guard phase == .finished, let booking, (1...5).contains(stars) else { return [] }
             return [.rate(bookingID: booking.id, stars: stars)]
-        case .rated(let answer):
-            stars = answer.rating
+        case .rated(let kept):
+            stars = kept
             notice = "Thank you for rating your driver."
             return []
         case .ratingFailed(let message):

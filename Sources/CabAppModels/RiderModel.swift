@@ -190,7 +190,7 @@ public final class RiderModel {
         case .rate(let id, let stars):
             run { model in
                 do throws(ClientError) {
-                    model.send(.rated(try await model.service.rate(booking: id, stars: stars)))
+                    model.send(.rated(stars: try await model.service.rate(booking: id, stars: stars)))
                 } catch {
                     let words =
                         error.problem?.status == 404 || error.problem?.status == 405

@@ -25,8 +25,8 @@ public protocol RiderService: Sendable {
     func booking(id: String) async throws(ClientError) -> BookingSummary
     /// Cancels a booking.
     func cancelBooking(id: String, reason: String?) async throws(ClientError) -> BookingSummary
-    /// Rates the driver.
-    func rate(booking id: String, stars: Int) async throws(ClientError) -> BookingSummary
+    /// Rates the driver; returns the stars kept.
+    func rate(booking id: String, stars: Int) async throws(ClientError) -> Int
     /// Available cars near a point (newer servers; 404 before).
     func nearbyCars(around point: Coordinate) async throws(ClientError) -> [NearbyCar]
     /// An authenticated request for a path (the live stream).

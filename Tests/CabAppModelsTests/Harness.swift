@@ -150,7 +150,7 @@ final class FlakyRiderService: RiderService {
     func cancelBooking(id: String, reason: String?) async throws(ClientError) -> BookingSummary {
         try await client.cancelBooking(id: id, reason: reason)
     }
-    func rate(booking id: String, stars: Int) async throws(ClientError) -> BookingSummary {
+    func rate(booking id: String, stars: Int) async throws(ClientError) -> Int {
         try await client.rate(booking: id, stars: stars)
     }
     func nearbyCars(around point: Coordinate) async throws(ClientError) -> [NearbyCar] {
