@@ -36,6 +36,11 @@ public final class DriverModel {
     @ObservationIgnored public var onNotify: ((String) -> Void)?
     /// Called after signing in, to keep the token.
     @ObservationIgnored public var onSignedIn: ((String) -> Void)?
+    /// Called with the trip in hand, and with nil once there is none, so the app can resume it after being
+    /// closed (`resume(tripID:)`).
+    @ObservationIgnored public var onTripChanged: ((String?) -> Void)?
+    @ObservationIgnored private var reportedTrip: String?
+    @ObservationIgnored private var pendingResume: String?
 
     /// A model for the server `client` talks to; `transport` wraps the client for the reporter's uploads.
     public init(
@@ -60,8 +65,12 @@ public final class DriverModel {
     public func signUp(name: String, vehicle: String, plate: String) {
         send(.signUpTapped(name: name, vehicle: vehicle, plate: plate))
     }
-    /// Signs in with a token (kept from before, or given by the fleet).
-    public func signIn(token: String) { send(.signInTapped(token: token)) }
+    /// Signs in with a token (kept from before, or given by the fleet), then carries on with `tripID` when the
+    /// app was closed with that trip in hand (an ended trip is forgotten).
+    public func signIn(token: String, resumingTrip tripID: String? = nil) {
+        pendingResume = tripID
+        send(.signInTapped(token: token))
+    }
     /// Signs out (offline only).
     public func signOut() {
         send(.signOutTapped)
@@ -69,6 +78,7 @@ public final class DriverModel {
     }
     /// Go online.
     public func goOnline() { send(.goOnlineTapped) }
+
     /// Go offline (refused with a trip in hand).
     public func goOffline() { send(.goOfflineTapped) }
     /// Accept the offer.
@@ -126,6 +136,11 @@ public final class DriverModel {
 
     private func send(_ event: DriverShift.Event) {
         let actions = shift.handle(event)
+        let inHand = shift.hasTrip ? shift.trip?.id : nil
+        if inHand != reportedTrip {
+            reportedTrip = inHand
+            onTripChanged?(inHand)
+        }
         for action in actions { perform(action) }
     }
 
@@ -147,6 +162,10 @@ public final class DriverModel {
                     let info = try await model.client.authenticated(token).me()
                     if info.role == "driver" { model.signedIn(token: token) }
                     model.send(.signedIn(info))
+                    if let trip = model.pendingResume, info.role == "driver" {
+                        model.pendingResume = nil
+                        await model.resume(trip)
+                    }
                 } catch {
                     let words =
                         error.problem?.status == 401
@@ -233,6 +252,15 @@ public final class DriverModel {
             report { () async throws(ClientError) in try await reporter.record(here, forced: true) }
         case .notify(let text):
             onNotify?(text)
+        }
+    }
+
+    private func resume(_ tripID: String) async {
+        do throws(ClientError) {
+            send(.resumed(try await client.trip(tripID)))
+            if !shift.hasTrip { onTripChanged?(nil) }  // it ended while the app was closed
+        } catch {
+            if error.problem?.status == 404 { onTripChanged?(nil) }  // unknown here: nothing to resume
         }
     }
 

@@ -99,6 +99,7 @@ public struct DriverShift: Hashable, Sendable {
         case completed(BookingSummary)
         case commandFailed(status: Int?, message: String)
         case doneTapped
+        case resumed(BookingSummary)
     }
 
     /// Where the driver is in the shift.
@@ -327,6 +328,15 @@ public struct DriverShift: Hashable, Sendable {
                 error = message
             }
             return []
+        case .resumed(let booking):
+            // The app was closed with a trip in hand: back to it, sharing the position again.
+            guard phase == .offline, booking.driver.map({ $0.id == account?.id }) ?? true,
+                let next = phase(for: booking.status)
+            else { return [] }
+            trip = booking
+            phase = next
+            notice = "Back to your trip\(booking.pickupName.map { " to \($0)" } ?? "")."
+            return [.startLocation, .openStream]
         case .doneTapped:
             guard phase == .tripDone else { return [] }
             trip = nil

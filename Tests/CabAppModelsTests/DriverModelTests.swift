@@ -154,6 +154,33 @@ import Testing
         #expect(driver.model.shift.phase == .waiting)
     }
 
+    @Test func aTripInHandWhenTheAppClosedIsResumedAfterSigningIn() async throws {
+        let driver = SimulatedDriver(server)
+        var inHand: [String?] = []
+        driver.model.onTripChanged = { inHand.append($0) }
+        try await driver.comeOnline(at: Helsinki.station)
+        let rider = try await server.client.createRider(name: "Rider")
+        let booking = try await server.client.authenticated(rider.token).book(
+            from: Helsinki.station, to: Helsinki.kamppi, idempotencyKey: "resume-trip")
+        #expect(await eventually { driver.model.shift.phase == .offered })
+        await driver.tap { $0.accept() }
+        #expect(inHand == [booking.id])
+        driver.model.stop()  // the system ends the app
+        let token = try #require(driver.model.token)
+
+        let location = ScriptedLocation()
+        let again = DriverModel(client: server.client, location: location)
+        again.signIn(token: token, resumingTrip: booking.id)
+        await again.settle()
+        #expect(again.shift.phase == .toPickup)
+        #expect(again.shift.trip?.id == booking.id)
+        #expect(location.isRunning, "positions flow again")
+        again.arrived()
+        await again.settle()
+        #expect(again.shift.phase == .atPickup, "\(again.shift.error ?? "")")
+        again.stop()
+    }
+
     @Test func goingOfflineWithATripInHandIsRefusedInWords() async throws {
         let driver = SimulatedDriver(server)
         try await driver.comeOnline(at: Helsinki.station)

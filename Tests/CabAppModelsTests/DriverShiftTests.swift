@@ -159,6 +159,19 @@ import Testing
         #expect(shift.phase == .signedOut && shift.error == "That token belongs to a rider, not a driver.")
     }
 
+    @Test func aResumedTripMustBeThisDriversAndStillOpen() {
+        var other = Self.trip("accepted")
+        other.driver = DriverInfo(id: "dr_2", name: "Someone else")
+        var shift = DriverShift(account: Self.account)
+        #expect(shift.handle(.resumed(other)).isEmpty)
+        #expect(shift.handle(.resumed(Self.trip("completed"))).isEmpty)
+        #expect(shift.phase == .offline)
+        var mine = Self.trip("arrived")
+        mine.driver = DriverInfo(id: "dr_1", name: "Sam")
+        #expect(shift.handle(.resumed(mine)) == [.startLocation, .openStream])
+        #expect(shift.phase == .atPickup)
+    }
+
     @Test func driverStreamEventsDecode() {
         let offer = DriverStreamEvent(
             ServerSentEvent(

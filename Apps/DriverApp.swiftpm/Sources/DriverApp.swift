@@ -36,6 +36,7 @@ final class DriverSession {
             client: CabAPIClient(baseURL: url), location: CoreLocationSource(mode: .driving),
             reporterStore: FileReporterStore(url: queueFile))
         model.onSignedIn = { keychain.save($0) }
+        model.onTripChanged = { UserDefaults.standard.set($0, forKey: "tripInHand") }
         model.onNotify = { text in
             let content = UNMutableNotificationContent()
             content.title = "SwiftCab"
@@ -45,6 +46,8 @@ final class DriverSession {
         }
         network = NetworkWatcher { [model] in model.networkBecameAvailable() }
         UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .sound]) { _, _ in }
-        if let token = keychain.read() { model.signIn(token: token) }
+        if let token = keychain.read() {
+            model.signIn(token: token, resumingTrip: UserDefaults.standard.string(forKey: "tripInHand"))
+        }
     }
 }
