@@ -8,10 +8,11 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
 
 let package = Package(
     name: "SwiftCab",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "cab", targets: ["cab"]),
         .library(name: "CabClient", targets: ["CabClient"]),
+        .library(name: "CabAppModels", targets: ["CabAppModels"]),
     ],
     targets: [
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
@@ -45,6 +46,7 @@ let package = Package(
             ]
         ),
         .target(name: "CabClient", dependencies: ["CabGeo"]),
+        .target(name: "CabAppModels", dependencies: ["CabClient", "CabGeo"]),
         .executableTarget(
             name: "cab",
             dependencies: [
@@ -72,6 +74,8 @@ let package = Package(
             name: "CabAPITests",
             dependencies: ["CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabClient", "CabTestSupport"]),
         .testTarget(name: "CabClientTests", dependencies: ["CabClient", "CabTestSupport"]),
+        .testTarget(
+            name: "CabAppModelsTests", dependencies: ["CabAppModels", "CabClient", "CabGeo", "CabTestSupport"]),
         .testTarget(name: "CabEndToEndTests", dependencies: ["CabTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

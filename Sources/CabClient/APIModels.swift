@@ -19,6 +19,13 @@ public struct MoneyAmount: Hashable, Sendable, Codable {
     /// Ready to show ("14.40 EUR").
     public var display: String?
 
+    /// An amount (tests and previews).
+    public init(amountMinor: Int64, currency: String, display: String? = nil) {
+        self.amountMinor = amountMinor
+        self.currency = currency
+        self.display = display
+    }
+
     enum CodingKeys: String, CodingKey {
         case amountMinor = "amount_minor"
         case currency, display
@@ -38,6 +45,12 @@ public struct Fare: Hashable, Sendable, Codable {
     public var total: MoneyAmount
     /// The breakdown.
     public var lines: [Line]?
+
+    /// A fare (tests and previews).
+    public init(total: MoneyAmount, lines: [Line]? = nil) {
+        self.total = total
+        self.lines = lines
+    }
 }
 
 /// A route and fare estimate (`POST /v1/estimates`).
@@ -58,7 +71,8 @@ public struct FareEstimate: Hashable, Sendable, Codable {
     }
 }
 
-/// A booking as a rider sees it (the fields an app needs; the server sends more).
+/// A booking as a rider or driver sees it (the fields an app needs; the server sends more). Fields added after
+/// issue 7 (`receipt`, `redispatch_count`, `late`, `rating`) are optional: older servers leave them out.
 public struct BookingSummary: Hashable, Sendable, Codable {
     /// The booking id.
     public var id: String
@@ -68,18 +82,57 @@ public struct BookingSummary: Hashable, Sendable, Codable {
     public var pickup: Coordinate
     /// Where the rider goes.
     public var dropoff: Coordinate
+    /// The pickup's name, when the rider gave one.
+    public var pickupName: String?
+    /// The drop-off's name, when the rider gave one.
+    public var dropoffName: String?
     /// The fare.
     public var fare: Fare?
+    /// The fare computed at completion from the driven trail.
+    public var finalFare: Fare?
+    /// The booked route.
+    public var route: BookedRoute?
+    /// The assigned driver, once there is one.
+    public var driver: DriverInfo?
     /// The path of the booking's QR code.
     public var qr: String?
     /// The four-digit code the rider tells the driver.
     public var pin: String?
     /// When it was booked (RFC 3339).
     public var createdAt: String?
+    /// When the driver promised to be at the pickup (RFC 3339).
+    public var promisedPickupAt: String?
+    /// When the ride started, by the server's clock (RFC 3339).
+    public var actualPickupAt: String?
+    /// How the trip was cancelled, if it was.
+    public var cancellation: Cancellation?
+    /// The receipt of a completed trip (newer servers).
+    public var receipt: Receipt?
+    /// How often the trip was handed to another driver (newer servers).
+    public var redispatchCount: Int?
+    /// Whether the pickup is overdue (newer servers).
+    public var late: Bool?
+    /// The rider's rating of the driver, 1 to 5 (newer servers).
+    public var rating: Int?
+
+    /// A booking with the required fields (tests and previews).
+    public init(id: String, status: String, pickup: Coordinate, dropoff: Coordinate, fare: Fare? = nil) {
+        self.id = id
+        self.status = status
+        self.pickup = pickup
+        self.dropoff = dropoff
+        self.fare = fare
+    }
 
     enum CodingKeys: String, CodingKey {
-        case id, status, pickup, dropoff, fare, qr, pin
+        case id, status, pickup, dropoff, fare, route, driver, qr, pin, cancellation, receipt, late, rating
+        case pickupName = "pickup_name"
+        case dropoffName = "dropoff_name"
+        case finalFare = "final_fare"
         case createdAt = "created_at"
+        case promisedPickupAt = "promised_pickup_at"
+        case actualPickupAt = "actual_pickup_at"
+        case redispatchCount = "redispatch_count"
     }
 }
 

@@ -38,6 +38,21 @@ extension CabAPIClient {
         try await tripCommand(trip, "complete")
     }
 
+    /// Completes the ride after sending every fix `reporter` still holds, oldest first: the final fare is the
+    /// server's trail, so the road driven since the last upload must be on it first (issue 13, defect 1). Throws
+    /// without completing when the fixes cannot be sent.
+    public func completeTrip(_ trip: String, flushing reporter: LocationReporter) async throws(ClientError)
+        -> BookingSummary
+    {
+        try await reporter.flush()
+        return try await completeTrip(trip)
+    }
+
+    /// Reads the trip as its driver sees it (`GET /v1/bookings/{id}`).
+    public func trip(_ trip: String) async throws(ClientError) -> BookingSummary {
+        try await booking(id: trip)
+    }
+
     private func tripCommand(_ trip: String, _ command: String, body: [String: String] = [:])
         async throws(ClientError) -> BookingSummary
     {

@@ -58,8 +58,10 @@ public struct CabAPIClient: Sendable {
             var pickup_name, dropoff_name: String?
         }
         return try await send(
-            "POST", "/v1/bookings", body: Body(pickup: pickup, dropoff: dropoff, pickup_name: pickupName,
-                                               dropoff_name: dropoffName),
+            "POST", "/v1/bookings",
+            body: Body(
+                pickup: pickup, dropoff: dropoff, pickup_name: pickupName,
+                dropoff_name: dropoffName),
             headers: ["Idempotency-Key": idempotencyKey])
     }
 
@@ -89,10 +91,8 @@ public struct CabAPIClient: Sendable {
     func send<Body: Encodable, Answer: Decodable>(
         _ method: String, _ path: String, body: Body?, headers: [String: String] = [:]
     ) async throws(ClientError) -> Answer {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        var request = request(path)
         request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -102,6 +102,12 @@ public struct CabAPIClient: Sendable {
                 throw ClientError(.unexpectedResponse, "Could not encode the request.", underlying: error)
             }
         }
+        return try await perform(request)
+    }
+
+    func perform<Answer: Decodable>(_ original: URLRequest) async throws(ClientError) -> Answer {
+        var request = original
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
         let data: Data
         let response: URLResponse
         do {
@@ -113,8 +119,10 @@ public struct CabAPIClient: Sendable {
             throw ClientError(.unexpectedResponse, "The answer was not HTTP.")
         }
         guard (200..<300).contains(http.statusCode) else {
-            throw ServerProblem(status: http.statusCode, data: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
-                .error
+            throw ServerProblem(
+                status: http.statusCode, data: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After")
+            )
+            .error
         }
         do {
             return try JSONDecoder().decode(Answer.self, from: data)
@@ -124,26 +132,50 @@ public struct CabAPIClient: Sendable {
     }
 }
 
-/// A non-2xx answer: its status, `Retry-After`, and the problem+json `detail`.
+/// A non-2xx answer as a typed error: its status, the problem+json (RFC 9457) `code`, `title` and `detail`, and
+/// `Retry-After`.
 public struct ServerProblem: Error, Hashable, Sendable {
     /// The HTTP status.
     public var status: Int
-    /// The problem's `detail` (or `title`), when the body was problem+json.
+    /// The problem's machine-readable `code` ("offer_not_open"), when the server sends one.
+    public var code: String?
+    /// The problem's short, constant `title` ("No road nearby").
+    public var title: String?
+    /// The problem's `detail`: what went wrong with this request and what to fix.
     public var detail: String?
     /// `Retry-After` in seconds, when sent.
     public var retryAfterSeconds: Double?
 
-    init(status: Int, data: Data, retryAfter: String?) {
-        struct Problem: Decodable { var title: String?, detail: String? }
+    /// Creates a problem from its parts.
+    public init(
+        status: Int, code: String? = nil, title: String? = nil, detail: String? = nil,
+        retryAfterSeconds: Double? = nil
+    ) {
         self.status = status
-        let problem = try? JSONDecoder().decode(Problem.self, from: data)
-        detail = problem?.detail ?? problem?.title
-        retryAfterSeconds = retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
-    var error: ClientError {
-        ClientError(.server, detail ?? "The server answered \(status).", underlying: self)
+    /// Reads a problem+json body; a body of another shape leaves `code`, `title` and `detail` nil.
+    public init(status: Int, data: Data, retryAfter: String?) {
+        struct Problem: Decodable { var code: String?, title: String?, detail: String? }
+        let problem = try? JSONDecoder().decode(Problem.self, from: data)
+        self.init(
+            status: status, code: problem?.code, title: problem?.title, detail: problem?.detail,
+            retryAfterSeconds: retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) })
     }
+
+    /// This problem as the client's error (`.server`, the detail as its message).
+    public var error: ClientError {
+        ClientError(.server, detail ?? title ?? "The server answered \(status).", underlying: self)
+    }
+}
+
+extension ClientError {
+    /// The server's problem when this error is a non-2xx answer (`code == .server`).
+    public var problem: ServerProblem? { underlying as? ServerProblem }
 }
 
 extension CabAPIClient: LocationTransport {

@@ -16,6 +16,7 @@ public actor LocationReporter {
     private let transport: any LocationTransport
     private let store: (any ReporterStore)?
     private let now: @Sendable () -> Date
+    private var uploadWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A reporter restored from `store` (when given) that reads the time from `now`.
     public init(
@@ -30,8 +31,9 @@ public actor LocationReporter {
     }
 
     /// Takes a raw sample; uploads when one is due. Throws only when the snapshot cannot be saved.
-    public func record(_ sample: LocationSample) async throws(ClientError) {
-        try await perform(machine.receive(sample, now: now()))
+    /// A `forced` sample is kept even within the distance filter (see `ReporterStateMachine.receive`).
+    public func record(_ sample: LocationSample, forced: Bool = false) async throws(ClientError) {
+        try await perform(machine.receive(sample, now: now(), forced: forced))
     }
 
     /// Performs any upload that has come due (throttle window or back-off over).
@@ -42,6 +44,18 @@ public actor LocationReporter {
     /// Retries at once after the platform reports that the network is back.
     public func networkBecameAvailable() async throws(ClientError) {
         try await perform(machine.networkBecameAvailable(now: now()))
+    }
+
+    /// Sends every queued fix now, oldest first, after any upload in flight, ignoring the throttle and back-off
+    /// (see `ReporterStateMachine.flush`). Throws a `.network` error when fixes are still waiting afterwards.
+    public func flush() async throws(ClientError) {
+        while machine.isUploading { await withCheckedContinuation { uploadWaiters.append($0) } }
+        try await perform(machine.flush(now: now()))
+        let waiting = machine.snapshot.queue.count
+        guard machine.isFlushed else {
+            throw ClientError(
+                .network, "\(waiting) positions of the trip could not be sent yet; check the connection and try again.")
+        }
     }
 
     /// The state that survives restarts (queue, last upload, sequence).
@@ -67,6 +81,9 @@ public actor LocationReporter {
             case .upload(let batch):
                 let result = await transport.upload(batch)
                 queue.append(contentsOf: machine.uploadFinished(result, now: now()))
+                let waiters = uploadWaiters
+                uploadWaiters = []
+                for waiter in waiters { waiter.resume() }
             }
         }
         if let firstError { throw firstError }

@@ -67,6 +67,8 @@ public struct ReporterStateMachine: Sendable {
     private var inFlightCount: Int?
     private var sharpTurnQueued = false
     private var drainingBacklog = false
+    private var flushing = false
+    private var lastSeen: LocationSample?
 
     /// A machine resuming from `snapshot`.
     public init(configuration: LocationReporterConfiguration = .init(), restoring snapshot: ReporterSnapshot = .init())
@@ -85,9 +87,35 @@ public struct ReporterStateMachine: Sendable {
         return snapshot.lastUploadAt.map { $0.addingTimeInterval(configuration.minIntervalSeconds) }
     }
 
-    /// Takes a raw sample from the device at `now`.
-    public mutating func receive(_ sample: LocationSample, now: Date) -> [Action] {
-        guard let turn = shouldKeep(sample) else { return poll(now: now) }
+    /// Takes a raw sample from the device at `now`. A `forced` sample is kept even when the distance filter
+    /// would skip it (the position at a trip's start, where the fare's trail begins).
+    public mutating func receive(_ sample: LocationSample, now: Date, forced: Bool = false) -> [Action] {
+        if sample.coordinate.isValid, sample.accuracyMeters.isFinite, sample.time > (lastSeen?.time ?? .distantPast) {
+            lastSeen = sample
+        }
+        let valid = sample.coordinate.isValid && sample.accuracyMeters.isFinite
+        let newer = sample.time > (snapshot.lastKept?.sample.time ?? .distantPast)
+        guard let turn = forced && valid && newer ? false : shouldKeep(sample) else { return poll(now: now) }
+        return keep(sample, sharpTurn: turn) + poll(now: now)
+    }
+
+    /// Sends everything at once, oldest first, ignoring the throttle and any back-off: the newest sample too,
+    /// even when the distance filter skipped it. For the moment before `Complete`, whose fare is the server's
+    /// trail: a fix left in the queue is road not paid for (issue 13, defect 1). The flush ends when the queue is
+    /// empty (`isFlushed`) or an upload fails.
+    public mutating func flush(now: Date) -> [Action] {
+        var actions: [Action] = []
+        if let seen = lastSeen, seen.time > (snapshot.lastKept?.sample.time ?? .distantPast) {
+            actions = keep(seen, sharpTurn: false)
+        }
+        flushing = !snapshot.queue.isEmpty
+        return actions + poll(now: now)
+    }
+
+    /// True when nothing waits to be sent and nothing is in flight.
+    public var isFlushed: Bool { snapshot.queue.isEmpty && inFlightCount == nil }
+
+    private mutating func keep(_ sample: LocationSample, sharpTurn turn: Bool) -> [Action] {
         let fix = ReportedFix(sample, sequence: snapshot.nextSequence)
         snapshot.nextSequence += 1
         snapshot.lastKept = fix
@@ -98,17 +126,18 @@ public struct ReporterStateMachine: Sendable {
             if let n = inFlightCount { inFlightCount = max(0, n - 1) }
         }
         sharpTurnQueued = sharpTurnQueued || turn
-        return [.persist(snapshot)] + poll(now: now)
+        return [.persist(snapshot)]
     }
 
     /// The upload due at `now`, if any (call it at `nextWakeDate`).
     public mutating func poll(now: Date) -> [Action] {
         guard inFlightCount == nil, !snapshot.queue.isEmpty else { return [] }
-        if let retryAt, now < retryAt { return [] }
-        let intervalPassed = snapshot.lastUploadAt.map {
-            now.timeIntervalSince($0) >= configuration.minIntervalSeconds
-        } ?? true
-        guard intervalPassed || sharpTurnQueued || drainingBacklog || retryAt != nil else { return [] }
+        if let retryAt, now < retryAt, !flushing { return [] }
+        let intervalPassed =
+            snapshot.lastUploadAt.map {
+                now.timeIntervalSince($0) >= configuration.minIntervalSeconds
+            } ?? true
+        guard intervalPassed || sharpTurnQueued || drainingBacklog || retryAt != nil || flushing else { return [] }
         let batch = Array(snapshot.queue.prefix(configuration.batchSize))
         inFlightCount = batch.count
         sharpTurnQueued = false
@@ -137,15 +166,18 @@ public struct ReporterStateMachine: Sendable {
             consecutiveFailures = 0
             retryAt = nil
             drainingBacklog = count == configuration.batchSize && !snapshot.queue.isEmpty
+            flushing = flushing && !snapshot.queue.isEmpty
             return [.persist(snapshot)] + poll(now: now)
         case .rateLimited(let seconds):
             retryAt = now.addingTimeInterval(max(1, seconds))
+            flushing = false
             return []
         case .failed:
             consecutiveFailures += 1
             let exponent = Double(min(consecutiveFailures - 1, 30))
             let delay = min(configuration.maxBackoffSeconds, configuration.initialBackoffSeconds * pow(2, exponent))
             retryAt = now.addingTimeInterval(delay)
+            flushing = false
             return []
         }
     }
