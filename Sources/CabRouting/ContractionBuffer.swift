@@ -7,6 +7,8 @@ final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     let base: UnsafeMutablePointer<Element>
     /// The element count.
     let count: Int
+    /// False once `prefix(_:)` has handed the memory to another buffer.
+    private var ownsMemory = true
 
     /// A buffer of `count` copies of `value`.
     init(repeating value: Element, count: Int) {
@@ -24,7 +26,27 @@ final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         }
     }
 
-    deinit { base.deallocate() }
+    /// A buffer of `count` elements left uninitialized (bitwise-copyable values need no initialization); the
+    /// pages of a large one become resident only where written.
+    init(uninitializedCount count: Int) {
+        self.count = count
+        base = .allocate(capacity: Swift.max(count, 1))
+    }
+
+    private init(adopting base: UnsafeMutablePointer<Element>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    deinit { if ownsMemory { base.deallocate() } }
+
+    /// A buffer of the first `count` elements of this one that takes over its memory (the tail stays reserved
+    /// address space, never written); this buffer must not be used afterwards.
+    func prefix(_ count: Int) -> ContractionBuffer {
+        precondition(count <= self.count && ownsMemory, "prefix of a buffer that no longer owns its memory")
+        ownsMemory = false
+        return ContractionBuffer(adopting: base, count: count)
+    }
 
     /// The element at `index` (unchecked).
     @inline(__always) subscript(index: Int) -> Element {

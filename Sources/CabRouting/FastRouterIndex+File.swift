@@ -5,7 +5,7 @@
 /// copy of each array; a file from another format version or another graph is refused.
 extension FastRouterIndex {
     /// The current format version; bump it whenever the layout or the meaning of a field changes.
-    public static let fileFormatVersion: UInt32 = 1
+    public static let fileFormatVersion: UInt32 = 2
     static let fileMagic: [UInt8] = Array("SWCABCH\0".utf8)
 
     /// The index as file bytes.
@@ -32,6 +32,7 @@ extension FastRouterIndex {
         out.put(edgeTo)
         out.put(UInt32(labels == nil ? 0 : 1))
         if let labels {
+            out.put(UInt64(labels.lowestLabelledRank))
             for direction in [labels.forward, labels.backward] {
                 out.put(direction.first)
                 out.put(direction.hub)
@@ -114,6 +115,10 @@ extension FastRouterIndex {
             arcSecond: ContractionBuffer(arcSecond))
         var labels: HubLabels?
         if hasLabels == 1 {
+            let lowest = Int(try input.scalar() as UInt64)
+            guard lowest < nodeCount else {
+                throw RoutingError(.corruptFile, "The preprocessed routing file is damaged; run `cab import`.")
+            }
             var directions: [HubLabels.Direction] = []
             for _ in 0..<2 {
                 let first: [Int32] = try input.array(count: nodeCount + 1)
@@ -126,7 +131,8 @@ extension FastRouterIndex {
                         duration: ContractionBuffer(duration), length: ContractionBuffer(length)))
             }
             labels = HubLabels(
-                nodeCount: nodeCount, rankOf: hierarchy.rankOf, forward: directions[0], backward: directions[1])
+                nodeCount: nodeCount, lowestLabelledRank: lowest, rankOf: hierarchy.rankOf, forward: directions[0],
+                backward: directions[1])
         }
         guard input.offset == bytes.count else {
             throw RoutingError(.corruptFile, "The preprocessed routing file has trailing bytes; run `cab import`.")
@@ -169,6 +175,8 @@ extension FastRouterIndex {
                     throw damaged
                 }
                 for r in 0..<h.nodeCount where direction.first[r] > direction.first[r + 1] { throw damaged }
+                // Unlabelled ranks have empty labels (their queries climb instead).
+                guard direction.first[labels.lowestLabelledRank] == 0 else { throw damaged }
                 for e in 0..<direction.hub.count where !(0..<n).contains(direction.hub[e]) { throw damaged }
             }
         }

@@ -58,6 +58,10 @@ public enum RoutingBenchmark {
         public var shortcuts: Int
         /// Average hubs per label, nil without labels.
         public var averageLabelSize: Double?
+        /// Nodes with labels (the upper hierarchy when the budget does not cover every node), nil without labels.
+        public var labelledNodes: Int?
+        /// Megabytes the labels take, nil without labels.
+        public var labelMegabytes: Double?
         /// Peak resident memory of the process up to the end of preprocessing, in MB (`getrusage`).
         public var peakRSSMegabytes: Double
         /// Peak resident memory of the process after the queries too (snapper, Dijkstra scratch), in MB.
@@ -92,6 +96,8 @@ public enum RoutingBenchmark {
             case contractionSeconds = "contraction_s"
             case hubLabelSeconds = "hub_labels_s"
             case averageLabelSize = "average_label_size"
+            case labelledNodes = "labelled_nodes"
+            case labelMegabytes = "label_mb"
             case peakRSSMegabytes = "peak_rss_mb"
             case peakRSSAfterQueriesMegabytes = "peak_rss_after_queries_mb"
             case dijkstraPairs = "dijkstra_pairs"
@@ -209,6 +215,8 @@ public enum RoutingBenchmark {
             preprocessSeconds: preprocessed.contractionSeconds + preprocessed.hubLabelSeconds,
             contractionSeconds: preprocessed.contractionSeconds, hubLabelSeconds: preprocessed.hubLabelSeconds,
             shortcuts: index.hierarchy.shortcutCount, averageLabelSize: index.labels?.averageLabelSize,
+            labelledNodes: index.labels?.labelledNodeCount,
+            labelMegabytes: index.labels.map { Double($0.byteCount) / 1_048_576 },
             peakRSSMegabytes: preprocessed.peakRSSMegabytes, peakRSSAfterQueriesMegabytes: peakResidentMegabytes(),
             pairs: pairs.count, dijkstraPairs: slow.count, p2pMedianMicroseconds: median(fast),
             p2pHierarchyMedianMicroseconds: median(viaHierarchy), p2pDijkstraMedianMicroseconds: median(slow),

@@ -21,6 +21,7 @@ enum BenchRouteCommand {
         .init(name: "http-requests", valueName: "N", help: "sequential keep-alive GET /v1/route (default 2000)"),
         .init(name: "synthetic", valueName: "N,N,..", help: "also measure synthetic grid cities of about N nodes"),
         .init(name: "synthetic-only", valueName: "N", help: "measure one synthetic city only (what --synthetic runs)"),
+        .init(name: "export-edges", valueName: "FILE", help: "also write the graph's edges for scripts/routingkit-peer.py"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
@@ -67,6 +68,7 @@ enum BenchRouteCommand {
             Console.fail("cannot import \(map): \(error)", code: 65)
         }
         let importSeconds = seconds(clock.now - started)
+        if let path = args.value("export-edges") { exportEdges(graph, to: path) }
         let preprocessed = RoutingBenchmark.preprocess(graph)
         let result = RoutingBenchmark.measure(
             on: graph, preprocessed: preprocessed, importSeconds: importSeconds,
@@ -122,6 +124,20 @@ enum BenchRouteCommand {
         }
     }
 
+    /// Writes the graph's edges for the RoutingKit peer (`scripts/routingkit-peer.py`): little-endian u32 node
+    /// count and edge count, then every edge's tail, every head, every duration in milliseconds (u32 each).
+    static func exportEdges(_ graph: RoadGraph, to path: String) {
+        var words: [UInt32] = [UInt32(graph.nodeCount), UInt32(graph.edgeCount)]
+        words.reserveCapacity(2 + 3 * graph.edgeCount)
+        words += graph.edgeSources
+        words += graph.edgeTargets
+        words += graph.edgeDurationsMs
+        let data = words.withUnsafeBytes { Data($0) }
+        guard FileManager.default.createFile(atPath: path, contents: data) else {
+            Console.fail("cannot write \(path)", code: 73)
+        }
+    }
+
     /// Serves `/v1/route` in process on 127.0.0.1 (port 0) and times `requests` sequential GETs with random
     /// endpoints on one keep-alive connection; milliseconds per request, send to last byte.
     static func measureHTTP(graph: RoadGraph, index: FastRouterIndex, requests: Int) throws(BenchError) -> [Double] {
@@ -174,7 +190,12 @@ enum BenchRouteCommand {
             "cab bench route (\(BenchFormat.buildMode) build, \(HTTPServerConfiguration.processorCount) cores, "
                 + "one query thread) on \(map)",
             "graph               \(r.nodes) nodes, \(r.edges) edges, \(r.shortcuts) shortcuts, labels "
-                + (r.averageLabelSize.map { String(format: "%.1f hubs avg", $0) } ?? "none"),
+                + (r.averageLabelSize.map { String(format: "%.1f hubs avg", $0) } ?? "none")
+                + (r.labelledNodes.map {
+                    String(
+                        format: " on %d nodes (%.0f%%, the upper hierarchy), %.0f MB", $0,
+                        100 * Double($0) / Double(max(r.nodes, 1)), r.labelMegabytes ?? 0)
+                } ?? ""),
             String(
                 format: "import              %.3f s (PBF + graph), preprocess %.3f s (contraction %.3f + labels %.3f)",
                 r.importSeconds ?? 0, r.preprocessSeconds, r.contractionSeconds, r.hubLabelSeconds),

@@ -5,13 +5,17 @@ import Testing
 @Suite struct FastRouterFileTests {
     let graph = ContractionTestGraphs.random(nodes: 200, parts: 2, seed: 31)
 
-    @Test(arguments: [true, false])
-    func roundTripAnswersTheSame(labels: Bool) throws {
-        let index = FastRouterIndex(graph: graph, configuration: .init(buildsHubLabels: labels))
+    /// No labels, labels on every node, labels on the upper hierarchy only.
+    @Test(arguments: [(false, 0), (true, 20_000_000), (true, 800)] as [(Bool, Int)])
+    func roundTripAnswersTheSame(labels: Bool, entryLimit: Int) throws {
+        let index = FastRouterIndex(
+            graph: graph, configuration: .init(buildsHubLabels: labels, hubLabelEntryLimit: entryLimit))
         let bytes = index.fileBytes()
         let loaded = try FastRouterIndex(fileBytes: bytes, expectedFingerprint: graph.fingerprint)
         #expect(loaded.fileBytes() == bytes)
         #expect((loaded.labels != nil) == labels)
+        #expect(loaded.labels?.lowestLabelledRank == index.labels?.lowestLabelledRank)
+        if entryLimit == 800 { #expect(loaded.labels?.coversEveryNode == false) }
         let a = FastRouter(index: index)
         let b = FastRouter(index: loaded)
         for s in stride(from: 0, to: graph.nodeCount, by: 17) {

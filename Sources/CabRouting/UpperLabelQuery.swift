@@ -1,0 +1,414 @@
+/// Queries by hub labels, including labels that cover only the upper hierarchy (`HubLabels.lowestLabelledRank`):
+/// point-to-point durations and routes, many-to-one (every candidate driver to one pickup) and one-to-many.
+///
+/// Each end climbs from its seeds: a seed at a labelled rank is used as it is; otherwise a small upward Dijkstra
+/// (stall-on-demand) settles the unlabelled ranks above the seed and stops at the labelled ranks it reaches, the
+/// end's *border*. A shortest path's highest node is either unlabelled, and then both climbs settle it (they
+/// meet there), or labelled, and then each climb reaches a border node below it whose label holds it with the
+/// exact distance. So one end's border labels, shifted by their climb distances, fill a table by hub (once, for
+/// the single end of a many-to-one), and the other end's border labels scan that table. With labels on every
+/// node the climbs are just the seeds, and this is a plain label scan.
+///
+/// Routes come from the same answer: the climb's predecessors down to the seeds, then from a border node up to
+/// the hub by following, at each node, the upward arc whose head's label still holds the hub at the remaining
+/// distance; then the hierarchy's arcs unpack into edges.
+///
+/// Holds scratch memory sized to the graph: not `Sendable`; make one per thread.
+final class UpperLabelQuery {
+    let hierarchy: ContractionHierarchy
+    let labels: HubLabels
+    private let lowest: Int
+    /// The climb from the sources (forward arcs) and the one from the targets (backward arcs).
+    let ahead: Climb
+    let behind: Climb
+    // The table: per hub, the stamp of the fill (high 32 bits) and the duration (low 32 bits) in one word, so a
+    // lookup is one cache miss; the length and the border entry that filled it are read for the winner only.
+    private let table: ContractionBuffer<UInt64>
+    private let tableLength: ContractionBuffer<Float>
+    private let tableBorder: ContractionBuffer<Int32>
+    private var fillStamp: UInt64 = 0
+    /// Which climb filled the table last (so a later scan knows the direction of the table).
+    private var filledFromTargets = true
+    private var arcs: [Int32] = []
+    private var unpackStack: [Int32] = []
+
+    /// A reached labelled rank: the border of a climb.
+    struct BorderEntry {
+        var rank: Int32
+        var durationMs: UInt32
+        var lengthMeters: Float
+    }
+
+    /// One climb's scratch, indexed by rank, timestamped so that nothing is cleared between queries.
+    final class Climb {
+        let distance: ContractionBuffer<UInt32>
+        let length: ContractionBuffer<Float>
+        let stamps: ContractionBuffer<UInt32>
+        /// The arc a rank was reached by, or `-1 - seedIndex` for a seed.
+        let predecessorArc: ContractionBuffer<Int32>
+        /// The rank it was reached from.
+        let predecessor: ContractionBuffer<Int32>
+        let heap: ContractionHeap
+        var stamp: UInt32 = 0
+        var border: [BorderEntry] = []
+
+        init(nodeCount: Int) {
+            distance = ContractionBuffer(repeating: 0, count: nodeCount)
+            length = ContractionBuffer(repeating: 0, count: nodeCount)
+            stamps = ContractionBuffer(repeating: 0, count: nodeCount)
+            predecessorArc = ContractionBuffer(repeating: -1, count: nodeCount)
+            predecessor = ContractionBuffer(repeating: -1, count: nodeCount)
+            heap = ContractionHeap(capacity: nodeCount)
+            border.reserveCapacity(64)
+        }
+
+        @inline(__always) func reached(_ rank: Int) -> Bool { stamps[rank] == stamp }
+    }
+
+    /// The best answer found: its duration and length, and how to rebuild its path.
+    struct Answer {
+        var durationMs: UInt32 = .max
+        var lengthMeters: Float = 0
+        /// Where the climbs met below the labels (a rank), or -1.
+        var meet: Int32 = -1
+        /// Otherwise the hub, the scanning climb's border index and its label entry.
+        var hub: Int32 = -1
+        var border: Int32 = -1
+        var entry: Int32 = -1
+        var found: Bool { durationMs != .max }
+    }
+
+    init(hierarchy: ContractionHierarchy, labels: HubLabels) {
+        precondition(labels.nodeCount == hierarchy.nodeCount, "labels of another hierarchy")
+        self.hierarchy = hierarchy
+        self.labels = labels
+        lowest = labels.lowestLabelledRank
+        ahead = Climb(nodeCount: hierarchy.nodeCount)
+        behind = Climb(nodeCount: hierarchy.nodeCount)
+        table = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
+        tableLength = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
+        tableBorder = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
+    }
+
+    // MARK: Queries
+
+    /// The shortest duration (and its length) from any source seed to any target seed.
+    /// - Complexity: two climbs plus O(border × label size).
+    func duration(from sources: [ContractionSeed], to targets: [ContractionSeed]) -> Answer {
+        fill(fromTargets: targets)
+        return scan(fromSources: sources)
+    }
+
+    /// Durations from each source to one target.
+    /// - Complexity: one climb and table fill, then per source a climb plus O(border × label size).
+    func durations(from sources: [[ContractionSeed]], to target: [ContractionSeed]) -> [Answer] {
+        fill(fromTargets: target)
+        return sources.map { scan(fromSources: $0) }
+    }
+
+    /// Durations from one source to each target.
+    /// - Complexity: as `durations(from:to:)` with the roles swapped.
+    func durations(from source: [ContractionSeed], to targets: [[ContractionSeed]]) -> [Answer] {
+        fill(fromSources: source)
+        return targets.map { scan(fromTargets: $0) }
+    }
+
+    /// Climbs from the target seeds and writes their border labels into the table.
+    func fill(fromTargets seeds: [ContractionSeed]) {
+        climb(behind, seeds, forward: false, other: nil)
+        fillTable(behind, labels.backward)
+        filledFromTargets = true
+    }
+
+    /// Climbs from the source seeds and writes their border labels into the table.
+    func fill(fromSources seeds: [ContractionSeed]) {
+        climb(ahead, seeds, forward: true, other: nil)
+        fillTable(ahead, labels.forward)
+        filledFromTargets = false
+    }
+
+    /// The best path from the source seeds to the targets of the last `fill(fromTargets:)`.
+    func scan(fromSources seeds: [ContractionSeed]) -> Answer {
+        precondition(filledFromTargets, "scan from sources after a fill from targets")
+        var answer = climb(ahead, seeds, forward: true, other: behind)
+        scanTable(ahead, labels.forward, into: &answer)
+        return answer
+    }
+
+    /// The best path from the sources of the last `fill(fromSources:)` to the target seeds.
+    func scan(fromTargets seeds: [ContractionSeed]) -> Answer {
+        precondition(!filledFromTargets, "scan from targets after a fill from sources")
+        var answer = climb(behind, seeds, forward: false, other: ahead)
+        scanTable(behind, labels.backward, into: &answer)
+        return answer
+    }
+
+    // MARK: Climbing
+
+    /// Settles the unlabelled ranks above `seeds` and collects the labelled ranks reached into `c.border`; with
+    /// `other` (a finished climb of the opposite direction), returns the best meeting at an unlabelled rank.
+    @discardableResult
+    private func climb(_ c: Climb, _ seeds: [ContractionSeed], forward: Bool, other: Climb?) -> Answer {
+        c.stamp &+= 1
+        if c.stamp == 0 {
+            c.stamps.fill(0)
+            c.stamp = 1
+        }
+        c.border.removeAll(keepingCapacity: true)
+        let cur = c.stamp
+        var answer = Answer()
+        var allLabelled = true
+        for seed in seeds where Int(hierarchy.rankOf[Int(seed.node)]) < lowest { allLabelled = false }
+        if allLabelled {
+            // The common case near the top, and always with labels on every node: no search at all.
+            for (index, seed) in seeds.enumerated() {
+                let r = Int(hierarchy.rankOf[Int(seed.node)])
+                if c.stamps[r] == cur && c.distance[r] <= seed.durationMs { continue }
+                c.stamps[r] = cur
+                c.distance[r] = seed.durationMs
+                c.length[r] = seed.lengthMeters
+                c.predecessorArc[r] = -1 - Int32(index)
+                c.border.append(BorderEntry(rank: Int32(r), durationMs: seed.durationMs, lengthMeters: seed.lengthMeters))
+            }
+            return answer
+        }
+        let heap = c.heap
+        heap.clear()
+        for (index, seed) in seeds.enumerated() {
+            let rank = hierarchy.rankOf[Int(seed.node)]
+            let r = Int(rank)
+            if c.stamps[r] == cur {
+                guard seed.durationMs < c.distance[r] else { continue }
+                heap.decrease(rank, to: seed.durationMs)
+            } else {
+                c.stamps[r] = cur
+                heap.push(rank, key: seed.durationMs)
+            }
+            c.distance[r] = seed.durationMs
+            c.length[r] = seed.lengthMeters
+            c.predecessorArc[r] = -1 - Int32(index)
+            c.predecessor[r] = -1
+        }
+        let h = hierarchy
+        let upFirst = forward ? h.forwardFirst.base : h.backwardFirst.base
+        let upHead = forward ? h.forwardHead.base : h.backwardHead.base
+        let upWeight = forward ? h.forwardWeight.base : h.backwardWeight.base
+        let upArc = forward ? h.forwardArc.base : h.backwardArc.base
+        let downFirst = forward ? h.backwardFirst.base : h.forwardFirst.base
+        let downHead = forward ? h.backwardHead.base : h.forwardHead.base
+        let downWeight = forward ? h.backwardWeight.base : h.forwardWeight.base
+        let arcLength = h.arcLength.base
+        let dist = c.distance.base
+        let stamps = c.stamps.base
+        let len = c.length.base
+        search: while !heap.isEmpty {
+            let (node, d) = heap.pop()
+            let u = Int(node)
+            // Stall-on-demand: a higher rank reached with a shorter way down to here proves `d` is not shortest.
+            var k = Int(downFirst[u])
+            let downEnd = Int(downFirst[u + 1])
+            while k < downEnd {
+                let x = Int(downHead[k])
+                if stamps[x] == cur && dist[x] &+ downWeight[k] < d { continue search }
+                k += 1
+            }
+            if u >= lowest {
+                c.border.append(BorderEntry(rank: node, durationMs: d, lengthMeters: len[u]))
+                continue
+            }
+            if let other, other.stamps[u] == other.stamp {
+                let total = d &+ other.distance[u]
+                if total < answer.durationMs {
+                    answer.durationMs = total
+                    answer.lengthMeters = len[u] + other.length[u]
+                    answer.meet = node
+                }
+            }
+            k = Int(upFirst[u])
+            let upEnd = Int(upFirst[u + 1])
+            while k < upEnd {
+                let x = upHead[k]
+                let xi = Int(x)
+                let candidate = d &+ upWeight[k]
+                if stamps[xi] != cur {
+                    stamps[xi] = cur
+                    heap.push(x, key: candidate)
+                } else if candidate < dist[xi] && heap.contains(x) {
+                    heap.decrease(x, to: candidate)
+                } else {
+                    k += 1
+                    continue
+                }
+                dist[xi] = candidate
+                len[xi] = len[u] + arcLength[Int(upArc[k])]
+                c.predecessorArc[xi] = upArc[k]
+                c.predecessor[xi] = node
+                k += 1
+            }
+        }
+        return answer
+    }
+
+    // MARK: The table
+
+    private func fillTable(_ c: Climb, _ direction: HubLabels.Direction) {
+        fillStamp &+= 1
+        if fillStamp > UInt64(UInt32.max) {
+            table.fill(0)
+            fillStamp = 1
+        }
+        let mark = fillStamp << 32
+        let hubs = direction.hub.base
+        let durations = direction.duration.base
+        let lengths = direction.length.base
+        let first = direction.first.base
+        let slots = table.base
+        for (index, b) in c.border.enumerated() {
+            var e = Int(first[Int(b.rank)])
+            let end = Int(first[Int(b.rank) + 1])
+            while e < end {
+                let hub = Int(hubs[e])
+                let d = UInt64(durations[e] &+ b.durationMs)
+                let slot = slots[hub]
+                if slot < mark || (slot & 0xffff_ffff) > d {
+                    slots[hub] = mark | d
+                    tableLength[hub] = lengths[e] + b.lengthMeters
+                    tableBorder[hub] = Int32(index)
+                }
+                e += 1
+            }
+        }
+    }
+
+    private func scanTable(_ c: Climb, _ direction: HubLabels.Direction, into answer: inout Answer) {
+        let hubs = direction.hub.base
+        let durations = direction.duration.base
+        let first = direction.first.base
+        let slots = table.base
+        let mark = fillStamp << 32
+        var best = UInt64(answer.durationMs)
+        var bestEntry = -1
+        var bestBorder = -1
+        for (index, b) in c.border.enumerated() {
+            var e = Int(first[Int(b.rank)])
+            let end = Int(first[Int(b.rank) + 1])
+            let shift = UInt64(b.durationMs)
+            while e < end {
+                let slot = slots[Int(hubs[e])]
+                if slot >= mark {
+                    let d = (slot & 0xffff_ffff) &+ UInt64(durations[e]) &+ shift
+                    if d < best {
+                        best = d
+                        bestEntry = e
+                        bestBorder = index
+                    }
+                }
+                e += 1
+            }
+        }
+        guard bestEntry >= 0 else { return }
+        let hub = Int(hubs[bestEntry])
+        answer.durationMs = UInt32(best)
+        answer.lengthMeters = tableLength[hub] + direction.length[bestEntry] + c.border[bestBorder].lengthMeters
+        answer.meet = -1
+        answer.hub = Int32(hub)
+        answer.border = Int32(bestBorder)
+        answer.entry = Int32(bestEntry)
+    }
+
+    // MARK: Paths
+
+    /// The edges of the answer of the last `duration(from:to:)` (sources scanned against a target fill), with
+    /// the seed used at each end.
+    /// - Complexity: the up-paths' lengths times the degrees, plus the unpacked edges.
+    func path(of answer: Answer) -> (edges: [Int32], sourceSeed: Int, targetSeed: Int) {
+        precondition(answer.found && filledFromTargets, "no path to rebuild")
+        arcs.removeAll(keepingCapacity: true)
+        var downFrom: Int
+        var sourceSeed: Int
+        if answer.meet >= 0 {
+            sourceSeed = appendClimbArcs(ahead, from: Int(answer.meet))
+            downFrom = Int(answer.meet)
+        } else {
+            let hub = answer.hub
+            let sourceBorder = ahead.border[Int(answer.border)]
+            sourceSeed = appendClimbArcs(ahead, from: Int(sourceBorder.rank))
+            appendLabelArcs(
+                from: Int(sourceBorder.rank), to: hub, distance: labels.forward.duration[Int(answer.entry)],
+                forward: true)
+            // The target side, collected from its border up to the hub, then turned to path order.
+            let targetBorder = behind.border[Int(tableBorder[Int(hub)])]
+            let mark = arcs.count
+            let entry = Self.entry(of: hub, in: labels.backward, at: Int(targetBorder.rank))
+            precondition(entry >= 0, "the filled hub is in its border node's label")
+            appendLabelArcs(
+                from: Int(targetBorder.rank), to: hub, distance: labels.backward.duration[entry], forward: false)
+            arcs[mark...].reverse()
+            downFrom = Int(targetBorder.rank)
+        }
+        // Down from `downFrom` to a target seed along the target climb's predecessors (already in path order).
+        var node = downFrom
+        while behind.predecessorArc[node] >= 0 {
+            arcs.append(behind.predecessorArc[node])
+            node = Int(behind.predecessor[node])
+        }
+        let targetSeed = Int(-1 - behind.predecessorArc[node])
+        var edges: [Int32] = []
+        edges.reserveCapacity(arcs.count * 4)
+        for arc in arcs { hierarchy.unpack(arc: arc, into: &edges, stack: &unpackStack) }
+        return (edges, sourceSeed, targetSeed)
+    }
+
+    /// Appends, in path order, the source climb's arcs from its seed up to `rank`; returns the seed index.
+    private func appendClimbArcs(_ c: Climb, from rank: Int) -> Int {
+        let mark = arcs.count
+        var node = rank
+        while c.predecessorArc[node] >= 0 {
+            arcs.append(c.predecessorArc[node])
+            node = Int(c.predecessor[node])
+        }
+        arcs[mark...].reverse()
+        return Int(-1 - c.predecessorArc[node])
+    }
+
+    /// Appends the upward arcs from labelled `rank` to `hub`, `distance` away by `rank`'s label: at each node,
+    /// an arc whose head's label holds the hub at exactly the remaining distance (labels are built that way).
+    private func appendLabelArcs(from rank: Int, to hub: Int32, distance: UInt32, forward: Bool) {
+        let h = hierarchy
+        let direction = forward ? labels.forward : labels.backward
+        let first = forward ? h.forwardFirst : h.backwardFirst
+        let head = forward ? h.forwardHead : h.backwardHead
+        let weight = forward ? h.forwardWeight : h.backwardWeight
+        let arc = forward ? h.forwardArc : h.backwardArc
+        var u = rank
+        var remaining = distance
+        while u != Int(hub) {
+            var next = -1
+            for k in Int(first[u])..<Int(first[u + 1]) {
+                let x = head[k]
+                let w = weight[k]
+                guard x <= hub, w <= remaining else { continue }
+                let e = Self.entry(of: hub, in: direction, at: Int(x))
+                if e >= 0 && direction.duration[e] &+ w == remaining {
+                    arcs.append(arc[k])
+                    remaining = direction.duration[e]
+                    next = Int(x)
+                    break
+                }
+            }
+            precondition(next >= 0, "labels and hierarchy disagree")
+            u = next
+        }
+    }
+
+    /// The index of `hub` in the label of `rank` (binary search: hubs ascend), or -1.
+    static func entry(of hub: Int32, in direction: HubLabels.Direction, at rank: Int) -> Int {
+        var low = Int(direction.first[rank])
+        var high = Int(direction.first[rank + 1])
+        while low < high {
+            let mid = (low + high) >> 1
+            if direction.hub[mid] < hub { low = mid + 1 } else { high = mid }
+        }
+        return low < Int(direction.first[rank + 1]) && direction.hub[low] == hub ? low : -1
+    }
+}
