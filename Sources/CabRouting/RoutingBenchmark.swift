@@ -86,6 +86,12 @@ public enum RoutingBenchmark {
         public var manyToOne20RoutingMedianMicroseconds: Double
         /// Median time to snap one coordinate, microseconds.
         public var snapMedianMicroseconds: Double
+        /// Per climb of the many-to-one 20 figure (labels only): unlabelled nodes settled, border nodes reached,
+        /// label entries of those border nodes, and entries scanned (dominated border nodes skipped).
+        public var climbSettled: Double?
+        public var climbBorderNodes: Double?
+        public var climbBorderEntries: Double?
+        public var climbScannedEntries: Double?
         /// Dijkstra median over the router's median (same pairs).
         public var speedup: Double { p2pDijkstraMedianMicroseconds / max(p2pMedianMicroseconds, 1e-9) }
 
@@ -109,6 +115,10 @@ public enum RoutingBenchmark {
             case manyToOne100MedianMicroseconds = "many_to_one_100_median_us"
             case manyToOne20RoutingMedianMicroseconds = "many_to_one_20_routing_median_us"
             case snapMedianMicroseconds = "snap_median_us"
+            case climbSettled = "climb_settled"
+            case climbBorderNodes = "climb_border_nodes"
+            case climbBorderEntries = "climb_border_entries"
+            case climbScannedEntries = "climb_scanned_entries"
         }
     }
 
@@ -197,7 +207,18 @@ public enum RoutingBenchmark {
                 }
             }
         }
+        let before = router.labelQuery?.statistics
         let many20 = manyToOne(20)
+        let work = router.labelQuery.map { query -> UpperLabelQuery.Statistics in
+            var w = query.statistics
+            let b = before ?? .init()
+            (w.climbs, w.settled, w.borderNodes) = (w.climbs - b.climbs, w.settled - b.settled, w.borderNodes - b.borderNodes)
+            (w.borderEntries, w.scannedEntries) = (w.borderEntries - b.borderEntries, w.scannedEntries - b.scannedEntries)
+            return w
+        }
+        func perClimb(_ value: (UpperLabelQuery.Statistics) -> Int) -> Double? {
+            work.map { Double(value($0)) / Double(max($0.climbs, 1)) }
+        }
         let many100 = manyToOne(100)
         let routingOnly = (0..<configuration.manyToOneRounds).map { round in
             let group = (0..<21).map { snapped[(round * 21 + $0) % snapped.count] }
@@ -222,7 +243,9 @@ public enum RoutingBenchmark {
             p2pHierarchyMedianMicroseconds: median(viaHierarchy), p2pDijkstraMedianMicroseconds: median(slow),
             p2pGeometryMedianMicroseconds: median(geometry), manyToOne20MedianMicroseconds: median(many20),
             manyToOne100MedianMicroseconds: median(many100), manyToOne20RoutingMedianMicroseconds: median(routingOnly),
-            snapMedianMicroseconds: median(snapping))
+            snapMedianMicroseconds: median(snapping), climbSettled: perClimb(\.settled),
+            climbBorderNodes: perClimb(\.borderNodes), climbBorderEntries: perClimb(\.borderEntries),
+            climbScannedEntries: perClimb(\.scannedEntries))
     }
 
     /// Generates a `SyntheticCity` grid of about `nodes` crossings and measures it (generation is `import_s`;

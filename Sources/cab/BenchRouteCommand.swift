@@ -18,6 +18,7 @@ enum BenchRouteCommand {
     static let flags: [Arguments.Flag] = [
         .init(name: "map", valueName: "FILE", help: "OSM PBF extract to import and measure"),
         .init(name: "pairs", valueName: "N", help: "random point pairs for the point-to-point figures (default 10000)"),
+        .init(name: "dijkstra-pairs", valueName: "N", help: "of those, pairs plain Dijkstra answers too (default min(pairs, 1000))"),
         .init(name: "http-requests", valueName: "N", help: "sequential keep-alive GET /v1/route (default 2000)"),
         .init(name: "synthetic", valueName: "N,N,..", help: "also measure synthetic grid cities of about N nodes"),
         .init(name: "synthetic-only", valueName: "N", help: "measure one synthetic city only (what --synthetic runs)"),
@@ -72,7 +73,8 @@ enum BenchRouteCommand {
         let preprocessed = RoutingBenchmark.preprocess(graph)
         let result = RoutingBenchmark.measure(
             on: graph, preprocessed: preprocessed, importSeconds: importSeconds,
-            configuration: .init(pairs: pairs, dijkstraPairs: min(pairs, 1_000)))
+            configuration: .init(
+                pairs: pairs, dijkstraPairs: args.integer("dijkstra-pairs", default: min(pairs, 1_000), in: 1...pairs)))
         let http: [Double]
         do {
             http = try measureHTTP(graph: graph, index: preprocessed.index, requests: httpRequests)
@@ -212,6 +214,19 @@ enum BenchRouteCommand {
             "many-to-one 100     \(us(r.manyToOne100MedianMicroseconds)) median incl. snapping  target < 100 us",
             "snap one point      \(us(r.snapMedianMicroseconds)) median; \(r.pairs) pairs",
         ]
+        if let settled = r.climbSettled, let border = r.climbBorderNodes, let entries = r.climbBorderEntries,
+            let scanned = r.climbScannedEntries
+        {
+            lines.append(
+                String(
+                    format: "climbs (m2o 20)     %.1f nodes settled, %.1f border nodes, %.0f of their %.0f label entries "
+                        + "scanned, per climb", settled, border, scanned, entries))
+        }
+        if r.nodes >= 200_000 {
+            lines.append(
+                "metro goals (issue 19): p2p <= half of RoutingKit's median (scripts/routingkit-peer.py, same graph), "
+                    + "geometry < 30 us, many-to-one 20 < 50 us and 100 < 200 us incl. snapping")
+        }
         if !http.isEmpty {
             lines.append(
                 String(
