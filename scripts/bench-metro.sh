@@ -16,7 +16,8 @@ if ! "$venv/bin/python" -c "import ch_router, numpy" 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q ch-router numpy
 fi
-[ -x .build/release/cab ] || swift build -c release --product cab
+cab=${CAB:-.build/release/cab}
+[ -x "$cab" ] || swift build -c release --product cab
 for n in "${sizes[@]}"; do
   pbf="$out/city$n.osm.pbf"
   if [ ! -f "$pbf" ]; then
@@ -26,7 +27,7 @@ for n in "${sizes[@]}"; do
   fi
   echo "== N=$n: cab bench route ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
   /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \
-    .build/release/cab bench route --map "$pbf" --export-edges "$out/edges$n.bin" --pairs 3000 \
+    "$cab" bench route --map "$pbf" --export-edges "$out/edges$n.bin" --pairs 3000 \
     --dijkstra-pairs 30 --http-requests 300
   echo "== N=$n: RoutingKit peer ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
   /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \

@@ -7,12 +7,15 @@ final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     let base: UnsafeMutablePointer<Element>
     /// The element count.
     let count: Int
-    /// False once `prefix(_:)` has handed the memory to another buffer.
+    /// False once `prefix(_:)` has handed the memory to another buffer, and for views of a mapped file.
     private var ownsMemory = true
+    /// What keeps viewed memory alive (a `MappedFile`), nil for memory this buffer allocated.
+    private let owner: AnyObject?
 
     /// A buffer of `count` copies of `value`.
     init(repeating value: Element, count: Int) {
         self.count = count
+        owner = nil
         base = .allocate(capacity: Swift.max(count, 1))
         base.initialize(repeating: value, count: count)
     }
@@ -20,6 +23,7 @@ final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     /// A buffer holding a copy of `array`.
     init(_ array: [Element]) {
         count = array.count
+        owner = nil
         base = .allocate(capacity: Swift.max(count, 1))
         array.withUnsafeBufferPointer { source in
             if let start = source.baseAddress { base.initialize(from: start, count: count) }
@@ -30,12 +34,23 @@ final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     /// pages of a large one become resident only where written.
     init(uninitializedCount count: Int) {
         self.count = count
+        owner = nil
         base = .allocate(capacity: Swift.max(count, 1))
     }
 
     private init(adopting base: UnsafeMutablePointer<Element>, count: Int) {
         self.base = base
         self.count = count
+        owner = nil
+    }
+
+    /// A view of `count` elements at `start` inside memory that `owner` keeps alive (a read-only mapped file:
+    /// such a buffer must never be written, and index buffers never are after loading).
+    init(viewing start: UnsafeRawPointer, count: Int, owner: AnyObject) {
+        base = UnsafeMutablePointer(mutating: start.assumingMemoryBound(to: Element.self))
+        self.count = count
+        self.owner = owner
+        ownsMemory = false
     }
 
     deinit { if ownsMemory { base.deallocate() } }

@@ -25,6 +25,13 @@ import Testing
         }
     }
 
+    /// Start-up checks the index against the road graph without converting the graph: the same fingerprint.
+    @Test func roadGraphFingerprintEqualsTheContractionGraphs() {
+        let road = SyntheticCity.grid(rows: 12, cols: 15, seed: 4)
+        #expect(road.contractionFingerprint == ContractionGraph(roadGraph: road).fingerprint)
+        #expect(road.contractionFingerprint != SyntheticCity.grid(rows: 12, cols: 15, seed: 5).contractionFingerprint)
+    }
+
     @Test func refusesAnotherMap() throws {
         let bytes = FastRouterIndex(graph: graph).fileBytes()
         let other = ContractionTestGraphs.random(nodes: 200, parts: 2, seed: 32)
