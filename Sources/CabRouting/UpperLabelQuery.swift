@@ -21,12 +21,14 @@ final class UpperLabelQuery {
     /// The climb from the sources (forward arcs) and the one from the targets (backward arcs).
     let ahead: Climb
     let behind: Climb
-    // The table: per hub, the stamp of the fill (high 32 bits) and the duration (low 32 bits) in one word, so a
-    // lookup is one cache miss; the length and the border entry that filled it are read for the winner only.
-    private let table: ContractionBuffer<UInt64>
+    // The table: one bit per rank says whether the hub is filled (n/8 bytes: it stays in cache, and most hubs a
+    // scan asks about are not there), then per hub the duration, and for the winner only the length and the
+    // border entry that filled it. A fill clears the bits it set last time.
+    private let filled: ContractionBuffer<UInt64>
+    private var filledHubs: [Int32] = []
+    private let tableDuration: ContractionBuffer<UInt32>
     private let tableLength: ContractionBuffer<Float>
     private let tableBorder: ContractionBuffer<Int32>
-    private var fillStamp: UInt64 = 0
     /// Which climb filled the table last (so a later scan knows the direction of the table).
     private var filledFromTargets = true
     private var arcs: [Int32] = []
@@ -71,9 +73,6 @@ final class UpperLabelQuery {
         let heap: ContractionHeap
         var stamp: UInt32 = 0
         var border: [BorderEntry] = []
-        /// Per rank: the stamp of the climb whose border holds it, and its index there.
-        let borderStamps: ContractionBuffer<UInt32>
-        let borderIndex: ContractionBuffer<Int32>
         /// Per border entry: proved useless by a lower border node (see `scanLabels`).
         var dominated: [Bool] = []
 
@@ -84,22 +83,15 @@ final class UpperLabelQuery {
             predecessorArc = ContractionBuffer(repeating: -1, count: nodeCount)
             predecessor = ContractionBuffer(repeating: -1, count: nodeCount)
             heap = ContractionHeap(capacity: nodeCount)
-            borderStamps = ContractionBuffer(repeating: 0, count: nodeCount)
-            borderIndex = ContractionBuffer(repeating: 0, count: nodeCount)
             border.reserveCapacity(64)
             dominated.reserveCapacity(64)
         }
 
-        /// Sorts the border by rank and indexes it, so that a label scan can find border nodes among its hubs.
+        /// Sorts the border by rank, so that a label scan can walk the border alongside its ascending hubs.
         func indexBorder() {
             dominated.removeAll(keepingCapacity: true)
             dominated.append(contentsOf: repeatElement(false, count: border.count))
-            guard border.count > 1 else { return }
-            border.sort { $0.rank < $1.rank }
-            for (index, b) in border.enumerated() {
-                borderStamps[Int(b.rank)] = stamp
-                borderIndex[Int(b.rank)] = Int32(index)
-            }
+            if border.count > 1 { border.sort { $0.rank < $1.rank } }
         }
 
         @inline(__always) func reached(_ rank: Int) -> Bool { stamps[rank] == stamp }
@@ -125,7 +117,8 @@ final class UpperLabelQuery {
         lowest = labels.lowestLabelledRank
         ahead = Climb(nodeCount: hierarchy.nodeCount)
         behind = Climb(nodeCount: hierarchy.nodeCount)
-        table = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
+        filled = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount / 64 + 1)
+        tableDuration = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
         tableLength = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
         tableBorder = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
     }
@@ -192,7 +185,6 @@ final class UpperLabelQuery {
         c.stamp &+= 1
         if c.stamp == 0 {
             c.stamps.fill(0)
-            c.borderStamps.fill(0)
             c.stamp = 1
         }
         c.border.removeAll(keepingCapacity: true)
@@ -317,37 +309,48 @@ final class UpperLabelQuery {
     // Both loops below skip border nodes that a lower border node dominates: when `b`'s label holds another
     // border node `x` with `d(b) + label(b)[x] <= d(x)`, every shortest path whose first labelled node is `x`
     // also climbs through `b` (up-paths all), so `b`'s label already holds its highest node. Border entries are
-    // sorted by rank, and a hub outranks the node whose label holds it, so dominators are always scanned first.
+    // sorted by rank, and a hub outranks the node whose label holds it, so dominators are always scanned first;
+    // as a label's hubs ascend, the border nodes among them are found by walking the border alongside.
 
     private func fillTable(_ c: Climb, _ direction: HubLabels.Direction) {
-        fillStamp &+= 1
-        if fillStamp > UInt64(UInt32.max) {
-            table.fill(0)
-            fillStamp = 1
-        }
-        let mark = fillStamp << 32
+        // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
+        let border = c.border
+        var dominated = c.dominated
+        c.dominated = []
+        defer { c.dominated = dominated }
+        let bits = filled.base
+        for hub in filledHubs { bits[Int(hub) >> 6] = 0 }
+        filledHubs.removeAll(keepingCapacity: true)
         let hubs = direction.hub.base
         let durations = direction.duration.base
         let lengths = direction.length.base
         let first = direction.first.base
-        let slots = table.base
-        let borderStamps = c.borderStamps.base
-        let cur = c.stamp
-        for index in c.border.indices where !c.dominated[index] {
-            let b = c.border[index]
+        let table = tableDuration.base
+        for index in border.indices where !dominated[index] {
+            let b = border[index]
             var e = Int(first[Int(b.rank)])
             let end = Int(first[Int(b.rank) + 1])
             statistics.scannedEntries += end - e
+            var next = index + 1
             while e < end {
-                let hub = Int(hubs[e])
-                let d32 = durations[e] &+ b.durationMs
-                if borderStamps[hub] == cur { markDominated(c, hub, d32, index) }
-                let d = UInt64(d32)
-                let slot = slots[hub]
-                if slot < mark || (slot & 0xffff_ffff) > d {
-                    slots[hub] = mark | d
-                    tableLength[hub] = lengths[e] + b.lengthMeters
-                    tableBorder[hub] = Int32(index)
+                let hub = hubs[e]
+                let h = Int(hub)
+                let d = durations[e] &+ b.durationMs
+                while next < border.count && border[next].rank < hub { next += 1 }
+                if next < border.count && border[next].rank == hub && d <= border[next].durationMs {
+                    dominated[next] = true
+                }
+                let bit: UInt64 = 1 << UInt64(h & 63)
+                if bits[h >> 6] & bit == 0 {
+                    bits[h >> 6] |= bit
+                    filledHubs.append(hub)
+                    table[h] = d
+                    tableLength[h] = lengths[e] + b.lengthMeters
+                    tableBorder[h] = Int32(index)
+                } else if d < table[h] {
+                    table[h] = d
+                    tableLength[h] = lengths[e] + b.lengthMeters
+                    tableBorder[h] = Int32(index)
                 }
                 e += 1
             }
@@ -355,28 +358,37 @@ final class UpperLabelQuery {
     }
 
     private func scanTable(_ c: Climb, _ direction: HubLabels.Direction, into answer: inout Answer) {
+        // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
+        let border = c.border
+        var dominated = c.dominated
+        c.dominated = []
+        defer { c.dominated = dominated }
         let hubs = direction.hub.base
         let durations = direction.duration.base
         let first = direction.first.base
-        let slots = table.base
-        let borderStamps = c.borderStamps.base
-        let cur = c.stamp
-        let mark = fillStamp << 32
+        let bits = filled.base
+        let table = tableDuration.base
         var best = UInt64(answer.durationMs)
         var bestEntry = -1
         var bestBorder = -1
-        for index in c.border.indices where !c.dominated[index] {
-            let b = c.border[index]
+        for index in border.indices where !dominated[index] {
+            let b = border[index]
             var e = Int(first[Int(b.rank)])
             let end = Int(first[Int(b.rank) + 1])
             statistics.scannedEntries += end - e
             let shift = UInt64(b.durationMs)
+            var next = index + 1
             while e < end {
-                let hub = Int(hubs[e])
-                if borderStamps[hub] == cur { markDominated(c, hub, durations[e] &+ b.durationMs, index) }
-                let slot = slots[hub]
-                if slot >= mark {
-                    let d = (slot & 0xffff_ffff) &+ UInt64(durations[e]) &+ shift
+                let hub = hubs[e]
+                let h = Int(hub)
+                while next < border.count && border[next].rank < hub { next += 1 }
+                if next < border.count && border[next].rank == hub
+                    && durations[e] &+ b.durationMs <= border[next].durationMs
+                {
+                    dominated[next] = true
+                }
+                if bits[h >> 6] & (1 << UInt64(h & 63)) != 0 {
+                    let d = UInt64(table[h]) &+ UInt64(durations[e]) &+ shift
                     if d < best {
                         best = d
                         bestEntry = e
@@ -389,18 +401,11 @@ final class UpperLabelQuery {
         guard bestEntry >= 0 else { return }
         let hub = Int(hubs[bestEntry])
         answer.durationMs = UInt32(best)
-        answer.lengthMeters = tableLength[hub] + direction.length[bestEntry] + c.border[bestBorder].lengthMeters
+        answer.lengthMeters = tableLength[hub] + direction.length[bestEntry] + border[bestBorder].lengthMeters
         answer.meet = -1
         answer.hub = Int32(hub)
         answer.border = Int32(bestBorder)
         answer.entry = Int32(bestEntry)
-    }
-
-    /// Marks border node `rank` dominated when the border entry being scanned, `scanning`, reaches it at
-    /// `durationMs` or sooner (never the entry itself, whose label holds it at distance 0).
-    @inline(__always) private func markDominated(_ c: Climb, _ rank: Int, _ durationMs: UInt32, _ scanning: Int) {
-        let j = Int(c.borderIndex[rank])
-        if j != scanning && durationMs <= c.border[j].durationMs { c.dominated[j] = true }
     }
 
     // MARK: Paths
