@@ -99,7 +99,9 @@ final class MappedFile: @unchecked Sendable {
     /// A private copy of `bytes` with the same interface (files given as bytes, in tests).
     init(copying bytes: [UInt8]) {
         let memory = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
-        bytes.withUnsafeBytes { memory.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(memory), byteCount: $0.count) }
+        bytes.withUnsafeBytes {
+            memory.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(memory), byteCount: $0.count)
+        }
         base = UnsafeRawPointer(memory)
         count = bytes.count
         isMapped = false

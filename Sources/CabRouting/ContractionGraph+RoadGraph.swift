@@ -28,6 +28,7 @@ extension ContractionSeed {
     /// The engine's seed for a road query seed.
     @inline(__always) public init(_ seed: RouteSeed) {
         self.init(
-            node: seed.node, durationMs: UInt32(clamping: seed.costMilliseconds), lengthMeters: Float(seed.distanceMeters))
+            node: seed.node, durationMs: UInt32(clamping: seed.costMilliseconds),
+            lengthMeters: Float(seed.distanceMeters))
     }
 }

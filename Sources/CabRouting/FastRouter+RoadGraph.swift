@@ -47,7 +47,8 @@ extension FastRouter {
         }
         if let labelQuery {
             let answer = labelQuery.duration(
-                from: collect(endpoints.sources, into: &sourceScratch), to: collect(endpoints.targets, into: &targetScratch))
+                from: collect(endpoints.sources, into: &sourceScratch),
+                to: collect(endpoints.targets, into: &targetScratch))
             return Self.best(answer.found ? Int(answer.durationMs) : nil, endpoints.direct?.costMilliseconds)
         }
         let found = duration(
@@ -128,7 +129,8 @@ extension FastRouter {
             }
             let seeds = collect(point, arriving: !fixedIsEnd)
             let answer = fixedIsEnd ? labelQuery.scan(fromSources: seeds) : labelQuery.scan(fromTargets: seeds)
-            let direct = fixedIsEnd ? graph.directSeed(from: point, to: fixed) : graph.directSeed(from: fixed, to: point)
+            let direct =
+                fixedIsEnd ? graph.directSeed(from: point, to: fixed) : graph.directSeed(from: fixed, to: point)
             result.append(Self.best(answer.found ? Int(answer.durationMs) : nil, direct?.costMilliseconds))
         }
         return result

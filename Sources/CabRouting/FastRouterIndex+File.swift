@@ -199,7 +199,8 @@ struct ContractionFileWriter {
 
     mutating func put<T: BitwiseCopyable>(_ buffer: ContractionBuffer<T>) {
         put(UInt64(buffer.count))
-        bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer.base, count: buffer.count * MemoryLayout<T>.stride))
+        bytes.append(
+            contentsOf: UnsafeRawBufferPointer(start: buffer.base, count: buffer.count * MemoryLayout<T>.stride))
     }
 }
 

@@ -224,7 +224,8 @@ struct HubLabelBuilder {
         guard lowest < n else { return nil }
         return HubLabels(
             nodeCount: n, lowestLabelledRank: lowest, rankOf: hierarchy.rankOf,
-            forward: forward.finish(nodeCount: n, lowest: lowest), backward: backward.finish(nodeCount: n, lowest: lowest))
+            forward: forward.finish(nodeCount: n, lowest: lowest),
+            backward: backward.finish(nodeCount: n, lowest: lowest))
     }
 
     /// Computes the label of `rank` in one direction from its upward neighbours' labels, prunes it against the

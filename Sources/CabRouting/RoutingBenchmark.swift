@@ -212,8 +212,12 @@ public enum RoutingBenchmark {
         let work = router.labelQuery.map { query -> UpperLabelQuery.Statistics in
             var w = query.statistics
             let b = before ?? .init()
-            (w.climbs, w.settled, w.borderNodes) = (w.climbs - b.climbs, w.settled - b.settled, w.borderNodes - b.borderNodes)
-            (w.borderEntries, w.scannedEntries) = (w.borderEntries - b.borderEntries, w.scannedEntries - b.scannedEntries)
+            (w.climbs, w.settled, w.borderNodes) = (
+                w.climbs - b.climbs, w.settled - b.settled, w.borderNodes - b.borderNodes
+            )
+            (w.borderEntries, w.scannedEntries) = (
+                w.borderEntries - b.borderEntries, w.scannedEntries - b.scannedEntries
+            )
             return w
         }
         func perClimb(_ value: (UpperLabelQuery.Statistics) -> Int) -> Double? {

@@ -201,7 +201,8 @@ final class UpperLabelQuery {
                 for (i, b) in c.border.enumerated() where b.rank == rank {
                     if seed.durationMs < b.durationMs {
                         c.border[i] = BorderEntry(
-                            rank: rank, durationMs: seed.durationMs, lengthMeters: seed.lengthMeters, seed: Int32(index))
+                            rank: rank, durationMs: seed.durationMs, lengthMeters: seed.lengthMeters, seed: Int32(index)
+                        )
                     }
                     continue seeding
                 }

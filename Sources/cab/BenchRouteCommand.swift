@@ -18,11 +18,15 @@ enum BenchRouteCommand {
     static let flags: [Arguments.Flag] = [
         .init(name: "map", valueName: "FILE", help: "OSM PBF extract to import and measure"),
         .init(name: "pairs", valueName: "N", help: "random point pairs for the point-to-point figures (default 10000)"),
-        .init(name: "dijkstra-pairs", valueName: "N", help: "of those, pairs plain Dijkstra answers too (default min(pairs, 1000))"),
+        .init(
+            name: "dijkstra-pairs", valueName: "N",
+            help: "of those, pairs plain Dijkstra answers too (default min(pairs, 1000))"),
         .init(name: "http-requests", valueName: "N", help: "sequential keep-alive GET /v1/route (default 2000)"),
         .init(name: "synthetic", valueName: "N,N,..", help: "also measure synthetic grid cities of about N nodes"),
         .init(name: "synthetic-only", valueName: "N", help: "measure one synthetic city only (what --synthetic runs)"),
-        .init(name: "export-edges", valueName: "FILE", help: "also write the graph's edges for scripts/routingkit-peer.py"),
+        .init(
+            name: "export-edges", valueName: "FILE", help: "also write the graph's edges for scripts/routingkit-peer.py"
+        ),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
@@ -219,7 +223,8 @@ enum BenchRouteCommand {
         {
             lines.append(
                 String(
-                    format: "climbs (m2o 20)     %.1f nodes settled, %.1f border nodes, %.0f of their %.0f label entries "
+                    format:
+                        "climbs (m2o 20)     %.1f nodes settled, %.1f border nodes, %.0f of their %.0f label entries "
                         + "scanned, per climb", settled, border, scanned, entries))
         }
         if r.nodes >= 200_000 {

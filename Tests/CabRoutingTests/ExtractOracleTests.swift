@@ -56,7 +56,9 @@ import Testing
             let back = drivers.map { router.durationMilliseconds(RouteEndpoints(start: pickup, end: $0, in: graph)) }
             #expect(router.durationsMilliseconds(from: pickup, to: drivers) == back)
             let coordinates = drivers.map(\.query)
-            #expect(try router.durationsMilliseconds(from: coordinates, to: pickup.query, snappingWith: extract.snapper) == oneToOne)
+            #expect(
+                try router.durationsMilliseconds(from: coordinates, to: pickup.query, snappingWith: extract.snapper)
+                    == oneToOne)
             if round == 0 {
                 let reference = drivers.map {
                     dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph))

@@ -20,7 +20,9 @@ import Testing
         let b = FastRouter(index: loaded)
         for s in stride(from: 0, to: graph.nodeCount, by: 17) {
             for t in stride(from: 3, to: graph.nodeCount, by: 13) {
-                #expect(a.route(from: [.init(node: s)], to: [.init(node: t)]) == b.route(from: [.init(node: s)], to: [.init(node: t)]))
+                #expect(
+                    a.route(from: [.init(node: s)], to: [.init(node: t)])
+                        == b.route(from: [.init(node: s)], to: [.init(node: t)]))
             }
         }
     }
@@ -47,10 +49,14 @@ import Testing
         let fingerprint = graph.fingerprint
         var versioned = bytes
         versioned[8] = 99
-        let error = #expect(throws: RoutingError.self) { try FastRouterIndex(fileBytes: versioned, expectedFingerprint: fingerprint) }
+        let error = #expect(throws: RoutingError.self) {
+            try FastRouterIndex(fileBytes: versioned, expectedFingerprint: fingerprint)
+        }
         #expect(error?.code == .wrongVersion)
         #expect(error?.message.contains("version 99") == true)
-        #expect(throws: RoutingError.self) { try FastRouterIndex(fileBytes: Array("hello".utf8), expectedFingerprint: fingerprint) }
+        #expect(throws: RoutingError.self) {
+            try FastRouterIndex(fileBytes: Array("hello".utf8), expectedFingerprint: fingerprint)
+        }
         for cut in [10, 30, bytes.count / 2, bytes.count - 1] {
             #expect(throws: RoutingError.self) {
                 try FastRouterIndex(fileBytes: Array(bytes.prefix(cut)), expectedFingerprint: fingerprint)

@@ -63,11 +63,14 @@ import Testing
                 let reverse = router.durations(from: pickup, to: drivers).map { $0?.durationMs ?? .max }
                 #expect(reverse == drivers.map { ContractionTestGraphs.duration(graph, from: pickup, to: $0) })
             }
-            let points = (0..<6).map { _ in ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng) }
+            let points = (0..<6).map { _ in ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng)
+            }
             let matrix = router.matrix(from: points, to: points)
             for i in points.indices {
                 for j in points.indices {
-                    #expect(matrix[i][j]?.durationMs ?? .max == router.duration(from: points[i], to: points[j])?.durationMs ?? .max)
+                    #expect(
+                        matrix[i][j]?.durationMs ?? .max == router.duration(from: points[i], to: points[j])?.durationMs
+                            ?? .max)
                 }
             }
         }
@@ -84,7 +87,8 @@ import Testing
             ])
         let coordinates = (0..<3).map { Coordinate(latitude: 47, longitude: 9.5 + Double($0) / 1000) }
         let router = FastRouter(index: FastRouterIndex(graph: graph), nodeCoordinates: coordinates)
-        let route = try #require(router.route(from: [.init(node: 0)], to: [.init(node: 2, durationMs: 7, lengthMeters: 1)]))
+        let route = try #require(
+            router.route(from: [.init(node: 0)], to: [.init(node: 2, durationMs: 7, lengthMeters: 1)]))
         #expect(route.durationMs == 2007)
         #expect(route.lengthMeters == 21)
         #expect(route.edges == [0, 1])

@@ -66,7 +66,8 @@ import Testing
         let box = try #require(BoundingBox(enclosing: graph.coordinates))
         func point() -> Coordinate {
             Coordinate(
-                latitude: box.southWest.latitude + random.nextDouble() * (box.northEast.latitude - box.southWest.latitude),
+                latitude: box.southWest.latitude + random.nextDouble()
+                    * (box.northEast.latitude - box.southWest.latitude),
                 longitude: box.southWest.longitude + random.nextDouble()
                     * (box.northEast.longitude - box.southWest.longitude))
         }
@@ -78,7 +79,9 @@ import Testing
             #expect((try? router.route(endpoints))?.durationMilliseconds == expected, "pair \(i)")
         }
         let drivers = Array(points.prefix(20))
-        let oneToOne = drivers.map { dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: points[20], in: graph)) }
+        let oneToOne = drivers.map {
+            dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: points[20], in: graph))
+        }
         #expect(router.durationsMilliseconds(from: drivers, to: points[20]) == oneToOne)
     }
 }
