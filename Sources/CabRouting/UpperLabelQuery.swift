@@ -61,15 +61,20 @@ final class UpperLabelQuery {
         var seed: Int32 = -1
     }
 
+    /// One rank's state in a climb, together in 20 bytes so that reaching a rank touches one cache line.
+    struct Slot {
+        var stamp: UInt32
+        var distance: UInt32
+        var length: Float
+        /// The arc it was reached by, or `-1 - seedIndex` for a seed.
+        var predecessorArc: Int32
+        /// The rank it was reached from.
+        var predecessor: Int32
+    }
+
     /// One climb's scratch, indexed by rank, timestamped so that nothing is cleared between queries.
     final class Climb {
-        let distance: ContractionBuffer<UInt32>
-        let length: ContractionBuffer<Float>
-        let stamps: ContractionBuffer<UInt32>
-        /// The arc a rank was reached by, or `-1 - seedIndex` for a seed.
-        let predecessorArc: ContractionBuffer<Int32>
-        /// The rank it was reached from.
-        let predecessor: ContractionBuffer<Int32>
+        let slots: ContractionBuffer<Slot>
         let heap: ContractionHeap
         var stamp: UInt32 = 0
         var border: [BorderEntry] = []
@@ -77,11 +82,8 @@ final class UpperLabelQuery {
         var dominated: [Bool] = []
 
         init(nodeCount: Int) {
-            distance = ContractionBuffer(repeating: 0, count: nodeCount)
-            length = ContractionBuffer(repeating: 0, count: nodeCount)
-            stamps = ContractionBuffer(repeating: 0, count: nodeCount)
-            predecessorArc = ContractionBuffer(repeating: -1, count: nodeCount)
-            predecessor = ContractionBuffer(repeating: -1, count: nodeCount)
+            slots = ContractionBuffer(
+                repeating: Slot(stamp: 0, distance: 0, length: 0, predecessorArc: -1, predecessor: -1), count: nodeCount)
             heap = ContractionHeap(capacity: nodeCount)
             border.reserveCapacity(64)
             dominated.reserveCapacity(64)
@@ -94,7 +96,6 @@ final class UpperLabelQuery {
             if border.count > 1 { border.sort { $0.rank < $1.rank } }
         }
 
-        @inline(__always) func reached(_ rank: Int) -> Bool { stamps[rank] == stamp }
     }
 
     /// The best answer found: its duration and length, and how to rebuild its path.
@@ -184,7 +185,7 @@ final class UpperLabelQuery {
     private func climb(_ c: Climb, _ seeds: [ContractionSeed], forward: Bool, other: Climb?) -> Answer {
         c.stamp &+= 1
         if c.stamp == 0 {
-            c.stamps.fill(0)
+            for r in 0..<c.slots.count { c.slots[r].stamp = 0 }
             c.stamp = 1
         }
         c.border.removeAll(keepingCapacity: true)
@@ -221,17 +222,15 @@ final class UpperLabelQuery {
         for (index, seed) in seeds.enumerated() {
             let rank = hierarchy.rankOf[Int(seed.node)]
             let r = Int(rank)
-            if c.stamps[r] == cur {
-                guard seed.durationMs < c.distance[r] else { continue }
+            if c.slots[r].stamp == cur {
+                guard seed.durationMs < c.slots[r].distance else { continue }
                 heap.decrease(rank, to: seed.durationMs)
             } else {
-                c.stamps[r] = cur
                 heap.push(rank, key: seed.durationMs)
             }
-            c.distance[r] = seed.durationMs
-            c.length[r] = seed.lengthMeters
-            c.predecessorArc[r] = -1 - Int32(index)
-            c.predecessor[r] = -1
+            c.slots[r] = Slot(
+                stamp: cur, distance: seed.durationMs, length: seed.lengthMeters, predecessorArc: -1 - Int32(index),
+                predecessor: -1)
         }
         let h = hierarchy
         let upFirst = forward ? h.forwardFirst.base : h.backwardFirst.base
@@ -242,9 +241,9 @@ final class UpperLabelQuery {
         let downHead = forward ? h.backwardHead.base : h.forwardHead.base
         let downWeight = forward ? h.backwardWeight.base : h.forwardWeight.base
         let arcLength = h.arcLength.base
-        let dist = c.distance.base
-        let stamps = c.stamps.base
-        let len = c.length.base
+        let slots = c.slots.base
+        let otherSlots = other?.slots.base
+        let otherStamp = other?.stamp ?? 0
         search: while !heap.isEmpty {
             let (node, d) = heap.pop()
             let u = Int(node)
@@ -253,19 +252,19 @@ final class UpperLabelQuery {
             let downEnd = Int(downFirst[u + 1])
             while k < downEnd {
                 let x = Int(downHead[k])
-                if stamps[x] == cur && dist[x] &+ downWeight[k] < d { continue search }
+                if slots[x].stamp == cur && slots[x].distance &+ downWeight[k] < d { continue search }
                 k += 1
             }
             if u >= lowest {
-                c.border.append(BorderEntry(rank: node, durationMs: d, lengthMeters: len[u]))
+                c.border.append(BorderEntry(rank: node, durationMs: d, lengthMeters: slots[u].length))
                 continue
             }
             settledCount += 1
-            if let other, other.stamps[u] == other.stamp {
-                let total = d &+ other.distance[u]
+            if let otherSlots, otherSlots[u].stamp == otherStamp {
+                let total = d &+ otherSlots[u].distance
                 if total < answer.durationMs {
                     answer.durationMs = total
-                    answer.lengthMeters = len[u] + other.length[u]
+                    answer.lengthMeters = slots[u].length + otherSlots[u].length
                     answer.meet = node
                 }
             }
@@ -275,19 +274,17 @@ final class UpperLabelQuery {
                 let x = upHead[k]
                 let xi = Int(x)
                 let candidate = d &+ upWeight[k]
-                if stamps[xi] != cur {
-                    stamps[xi] = cur
+                if slots[xi].stamp != cur {
                     heap.push(x, key: candidate)
-                } else if candidate < dist[xi] && heap.contains(x) {
+                } else if candidate < slots[xi].distance && heap.contains(x) {
                     heap.decrease(x, to: candidate)
                 } else {
                     k += 1
                     continue
                 }
-                dist[xi] = candidate
-                len[xi] = len[u] + arcLength[Int(upArc[k])]
-                c.predecessorArc[xi] = upArc[k]
-                c.predecessor[xi] = node
+                slots[xi] = Slot(
+                    stamp: cur, distance: candidate, length: slots[u].length + arcLength[Int(upArc[k])],
+                    predecessorArc: upArc[k], predecessor: node)
                 k += 1
             }
         }
@@ -445,11 +442,11 @@ final class UpperLabelQuery {
         if targetSeed < 0 {
             // Down from `downFrom` to a target seed along the target climb's predecessors (in path order).
             var node = downFrom
-            while behind.predecessorArc[node] >= 0 {
-                arcs.append(behind.predecessorArc[node])
-                node = Int(behind.predecessor[node])
+            while behind.slots[node].predecessorArc >= 0 {
+                arcs.append(behind.slots[node].predecessorArc)
+                node = Int(behind.slots[node].predecessor)
             }
-            targetSeed = Int(-1 - behind.predecessorArc[node])
+            targetSeed = Int(-1 - behind.slots[node].predecessorArc)
         }
         var edges: [Int32] = []
         edges.reserveCapacity(arcs.count * 4)
@@ -461,12 +458,12 @@ final class UpperLabelQuery {
     private func appendClimbArcs(_ c: Climb, from rank: Int) -> Int {
         let mark = arcs.count
         var node = rank
-        while c.predecessorArc[node] >= 0 {
-            arcs.append(c.predecessorArc[node])
-            node = Int(c.predecessor[node])
+        while c.slots[node].predecessorArc >= 0 {
+            arcs.append(c.slots[node].predecessorArc)
+            node = Int(c.slots[node].predecessor)
         }
         arcs[mark...].reverse()
-        return Int(-1 - c.predecessorArc[node])
+        return Int(-1 - c.slots[node].predecessorArc)
     }
 
     /// Appends the upward arcs from labelled `rank` to `hub`, `distance` away by `rank`'s label: at each node,
