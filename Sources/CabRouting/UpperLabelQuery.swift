@@ -57,7 +57,7 @@ final class UpperLabelQuery {
         var rank: Int32
         var durationMs: UInt32
         var lengthMeters: Float
-        /// The seed it is, when the climb needed no search (its arrays are then left untouched), else -1.
+        /// The seed it is, when the climb needed no search (its slots are then left untouched), else -1.
         var seed: Int32 = -1
     }
 
@@ -78,7 +78,7 @@ final class UpperLabelQuery {
         let heap: ContractionHeap
         var stamp: UInt32 = 0
         var border: [BorderEntry] = []
-        /// Per border entry: proved useless by a lower border node (see `scanLabels`).
+        /// Per border entry: proved useless by a lower border node (see the table's loops).
         var dominated: [Bool] = []
 
         init(nodeCount: Int) {
@@ -95,7 +95,6 @@ final class UpperLabelQuery {
             dominated.append(contentsOf: repeatElement(false, count: border.count))
             if border.count > 1 { border.sort { $0.rank < $1.rank } }
         }
-
     }
 
     /// The best answer found: its duration and length, and how to rebuild its path.
