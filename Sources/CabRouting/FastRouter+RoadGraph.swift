@@ -128,7 +128,8 @@ extension FastRouter {
                 continue
             }
             let seeds = collect(point, arriving: !fixedIsEnd)
-            let answer = fixedIsEnd ? labelQuery.scan(fromSources: seeds) : labelQuery.scan(fromTargets: seeds)
+            let answer =
+                fixedIsEnd ? labelQuery.durationScan(fromSources: seeds) : labelQuery.durationScan(fromTargets: seeds)
             let direct =
                 fixedIsEnd ? graph.directSeed(from: point, to: fixed) : graph.directSeed(from: fixed, to: point)
             result.append(Self.best(answer.found ? Int(answer.durationMs) : nil, direct?.costMilliseconds))

@@ -83,7 +83,8 @@ final class UpperLabelQuery {
 
         init(nodeCount: Int) {
             slots = ContractionBuffer(
-                repeating: Slot(stamp: 0, distance: 0, length: 0, predecessorArc: -1, predecessor: -1), count: nodeCount)
+                repeating: Slot(stamp: 0, distance: 0, length: 0, predecessorArc: -1, predecessor: -1), count: nodeCount
+            )
             heap = ContractionHeap(capacity: nodeCount)
             border.reserveCapacity(64)
             dominated.reserveCapacity(64)
@@ -136,14 +137,14 @@ final class UpperLabelQuery {
     /// - Complexity: one climb and table fill, then per source a climb plus O(border × label size).
     func durations(from sources: [[ContractionSeed]], to target: [ContractionSeed]) -> [Answer] {
         fill(fromTargets: target)
-        return sources.map { scan(fromSources: $0) }
+        return sources.map { durationScan(fromSources: $0) }
     }
 
     /// Durations from one source to each target.
     /// - Complexity: as `durations(from:to:)` with the roles swapped.
     func durations(from source: [ContractionSeed], to targets: [[ContractionSeed]]) -> [Answer] {
         fill(fromSources: source)
-        return targets.map { scan(fromTargets: $0) }
+        return targets.map { durationScan(fromTargets: $0) }
     }
 
     /// Climbs from the target seeds and writes their border labels into the table.
@@ -173,6 +174,60 @@ final class UpperLabelQuery {
         precondition(!filledFromTargets, "scan from targets after a fill from sources")
         var answer = climb(behind, seeds, forward: false, other: ahead)
         scanTable(behind, labels.backward, into: &answer)
+        return answer
+    }
+
+    /// As `scan(fromSources:)` for a duration alone (no path will be rebuilt): with labels on every node the
+    /// seeds' labels scan the table straight away, without a climb (the many-to-one hot path on road maps).
+    func durationScan(fromSources seeds: [ContractionSeed]) -> Answer {
+        precondition(filledFromTargets, "scan from sources after a fill from targets")
+        guard labels.coversEveryNode else { return scan(fromSources: seeds) }
+        return scanSeeds(seeds, labels.forward)
+    }
+
+    /// As `scan(fromTargets:)` for a duration alone (see `durationScan(fromSources:)`).
+    func durationScan(fromTargets seeds: [ContractionSeed]) -> Answer {
+        precondition(!filledFromTargets, "scan from targets after a fill from sources")
+        guard labels.coversEveryNode else { return scan(fromTargets: seeds) }
+        return scanSeeds(seeds, labels.backward)
+    }
+
+    /// Every seed's own label against the table (all seeds are labelled).
+    private func scanSeeds(_ seeds: [ContractionSeed], _ direction: HubLabels.Direction) -> Answer {
+        let hubs = direction.hub.base
+        let durations = direction.duration.base
+        let first = direction.first.base
+        let bits = filled.base
+        let table = tableDuration.base
+        let rankOf = hierarchy.rankOf.base
+        var best = UInt64(UInt32.max)
+        var bestEntry = -1
+        var bestSeed = 0
+        for index in seeds.indices {
+            let seed = seeds[index]
+            let r = Int(rankOf[Int(seed.node)])
+            var e = Int(first[r])
+            let end = Int(first[r + 1])
+            let shift = UInt64(seed.durationMs)
+            while e < end {
+                let h = Int(hubs[e])
+                if bits[h >> 6] & (1 << UInt64(h & 63)) != 0 {
+                    let d = UInt64(table[h]) &+ UInt64(durations[e]) &+ shift
+                    if d < best {
+                        best = d
+                        bestEntry = e
+                        bestSeed = index
+                    }
+                }
+                e += 1
+            }
+        }
+        var answer = Answer()
+        guard bestEntry >= 0 else { return answer }
+        let hub = Int(hubs[bestEntry])
+        answer.durationMs = UInt32(best)
+        answer.lengthMeters = tableLength[hub] + direction.length[bestEntry] + seeds[bestSeed].lengthMeters
+        answer.hub = Int32(hub)
         return answer
     }
 
@@ -295,10 +350,6 @@ final class UpperLabelQuery {
     private func count(_ c: Climb, settled: Int) {
         statistics.settled += settled
         statistics.borderNodes += c.border.count
-        let direction = c === ahead ? labels.forward : labels.backward
-        for b in c.border {
-            statistics.borderEntries += Int(direction.first[Int(b.rank) + 1] - direction.first[Int(b.rank)])
-        }
     }
 
     // MARK: The table
@@ -323,11 +374,21 @@ final class UpperLabelQuery {
         let lengths = direction.length.base
         let first = direction.first.base
         let table = tableDuration.base
-        for index in border.indices where !dominated[index] {
+        var scanned = 0
+        var skipped = 0
+        defer {
+            statistics.scannedEntries += scanned
+            statistics.borderEntries += scanned + skipped
+        }
+        for index in border.indices {
             let b = border[index]
             var e = Int(first[Int(b.rank)])
             let end = Int(first[Int(b.rank) + 1])
-            statistics.scannedEntries += end - e
+            guard !dominated[index] else {
+                skipped += end - e
+                continue
+            }
+            scanned += end - e
             var next = index + 1
             while e < end {
                 let hub = hubs[e]
@@ -368,11 +429,21 @@ final class UpperLabelQuery {
         var best = UInt64(answer.durationMs)
         var bestEntry = -1
         var bestBorder = -1
-        for index in border.indices where !dominated[index] {
+        var scanned = 0
+        var skipped = 0
+        defer {
+            statistics.scannedEntries += scanned
+            statistics.borderEntries += scanned + skipped
+        }
+        for index in border.indices {
             let b = border[index]
             var e = Int(first[Int(b.rank)])
             let end = Int(first[Int(b.rank) + 1])
-            statistics.scannedEntries += end - e
+            guard !dominated[index] else {
+                skipped += end - e
+                continue
+            }
+            scanned += end - e
             let shift = UInt64(b.durationMs)
             var next = index + 1
             while e < end {
