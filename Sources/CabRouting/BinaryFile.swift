@@ -66,6 +66,61 @@ final class BinaryFile {
     }
 }
 
+/// A file mapped read-only into memory (`mmap`, `MAP_SHARED`): its pages come from the page cache on first
+/// touch and are shared by every process that maps the same file; unmapped (`munmap`) when the last buffer
+/// viewing it is gone. `@unchecked Sendable`: the mapping is read-only and never changes after `init`.
+final class MappedFile: @unchecked Sendable {
+    /// The first byte.
+    let base: UnsafeRawPointer
+    /// The file's size in bytes.
+    let count: Int
+
+    /// Maps `path`.
+    /// - Throws: `RoutingError.fileAccess` when it cannot be opened or mapped, `.corruptFile` when empty.
+    init(path: String) throws(RoutingError) {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else {
+            throw RoutingError(.fileAccess, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw RoutingError(.fileAccess, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        let size = Int(info.st_size)
+        guard size > 0 else { throw RoutingError(.corruptFile, "\(path) is empty") }
+        guard let address = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED else {
+            throw RoutingError(.fileAccess, "cannot map \(path): \(String(cString: strerror(errno)))")
+        }
+        base = UnsafeRawPointer(address)
+        count = size
+    }
+
+    /// A private copy of `bytes` with the same interface (files given as bytes, in tests).
+    init(copying bytes: [UInt8]) {
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        bytes.withUnsafeBytes {
+            memory.copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(memory), byteCount: $0.count)
+        }
+        base = UnsafeRawPointer(memory)
+        count = bytes.count
+        isMapped = false
+    }
+
+    private var isMapped = true
+
+    deinit {
+        if isMapped {
+            munmap(UnsafeMutableRawPointer(mutating: base), count)
+        } else {
+            UnsafeMutableRawPointer(mutating: base).deallocate()
+        }
+    }
+
+    /// The bytes.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+}
+
 /// Identifies a map file by its content: FNV-1a (64 bit) over its bytes and length.
 public enum MapFingerprint {
     /// The fingerprint of the file at `path`.

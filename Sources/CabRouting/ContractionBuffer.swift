@@ -7,10 +7,15 @@ final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     let base: UnsafeMutablePointer<Element>
     /// The element count.
     let count: Int
+    /// False once `prefix(_:)` has handed the memory to another buffer, and for views of a mapped file.
+    private var ownsMemory = true
+    /// What keeps viewed memory alive (a `MappedFile`), nil for memory this buffer allocated.
+    private let owner: AnyObject?
 
     /// A buffer of `count` copies of `value`.
     init(repeating value: Element, count: Int) {
         self.count = count
+        owner = nil
         base = .allocate(capacity: Swift.max(count, 1))
         base.initialize(repeating: value, count: count)
     }
@@ -18,13 +23,45 @@ final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     /// A buffer holding a copy of `array`.
     init(_ array: [Element]) {
         count = array.count
+        owner = nil
         base = .allocate(capacity: Swift.max(count, 1))
         array.withUnsafeBufferPointer { source in
             if let start = source.baseAddress { base.initialize(from: start, count: count) }
         }
     }
 
-    deinit { base.deallocate() }
+    /// A buffer of `count` elements left uninitialized (bitwise-copyable values need no initialization); the
+    /// pages of a large one become resident only where written.
+    init(uninitializedCount count: Int) {
+        self.count = count
+        owner = nil
+        base = .allocate(capacity: Swift.max(count, 1))
+    }
+
+    private init(adopting base: UnsafeMutablePointer<Element>, count: Int) {
+        self.base = base
+        self.count = count
+        owner = nil
+    }
+
+    /// A view of `count` elements at `start` inside memory that `owner` keeps alive (a read-only mapped file:
+    /// such a buffer must never be written, and index buffers never are after loading).
+    init(viewing start: UnsafeRawPointer, count: Int, owner: AnyObject) {
+        base = UnsafeMutablePointer(mutating: start.assumingMemoryBound(to: Element.self))
+        self.count = count
+        self.owner = owner
+        ownsMemory = false
+    }
+
+    deinit { if ownsMemory { base.deallocate() } }
+
+    /// A buffer of the first `count` elements of this one that takes over its memory (the tail stays reserved
+    /// address space, never written); this buffer must not be used afterwards.
+    func prefix(_ count: Int) -> ContractionBuffer {
+        precondition(count <= self.count && ownsMemory, "prefix of a buffer that no longer owns its memory")
+        ownsMemory = false
+        return ContractionBuffer(adopting: base, count: count)
+    }
 
     /// The element at `index` (unchecked).
     @inline(__always) subscript(index: Int) -> Element {

@@ -4,13 +4,23 @@ extension ContractionGraph {
     public init(roadGraph graph: RoadGraph) {
         var edges: [Edge] = []
         edges.reserveCapacity(graph.edgeCount)
-        for e in 0..<graph.edgeCount {
-            edges.append(
-                Edge(
-                    from: graph.edgeSource(e), to: graph.edgeTarget(e), durationMs: graph.edgeDurationsMs[e],
-                    lengthMeters: Float(graph.edgeDistancesDm[e]) / 10))
-        }
+        for e in 0..<graph.edgeCount { edges.append(Self.edge(e, of: graph)) }
         self.init(nodeCount: graph.nodeCount, edges: edges)
+    }
+
+    static func edge(_ e: Int, of graph: RoadGraph) -> Edge {
+        Edge(
+            from: graph.edgeSource(e), to: graph.edgeTarget(e), durationMs: graph.edgeDurationsMs[e],
+            lengthMeters: Float(graph.edgeDistancesDm[e]) / 10)
+    }
+}
+
+extension RoadGraph {
+    /// `ContractionGraph(roadGraph: self).fingerprint`, without building that graph (start-up checks the
+    /// routing index against the graph with it).
+    /// - Complexity: O(edges), no allocation.
+    public var contractionFingerprint: UInt64 {
+        ContractionGraph.fingerprint(nodeCount: nodeCount, edgeCount: edgeCount) { ContractionGraph.edge($0, of: self) }
     }
 }
 
@@ -18,6 +28,7 @@ extension ContractionSeed {
     /// The engine's seed for a road query seed.
     @inline(__always) public init(_ seed: RouteSeed) {
         self.init(
-            node: seed.node, durationMs: UInt32(clamping: seed.costMilliseconds), lengthMeters: Float(seed.distanceMeters))
+            node: seed.node, durationMs: UInt32(clamping: seed.costMilliseconds),
+            lengthMeters: Float(seed.distanceMeters))
     }
 }

@@ -49,9 +49,15 @@ public struct ContractionGraph: Sendable, Equatable {
     /// from another graph is refused.
     /// - Complexity: O(edges).
     public var fingerprint: UInt64 {
+        Self.fingerprint(nodeCount: nodeCount, edgeCount: edges.count) { edges[$0] }
+    }
+
+    /// The fingerprint of a graph given edge by edge (so a `RoadGraph` need not be converted to get it).
+    static func fingerprint(nodeCount: Int, edgeCount: Int, edge: (Int) -> Edge) -> UInt64 {
         var hash = FNV1a()
         hash.add(UInt64(nodeCount))
-        for edge in edges {
+        for e in 0..<edgeCount {
+            let edge = edge(e)
             hash.add(UInt64(UInt32(bitPattern: edge.from)) << 32 | UInt64(UInt32(bitPattern: edge.to)))
             hash.add(UInt64(edge.durationMs) << 32 | UInt64(edge.lengthMeters.bitPattern))
         }

@@ -79,7 +79,14 @@ public struct ContractionHierarchy: Sendable {
     /// Appends the original edge ids of arc `arc`, in path order, to `edges`.
     /// - Complexity: O(edges appended).
     func unpack(arc: Int32, into edges: inout [Int32]) {
-        var stack: [Int32] = [arc]
+        var stack: [Int32] = []
+        unpack(arc: arc, into: &edges, stack: &stack)
+    }
+
+    /// As `unpack(arc:into:)`, with the caller's scratch stack (no allocation per arc).
+    func unpack(arc: Int32, into edges: inout [Int32], stack: inout [Int32]) {
+        stack.removeAll(keepingCapacity: true)
+        stack.append(arc)
         while let top = stack.popLast() {
             let first = arcFirst[Int(top)]
             if first < 0 {

@@ -33,7 +33,7 @@ extension FastRouter {
     /// The travel time between two snapped points in milliseconds; nil when unroutable.
     /// - Complexity: a label merge per seed pair (two upward searches without labels).
     public func durationMilliseconds(_ endpoints: RouteEndpoints) -> Int? {
-        if let labels = index.labels {
+        if let labels = index.labels, labels.coversEveryNode {
             // The hot path: label merges straight from the road seeds, no arrays built.
             var best = Int.max
             for s in endpoints.sources {
@@ -44,6 +44,12 @@ extension FastRouter {
                 }
             }
             return Self.best(best == .max ? nil : best, endpoints.direct?.costMilliseconds)
+        }
+        if let labelQuery {
+            let answer = labelQuery.duration(
+                from: collect(endpoints.sources, into: &sourceScratch),
+                to: collect(endpoints.targets, into: &targetScratch))
+            return Self.best(answer.found ? Int(answer.durationMs) : nil, endpoints.direct?.costMilliseconds)
         }
         let found = duration(
             from: endpoints.sources.map(ContractionSeed.init), to: endpoints.targets.map(ContractionSeed.init))
@@ -92,26 +98,28 @@ extension FastRouter {
         return labelDurations(fixed: start, fixedIsEnd: false, count: ends.count) { ends[$0] }
     }
 
-    /// Many-to-one or one-to-many by labels: the fixed point's seeds fill the table once (its arrival seeds when
-    /// it is the end, its leaving seeds when it is the start), then each other point's seeds scan it; nil for a
-    /// point `other` does not give (off the roads) or that cannot be reached.
+    /// Many-to-one or one-to-many by labels: the fixed point's seeds climb and fill the table once (its arrival
+    /// seeds when it is the end, its leaving seeds when it is the start), then each other point's seeds climb and
+    /// scan it; nil for a point `other` does not give (off the roads) or that cannot be reached.
     private func labelDurations(
         fixed: SnappedPoint, fixedIsEnd: Bool, count: Int, other: (Int) -> SnappedPoint?
     ) -> [Int?] {
         guard let labelQuery else { preconditionFailure("durations by labels without labels") }
         let graph = requireRoadGraph()
-        var seeds: [ContractionSeed] = []
-        seeds.reserveCapacity(8)
-        func collect(_ point: SnappedPoint, arriving: Bool) {
-            seeds.removeAll(keepingCapacity: true)
+        func collect(_ point: SnappedPoint, arriving: Bool) -> [ContractionSeed] {
+            sourceScratch.removeAll(keepingCapacity: true)
             if arriving {
-                graph.forEachTargetSeed(of: point) { seeds.append(ContractionSeed($0)) }
+                graph.forEachTargetSeed(of: point) { sourceScratch.append(ContractionSeed($0)) }
             } else {
-                graph.forEachSourceSeed(of: point) { seeds.append(ContractionSeed($0)) }
+                graph.forEachSourceSeed(of: point) { sourceScratch.append(ContractionSeed($0)) }
             }
+            return sourceScratch
         }
-        collect(fixed, arriving: fixedIsEnd)
-        labelQuery.fill(fixedIsEnd ? labelQuery.labels.backward : labelQuery.labels.forward, seeds)
+        if fixedIsEnd {
+            labelQuery.fill(fromTargets: collect(fixed, arriving: true))
+        } else {
+            labelQuery.fill(fromSources: collect(fixed, arriving: false))
+        }
         var result: [Int?] = []
         result.reserveCapacity(count)
         for i in 0..<count {
@@ -119,12 +127,21 @@ extension FastRouter {
                 result.append(nil)
                 continue
             }
-            collect(point, arriving: !fixedIsEnd)
-            let (d, _) = labelQuery.scan(fixedIsEnd ? labelQuery.labels.forward : labelQuery.labels.backward, seeds)
-            let direct = fixedIsEnd ? graph.directSeed(from: point, to: fixed) : graph.directSeed(from: fixed, to: point)
-            result.append(Self.best(d == .max ? nil : Int(d), direct?.costMilliseconds))
+            let seeds = collect(point, arriving: !fixedIsEnd)
+            let answer =
+                fixedIsEnd ? labelQuery.durationScan(fromSources: seeds) : labelQuery.durationScan(fromTargets: seeds)
+            let direct =
+                fixedIsEnd ? graph.directSeed(from: point, to: fixed) : graph.directSeed(from: fixed, to: point)
+            result.append(Self.best(answer.found ? Int(answer.durationMs) : nil, direct?.costMilliseconds))
         }
         return result
+    }
+
+    /// The road seeds as engine seeds, in a reused array.
+    private func collect(_ seeds: [RouteSeed], into scratch: inout [ContractionSeed]) -> [ContractionSeed] {
+        scratch.removeAll(keepingCapacity: true)
+        for seed in seeds { scratch.append(ContractionSeed(seed)) }
+        return scratch
     }
 
     /// Durations and distances between every start and every end (`result[i][j]`); nil where unroutable.

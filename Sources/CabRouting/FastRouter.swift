@@ -25,8 +25,9 @@ public struct FastDuration: Sendable, Hashable {
 }
 
 /// Fast shortest-path queries on a `FastRouterIndex`: point-to-point with path and geometry, many-to-one (all
-/// candidate drivers to one pickup), one-to-many, and matrices. Durations come from hub-label merges when the
-/// index has labels, otherwise from the contraction hierarchy; paths always come from the hierarchy.
+/// candidate drivers to one pickup), one-to-many, and matrices. With hub labels, durations and paths come from
+/// label scans (`UpperLabelQuery`, which climbs to the labels when they cover the upper hierarchy only), otherwise
+/// from the contraction hierarchy's two-sided search; paths are unpacked from the hierarchy's arcs either way.
 ///
 /// Each endpoint is a list of `ContractionSeed`s (a snapped point starts from both ends of its edge).
 /// Holds scratch memory sized to the graph: not `Sendable`; make one per thread (it is cheap next to the index).
@@ -36,8 +37,12 @@ public final class FastRouter {
     private let nodeCoordinates: [Coordinate]
     /// The road graph, for the road-level queries (`FastRouter+RoadGraph`).
     let roadGraph: RoadGraph?
-    private let contraction: ContractionQuery
-    let labelQuery: ManyToOneQuery?
+    /// The two-sided hierarchy search, made on first use (only indexes without labels need it).
+    private lazy var contraction = ContractionQuery(hierarchy: index.hierarchy)
+    let labelQuery: UpperLabelQuery?
+    /// Reused seed arrays for the road-level queries.
+    var sourceScratch: [ContractionSeed] = []
+    var targetScratch: [ContractionSeed] = []
 
     /// A router over `index`; `nodeCoordinates` (one per graph node, or empty) give routes their geometry.
     public convenience init(index: FastRouterIndex, nodeCoordinates: [Coordinate] = []) {
@@ -49,17 +54,17 @@ public final class FastRouter {
         self.index = index
         self.nodeCoordinates = nodeCoordinates
         self.roadGraph = roadGraph
-        contraction = ContractionQuery(hierarchy: index.hierarchy)
-        labelQuery = index.labels.map { ManyToOneQuery(labels: $0) }
+        labelQuery = index.labels.map { UpperLabelQuery(hierarchy: index.hierarchy, labels: $0) }
     }
 
     /// The shortest duration between two endpoints, or nil when the target cannot be reached.
     /// - Complexity: one label merge per seed pair (or two upward searches without labels).
     public func duration(from source: [ContractionSeed], to target: [ContractionSeed]) -> FastDuration? {
-        if let labels = index.labels {
+        if let labels = index.labels, labels.coversEveryNode {
             let (d, length) = labels.query(from: source, to: target)
             return d == .max ? nil : FastDuration(durationMs: d, lengthMeters: Double(length))
         }
+        if let labelQuery { return Self.optional(labelQuery.duration(from: source, to: target)) }
         let meeting = contraction.run(from: source, to: target)
         guard meeting.meet >= 0 else { return nil }
         let path = contraction.path(of: meeting, sources: source, targets: target)
@@ -68,10 +73,26 @@ public final class FastRouter {
 
     /// The shortest route with its edges and geometry, or nil when the target cannot be reached.
     /// - Complexity: two upward searches plus the length of the unpacked path.
+    /// - Complexity: with labels, two climbs, a label scan and the path's arcs; otherwise two upward searches;
+    ///   then the length of the unpacked path.
     public func route(from source: [ContractionSeed], to target: [ContractionSeed]) -> FastRoute? {
-        let meeting = contraction.run(from: source, to: target)
-        guard meeting.meet >= 0 else { return nil }
-        let path = contraction.path(of: meeting, sources: source, targets: target)
+        let durationMs: UInt32
+        let lengthMeters: Double
+        let path: (edges: [Int32], sourceSeed: Int, targetSeed: Int)
+        if let labelQuery {
+            let answer = labelQuery.duration(from: source, to: target)
+            guard answer.found else { return nil }
+            path = labelQuery.path(of: answer)
+            durationMs = answer.durationMs
+            lengthMeters = Double(answer.lengthMeters)
+        } else {
+            let meeting = contraction.run(from: source, to: target)
+            guard meeting.meet >= 0 else { return nil }
+            let found = contraction.path(of: meeting, sources: source, targets: target)
+            path = (found.edges, found.sourceSeed, found.targetSeed)
+            durationMs = meeting.durationMs
+            lengthMeters = found.lengthMeters
+        }
         var geometry: [Coordinate] = []
         if !nodeCoordinates.isEmpty {
             geometry.reserveCapacity(path.edges.count + 1)
@@ -79,7 +100,7 @@ public final class FastRouter {
             for edge in path.edges { geometry.append(nodeCoordinates[Int(index.edgeTo[Int(edge)])]) }
         }
         return FastRoute(
-            durationMs: meeting.durationMs, lengthMeters: path.lengthMeters, edges: path.edges.map(Int.init),
+            durationMs: durationMs, lengthMeters: lengthMeters, edges: path.edges.map(Int.init),
             sourceSeed: path.sourceSeed, targetSeed: path.targetSeed, geometry: geometry)
     }
 
@@ -108,7 +129,7 @@ public final class FastRouter {
         return roadGraph
     }
 
-    private static func optional(_ pair: (UInt32, Float)) -> FastDuration? {
-        pair.0 == .max ? nil : FastDuration(durationMs: pair.0, lengthMeters: Double(pair.1))
+    private static func optional(_ answer: UpperLabelQuery.Answer) -> FastDuration? {
+        answer.found ? FastDuration(durationMs: answer.durationMs, lengthMeters: Double(answer.lengthMeters)) : nil
     }
 }

@@ -1,11 +1,13 @@
 /// The preprocessed file: `cab import` writes these bytes next to the graph and `cab serve` loads them.
 ///
 /// Layout (little-endian): magic `SWCABCH\0`, format version (UInt32), graph fingerprint (UInt64), node and
-/// edge counts (UInt64), then arrays, each as an element count (UInt64) followed by raw elements. Loading is a
-/// copy of each array; a file from another format version or another graph is refused.
+/// edge counts (UInt64), then arrays, each as an element count (UInt64) followed by raw elements (every element
+/// is 4 bytes, so every array stays 4-byte aligned). Loading maps the file (`mmap`) and the index's buffers point
+/// into the mapping: nothing is copied, start-up does not grow with a copy of the index, and processes on one
+/// host share the pages. A file from another format version or another graph is refused.
 extension FastRouterIndex {
     /// The current format version; bump it whenever the layout or the meaning of a field changes.
-    public static let fileFormatVersion: UInt32 = 1
+    public static let fileFormatVersion: UInt32 = 2
     static let fileMagic: [UInt8] = Array("SWCABCH\0".utf8)
 
     /// The index as file bytes.
@@ -32,6 +34,7 @@ extension FastRouterIndex {
         out.put(edgeTo)
         out.put(UInt32(labels == nil ? 0 : 1))
         if let labels {
+            out.put(UInt64(labels.lowestLabelledRank))
             for direction in [labels.forward, labels.backward] {
                 out.put(direction.first)
                 out.put(direction.hub)
@@ -54,10 +57,9 @@ extension FastRouterIndex {
     /// graph (`expectedFingerprint` is `ContractionGraph.fingerprint` of the graph in use).
     /// - Throws: `RoutingError` `.fileAccess`, `.corruptFile`, `.wrongVersion` or `.wrongMap`, naming the file.
     public static func load(from path: String, expectedFingerprint: UInt64) throws(RoutingError) -> FastRouterIndex {
-        let file = try BinaryFile(path: path, mode: "rb")
-        let bytes = try file.read(UInt8.self, count: file.remainingBytes())
+        let file = try MappedFile(path: path)
         do {
-            return try FastRouterIndex(fileBytes: bytes, expectedFingerprint: expectedFingerprint)
+            return try FastRouterIndex(mapped: file, expectedFingerprint: expectedFingerprint)
         } catch {
             throw RoutingError(error.code, "\(path): \(error.message)")
         }
@@ -68,7 +70,13 @@ extension FastRouterIndex {
     /// - Throws: `RoutingError` `.corruptFile` (not such a file, or damaged), `.wrongVersion`, or `.wrongMap`
     ///   (built from another map).
     public init(fileBytes bytes: [UInt8], expectedFingerprint: UInt64) throws(RoutingError) {
-        var input = ContractionFileReader(bytes: bytes)
+        try self.init(mapped: MappedFile(copying: bytes), expectedFingerprint: expectedFingerprint)
+    }
+
+    /// Loads an index whose buffers view `file` (see `init(fileBytes:expectedFingerprint:)`).
+    init(mapped file: MappedFile, expectedFingerprint: UInt64) throws(RoutingError) {
+        var input = ContractionFileReader(file: file)
+        let bytes = file.bytes
         guard bytes.count >= Self.fileMagic.count, Array(bytes.prefix(Self.fileMagic.count)) == Self.fileMagic else {
             throw RoutingError(
                 .corruptFile, "The preprocessed routing file is not a SwiftCab routing file; run `cab import`.")
@@ -89,44 +97,43 @@ extension FastRouterIndex {
         }
         let nodeCount = Int(try input.scalar() as UInt64)
         let edgeCount = Int(try input.scalar() as UInt64)
-        let rankOf: [Int32] = try input.array(count: nodeCount)
-        let nodeAt: [Int32] = try input.array(count: nodeCount)
-        let fFirst: [Int32] = try input.array(count: nodeCount + 1)
-        let fHead: [Int32] = try input.array()
-        let fArc: [Int32] = try input.array(count: fHead.count)
-        let bFirst: [Int32] = try input.array(count: nodeCount + 1)
-        let bHead: [Int32] = try input.array()
-        let bArc: [Int32] = try input.array(count: bHead.count)
-        let fWeight: [UInt32] = try input.array(count: fHead.count)
-        let bWeight: [UInt32] = try input.array(count: bHead.count)
-        let arcLength: [Float] = try input.array()
-        let arcFirst: [Int32] = try input.array(count: arcLength.count)
-        let arcSecond: [Int32] = try input.array(count: arcLength.count)
-        let edgeFrom: [Int32] = try input.array(count: edgeCount)
-        let edgeTo: [Int32] = try input.array(count: edgeCount)
+        let rankOf: ContractionBuffer<Int32> = try input.buffer(count: nodeCount)
+        let nodeAt: ContractionBuffer<Int32> = try input.buffer(count: nodeCount)
+        let fFirst: ContractionBuffer<Int32> = try input.buffer(count: nodeCount + 1)
+        let fHead: ContractionBuffer<Int32> = try input.buffer()
+        let fArc: ContractionBuffer<Int32> = try input.buffer(count: fHead.count)
+        let bFirst: ContractionBuffer<Int32> = try input.buffer(count: nodeCount + 1)
+        let bHead: ContractionBuffer<Int32> = try input.buffer()
+        let bArc: ContractionBuffer<Int32> = try input.buffer(count: bHead.count)
+        let fWeight: ContractionBuffer<UInt32> = try input.buffer(count: fHead.count)
+        let bWeight: ContractionBuffer<UInt32> = try input.buffer(count: bHead.count)
+        let arcLength: ContractionBuffer<Float> = try input.buffer()
+        let arcFirst: ContractionBuffer<Int32> = try input.buffer(count: arcLength.count)
+        let arcSecond: ContractionBuffer<Int32> = try input.buffer(count: arcLength.count)
+        let edgeFrom: ContractionBuffer<Int32> = try input.buffer(count: edgeCount)
+        let edgeTo: ContractionBuffer<Int32> = try input.buffer(count: edgeCount)
         let hasLabels: UInt32 = try input.scalar()
         let hierarchy = ContractionHierarchy(
-            nodeCount: nodeCount, edgeCount: edgeCount, graphFingerprint: fingerprint,
-            rankOf: ContractionBuffer(rankOf), nodeAt: ContractionBuffer(nodeAt),
-            forward: (ContractionBuffer(fFirst), ContractionBuffer(fHead), ContractionBuffer(fWeight), ContractionBuffer(fArc)),
-            backward: (ContractionBuffer(bFirst), ContractionBuffer(bHead), ContractionBuffer(bWeight), ContractionBuffer(bArc)),
-            arcLength: ContractionBuffer(arcLength), arcFirst: ContractionBuffer(arcFirst),
-            arcSecond: ContractionBuffer(arcSecond))
+            nodeCount: nodeCount, edgeCount: edgeCount, graphFingerprint: fingerprint, rankOf: rankOf, nodeAt: nodeAt,
+            forward: (fFirst, fHead, fWeight, fArc), backward: (bFirst, bHead, bWeight, bArc), arcLength: arcLength,
+            arcFirst: arcFirst, arcSecond: arcSecond)
         var labels: HubLabels?
         if hasLabels == 1 {
+            let lowest = Int(try input.scalar() as UInt64)
+            guard lowest < nodeCount else {
+                throw RoutingError(.corruptFile, "The preprocessed routing file is damaged; run `cab import`.")
+            }
             var directions: [HubLabels.Direction] = []
             for _ in 0..<2 {
-                let first: [Int32] = try input.array(count: nodeCount + 1)
-                let hub: [Int32] = try input.array()
-                let duration: [UInt32] = try input.array(count: hub.count)
-                let length: [Float] = try input.array(count: hub.count)
-                directions.append(
-                    .init(
-                        first: ContractionBuffer(first), hub: ContractionBuffer(hub),
-                        duration: ContractionBuffer(duration), length: ContractionBuffer(length)))
+                let first: ContractionBuffer<Int32> = try input.buffer(count: nodeCount + 1)
+                let hub: ContractionBuffer<Int32> = try input.buffer()
+                let duration: ContractionBuffer<UInt32> = try input.buffer(count: hub.count)
+                let length: ContractionBuffer<Float> = try input.buffer(count: hub.count)
+                directions.append(.init(first: first, hub: hub, duration: duration, length: length))
             }
             labels = HubLabels(
-                nodeCount: nodeCount, rankOf: hierarchy.rankOf, forward: directions[0], backward: directions[1])
+                nodeCount: nodeCount, lowestLabelledRank: lowest, rankOf: hierarchy.rankOf, forward: directions[0],
+                backward: directions[1])
         }
         guard input.offset == bytes.count else {
             throw RoutingError(.corruptFile, "The preprocessed routing file has trailing bytes; run `cab import`.")
@@ -137,7 +144,8 @@ extension FastRouterIndex {
 
     /// Checks every index in the loaded arrays, so that a damaged file cannot make a query read out of bounds.
     private static func validate(
-        _ h: ContractionHierarchy, labels: HubLabels?, edgeFrom: [Int32], edgeTo: [Int32]
+        _ h: ContractionHierarchy, labels: HubLabels?, edgeFrom: ContractionBuffer<Int32>,
+        edgeTo: ContractionBuffer<Int32>
     ) throws(RoutingError) {
         let damaged = RoutingError(.corruptFile, "The preprocessed routing file is damaged; run `cab import`.")
         let n = Int32(h.nodeCount)
@@ -169,9 +177,12 @@ extension FastRouterIndex {
                     throw damaged
                 }
                 for r in 0..<h.nodeCount where direction.first[r] > direction.first[r + 1] { throw damaged }
+                // Unlabelled ranks have empty labels (their queries climb instead).
+                guard direction.first[labels.lowestLabelledRank] == 0 else { throw damaged }
                 for e in 0..<direction.hub.count where !(0..<n).contains(direction.hub[e]) { throw damaged }
             }
         }
+        guard edgeFrom.count == h.edgeCount, edgeTo.count == h.edgeCount else { throw damaged }
         for e in 0..<edgeFrom.count {
             guard (0..<n).contains(edgeFrom[e]), (0..<n).contains(edgeTo[e]) else { throw damaged }
         }
@@ -188,42 +199,40 @@ struct ContractionFileWriter {
 
     mutating func put<T: BitwiseCopyable>(_ buffer: ContractionBuffer<T>) {
         put(UInt64(buffer.count))
-        bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer.base, count: buffer.count * MemoryLayout<T>.stride))
+        bytes.append(
+            contentsOf: UnsafeRawBufferPointer(start: buffer.base, count: buffer.count * MemoryLayout<T>.stride))
     }
 }
 
-/// Reads what `ContractionFileWriter` wrote, throwing on truncation.
+/// Reads what `ContractionFileWriter` wrote, throwing on truncation; arrays come out as buffers viewing the file.
 struct ContractionFileReader {
-    let bytes: [UInt8]
+    let file: MappedFile
     var offset = 0
 
     mutating func scalar<T: FixedWidthInteger>() throws(RoutingError) -> T {
         let size = MemoryLayout<T>.size
-        guard offset + size <= bytes.count else { throw Self.truncated }
-        var value = T.zero
-        withUnsafeMutableBytes(of: &value) { target in
-            bytes.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + size])) }
-        }
+        guard offset + size <= file.count else { throw Self.truncated }
+        let value = file.base.loadUnaligned(fromByteOffset: offset, as: T.self)
         offset += size
         return T(littleEndian: value)
     }
 
-    mutating func array<T: BitwiseCopyable>(count expected: Int? = nil) throws(RoutingError) -> [T] {
+    /// The next array: a view into the file when aligned for `T` (always, for files this code wrote), else a copy.
+    mutating func buffer<T: BitwiseCopyable>(count expected: Int? = nil) throws(RoutingError) -> ContractionBuffer<T> {
         let count64: UInt64 = try scalar()
-        guard count64 <= UInt64(bytes.count) else { throw Self.truncated }
+        guard count64 <= UInt64(file.count) else { throw Self.truncated }
         let count = Int(count64)
         if let expected, expected != count { throw Self.truncated }
         let size = count * MemoryLayout<T>.stride
-        guard offset + size <= bytes.count else { throw Self.truncated }
-        let result = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            bytes.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(
-                    from: UnsafeRawBufferPointer(rebasing: source[offset..<offset + size]))
-            }
-            initialized = count
-        }
+        guard offset + size <= file.count else { throw Self.truncated }
+        let start = file.base + offset
         offset += size
-        return result
+        if Int(bitPattern: start) % MemoryLayout<T>.alignment == 0 {
+            return ContractionBuffer(viewing: start, count: count, owner: file)
+        }
+        let copy = ContractionBuffer<T>(uninitializedCount: count)
+        UnsafeMutableRawPointer(copy.base).copyMemory(from: start, byteCount: size)
+        return copy
     }
 
     static let truncated = RoutingError(

@@ -8,7 +8,9 @@ public struct FastRouterIndex: Sendable {
         public var contraction: ContractionBuilder.Configuration
         /// Whether to compute hub labels (faster queries, more memory and build time).
         public var buildsHubLabels: Bool
-        /// Hub labels are dropped when they would exceed this many entries (12 bytes each).
+        /// The label budget: labels are built from the top of the hierarchy down until they hold this many
+        /// entries (12 bytes each; the default is at most 229 MiB at any map size), and the nodes below stay
+        /// unlabelled (their queries climb to the labels, see `HubLabels`).
         public var hubLabelEntryLimit: Int
 
         /// Creates a configuration.
@@ -24,7 +26,7 @@ public struct FastRouterIndex: Sendable {
 
     /// The contraction hierarchy (always present; it unpacks paths).
     public let hierarchy: ContractionHierarchy
-    /// Hub labels, when built and within budget; durations then come from label merges.
+    /// Hub labels, when built: on every node when they fit the budget, else on the upper hierarchy.
     public let labels: HubLabels?
     /// Tail node of each edge.
     let edgeFrom: ContractionBuffer<Int32>

@@ -5,11 +5,18 @@
 ///
 /// Built top-down (highest rank first): a node's label is its upward neighbours' labels shifted by the arc, then
 /// pruned of every hub whose distance the labels already computed can beat (Abraham et al., "Hierarchical Hub
-/// Labelings for Shortest Paths", 2012). Worth it on road networks (tens of hubs per node); on grids labels grow
-/// large, so building stops at an entry budget and returns nil.
+/// Labelings for Shortest Paths", 2012). Worth it on road networks (tens of hubs per node).
+///
+/// Labels can cover the upper hierarchy only: building stops when the next label would exceed the entry budget,
+/// and ranks below `lowestLabelledRank` keep no label. Queries from such a node climb by a short upward search
+/// to the labelled nodes it reaches (`UpperLabelQuery`). Lower labels are the largest and the most numerous
+/// (on a grid the bottom half of the hierarchy is contracted first, one or two steps from labelled nodes), so
+/// the budget bounds memory at any map size while most query work stays label scans.
 public struct HubLabels: Sendable {
     /// Nodes of the graph.
     public let nodeCount: Int
+    /// The lowest rank that has labels (0 when every node has them); ranks below it have empty labels.
+    public let lowestLabelledRank: Int
     /// Rank of each graph node (the hierarchy's).
     let rankOf: ContractionBuffer<Int32>
     let forward: Direction
@@ -25,17 +32,31 @@ public struct HubLabels: Sendable {
 
     /// Hub entries in both directions.
     public var entryCount: Int { forward.hub.count + backward.hub.count }
-    /// Average hubs per label.
-    public var averageLabelSize: Double { nodeCount == 0 ? 0 : Double(entryCount) / Double(2 * nodeCount) }
+    /// Nodes that have labels (the top of the hierarchy).
+    public var labelledNodeCount: Int { nodeCount - lowestLabelledRank }
+    /// True when every node has labels, so that any two nodes are joined by one label merge.
+    public var coversEveryNode: Bool { lowestLabelledRank == 0 }
+    /// Average hubs per label of the labelled nodes.
+    public var averageLabelSize: Double {
+        labelledNodeCount == 0 ? 0 : Double(entryCount) / Double(2 * labelledNodeCount)
+    }
+    /// Bytes the labels take (offsets, hubs, durations, lengths).
+    public var byteCount: Int { 2 * (4 * (nodeCount + 1)) + 12 * entryCount }
 
-    init(nodeCount: Int, rankOf: ContractionBuffer<Int32>, forward: Direction, backward: Direction) {
+    init(
+        nodeCount: Int, lowestLabelledRank: Int = 0, rankOf: ContractionBuffer<Int32>, forward: Direction,
+        backward: Direction
+    ) {
+        precondition((0...nodeCount).contains(lowestLabelledRank), "lowest labelled rank out of range")
         self.nodeCount = nodeCount
+        self.lowestLabelledRank = lowestLabelledRank
         self.rankOf = rankOf
         self.forward = forward
         self.backward = backward
     }
 
-    /// Computes the labels of `hierarchy`, or nil when they would hold more than `entryLimit` entries.
+    /// Computes the labels of `hierarchy` from the top down until they would hold more than `entryLimit` entries;
+    /// nil when not even the highest node fits.
     /// - Complexity: O(n · L²) for average label size L; about 0.1 s for 17,000 road nodes.
     public init?(hierarchy: ContractionHierarchy, entryLimit: Int = 40_000_000) {
         var builder = HubLabelBuilder(hierarchy: hierarchy, entryLimit: entryLimit)
@@ -43,7 +64,8 @@ public struct HubLabels: Sendable {
         self = labels
     }
 
-    /// The duration (and the length of that path) between seed lists; `UInt32.max` when unreachable.
+    /// The duration (and the length of that path) between seed lists; `UInt32.max` when unreachable. Needs
+    /// labels on every node (`coversEveryNode`); `UpperLabelQuery` answers otherwise.
     /// - Complexity: O(label size) per pair of seeds.
     @inline(__always)
     func query(from sources: [ContractionSeed], to targets: [ContractionSeed]) -> (durationMs: UInt32, meters: Float) {
@@ -120,23 +142,67 @@ struct HubLabelBuilder {
         candidateStamp = Array(repeating: -1, count: hierarchy.nodeCount)
     }
 
-    /// Labels in the making: per rank, where its entries start in the growing arrays, and the entries.
+    /// One direction's labels in the making, appended from the highest rank down into buffers reserved for the
+    /// whole budget (address space only: pages become resident as entries are written, and the finished labels
+    /// are these same buffers, never a second copy).
     private struct Growing {
         var start: [Int32]
         var end: [Int32]
-        var hub: [Int32] = []
-        var duration: [UInt32] = []
-        var length: [Float] = []
-        init(nodeCount: Int) {
+        let capacity: Int
+        let hub: ContractionBuffer<Int32>
+        let duration: ContractionBuffer<UInt32>
+        let length: ContractionBuffer<Float>
+        var count = 0
+
+        init(nodeCount: Int, capacity: Int) {
             start = Array(repeating: 0, count: nodeCount)
             end = Array(repeating: 0, count: nodeCount)
+            self.capacity = capacity
+            hub = ContractionBuffer(uninitializedCount: capacity)
+            duration = ContractionBuffer(uninitializedCount: capacity)
+            length = ContractionBuffer(uninitializedCount: capacity)
+        }
+
+        /// Forgets the label of `rank`, the last one appended.
+        mutating func drop(rank r: Int) {
+            count = Int(start[r])
+            start[r] = 0
+            end[r] = 0
+        }
+
+        /// The finished labels in rank order: the labels were appended highest rank first, so reversing all
+        /// entries puts the labels in rank order with each one backwards, and reversing each label again
+        /// restores its ascending hubs. In place.
+        func finish(nodeCount: Int, lowest: Int) -> HubLabels.Direction {
+            func reverse<T>(_ buffer: ContractionBuffer<T>, _ range: Range<Int>) {
+                var view = UnsafeMutableBufferPointer(start: buffer.base + range.lowerBound, count: range.count)
+                view.reverse()
+            }
+            let total = count
+            var first = [Int32](repeating: 0, count: nodeCount + 1)
+            reverse(hub, 0..<total)
+            reverse(duration, 0..<total)
+            reverse(length, 0..<total)
+            for r in lowest..<nodeCount {
+                let range = (total - Int(end[r]))..<(total - Int(start[r]))
+                first[r] = Int32(range.lowerBound)
+                first[r + 1] = Int32(range.upperBound)
+                reverse(hub, range)
+                reverse(duration, range)
+                reverse(length, range)
+            }
+            return .init(
+                first: ContractionBuffer(first), hub: hub.prefix(total), duration: duration.prefix(total),
+                length: length.prefix(total))
         }
     }
 
     mutating func build() -> HubLabels? {
         let n = hierarchy.nodeCount
-        var forward = Growing(nodeCount: n)
-        var backward = Growing(nodeCount: n)
+        // A label holds at most one entry per rank: room for the budget plus one label, per direction.
+        let capacity = min(entryLimit, n * n) + n + 1
+        var forward = Growing(nodeCount: n, capacity: capacity)
+        var backward = Growing(nodeCount: n, capacity: capacity)
         var r = n - 1
         while r >= 0 {
             let h = hierarchy
@@ -146,38 +212,20 @@ struct HubLabelBuilder {
             label(
                 rank: r, into: &backward, opposite: forward, first: h.backwardFirst, head: h.backwardHead,
                 weight: h.backwardWeight, arc: h.backwardArc, stampOffset: 1)
-            let entries = forward.hub.count + backward.hub.count
-            if entries > entryLimit { return nil }
-            // Labels grow towards the bottom of the hierarchy: once the labels so far, extrapolated to every node,
-            // exceed the budget, the rest would too; give up early instead of filling memory (grids do this).
-            let done = n - r
-            if done >= max(1_000, n / 64) && Double(entries) / Double(done) * Double(n) > Double(entryLimit) { return nil }
+            if forward.count + backward.count > entryLimit {
+                // Over budget: this rank and every one below stay unlabelled (their queries climb to here).
+                forward.drop(rank: r)
+                backward.drop(rank: r)
+                break
+            }
             r -= 1
         }
+        let lowest = r + 1
+        guard lowest < n else { return nil }
         return HubLabels(
-            nodeCount: n, rankOf: hierarchy.rankOf, forward: Self.compact(forward, nodeCount: n),
-            backward: Self.compact(backward, nodeCount: n))
-    }
-
-    /// Lays a direction's labels out in rank order (CSR).
-    private static func compact(_ g: Growing, nodeCount: Int) -> HubLabels.Direction {
-        var first = [Int32](repeating: 0, count: nodeCount + 1)
-        var hub: [Int32] = []
-        var duration: [UInt32] = []
-        var length: [Float] = []
-        hub.reserveCapacity(g.hub.count)
-        duration.reserveCapacity(g.hub.count)
-        length.reserveCapacity(g.hub.count)
-        for r in 0..<nodeCount {
-            let range = Int(g.start[r])..<Int(g.end[r])
-            hub.append(contentsOf: g.hub[range])
-            duration.append(contentsOf: g.duration[range])
-            length.append(contentsOf: g.length[range])
-            first[r + 1] = Int32(hub.count)
-        }
-        return .init(
-            first: ContractionBuffer(first), hub: ContractionBuffer(hub), duration: ContractionBuffer(duration),
-            length: ContractionBuffer(length))
+            nodeCount: n, lowestLabelledRank: lowest, rankOf: hierarchy.rankOf,
+            forward: forward.finish(nodeCount: n, lowest: lowest),
+            backward: backward.finish(nodeCount: n, lowest: lowest))
     }
 
     /// Computes the label of `rank` in one direction from its upward neighbours' labels, prunes it against the
@@ -211,7 +259,7 @@ struct HubLabelBuilder {
             }
         }
         hubs.sort()
-        labels.start[r] = Int32(labels.hub.count)
+        labels.start[r] = Int32(labels.count)
         for hub in hubs {
             let h = Int(hub)
             let d = candidateDuration[h]
@@ -226,12 +274,13 @@ struct HubLabelBuilder {
                     }
                 }
             }
-            if !pruned {
-                labels.hub.append(hub)
-                labels.duration.append(d)
-                labels.length.append(candidateLength[h])
+            if !pruned && labels.count < labels.capacity {
+                labels.hub[labels.count] = hub
+                labels.duration[labels.count] = d
+                labels.length[labels.count] = candidateLength[h]
+                labels.count += 1
             }
         }
-        labels.end[r] = Int32(labels.hub.count)
+        labels.end[r] = Int32(labels.count)
     }
 }

@@ -31,12 +31,20 @@ extension RoadGraph {
         var duration = source.costMilliseconds + target.costMilliseconds
         var distanceDm = 0
         var line = GeometryBuilder()
+        line.points.reserveCapacity(2 * edges.count + 16)
         line.append(endpoints.start.coordinate)
         line.append(contentsOf: partialPiece(endpoints.start, reversed: source.isReversed, leaving: true))
         for edge in edges {
             duration += Int(edgeDurationsMs[edge])
             distanceDm += Int(edgeDistancesDm[edge])
-            line.append(contentsOf: geometry(ofEdge: edge))
+            // The edge's shape points straight from the shared array (no array per edge: routes across a metro
+            // have hundreds of edges).
+            let range = coordinateRange(ofPiece: piece(ofEdge: edge))
+            if edgeRunsBackwards(edge) {
+                for i in range.reversed() { line.append(coordinates[i]) }
+            } else {
+                for i in range { line.append(coordinates[i]) }
+            }
         }
         line.append(contentsOf: partialPiece(endpoints.end, reversed: target.isReversed, leaving: false))
         line.append(endpoints.end.coordinate)

@@ -58,6 +58,10 @@ public enum RoutingBenchmark {
         public var shortcuts: Int
         /// Average hubs per label, nil without labels.
         public var averageLabelSize: Double?
+        /// Nodes with labels (the upper hierarchy when the budget does not cover every node), nil without labels.
+        public var labelledNodes: Int?
+        /// Megabytes the labels take, nil without labels.
+        public var labelMegabytes: Double?
         /// Peak resident memory of the process up to the end of preprocessing, in MB (`getrusage`).
         public var peakRSSMegabytes: Double
         /// Peak resident memory of the process after the queries too (snapper, Dijkstra scratch), in MB.
@@ -82,6 +86,12 @@ public enum RoutingBenchmark {
         public var manyToOne20RoutingMedianMicroseconds: Double
         /// Median time to snap one coordinate, microseconds.
         public var snapMedianMicroseconds: Double
+        /// Per climb of the many-to-one 20 figure (labels only): unlabelled nodes settled, border nodes reached,
+        /// label entries of those border nodes, and entries scanned (dominated border nodes skipped).
+        public var climbSettled: Double?
+        public var climbBorderNodes: Double?
+        public var climbBorderEntries: Double?
+        public var climbScannedEntries: Double?
         /// Dijkstra median over the router's median (same pairs).
         public var speedup: Double { p2pDijkstraMedianMicroseconds / max(p2pMedianMicroseconds, 1e-9) }
 
@@ -92,6 +102,8 @@ public enum RoutingBenchmark {
             case contractionSeconds = "contraction_s"
             case hubLabelSeconds = "hub_labels_s"
             case averageLabelSize = "average_label_size"
+            case labelledNodes = "labelled_nodes"
+            case labelMegabytes = "label_mb"
             case peakRSSMegabytes = "peak_rss_mb"
             case peakRSSAfterQueriesMegabytes = "peak_rss_after_queries_mb"
             case dijkstraPairs = "dijkstra_pairs"
@@ -103,6 +115,10 @@ public enum RoutingBenchmark {
             case manyToOne100MedianMicroseconds = "many_to_one_100_median_us"
             case manyToOne20RoutingMedianMicroseconds = "many_to_one_20_routing_median_us"
             case snapMedianMicroseconds = "snap_median_us"
+            case climbSettled = "climb_settled"
+            case climbBorderNodes = "climb_border_nodes"
+            case climbBorderEntries = "climb_border_entries"
+            case climbScannedEntries = "climb_scanned_entries"
         }
     }
 
@@ -191,7 +207,22 @@ public enum RoutingBenchmark {
                 }
             }
         }
+        let before = router.labelQuery?.statistics
         let many20 = manyToOne(20)
+        let work = router.labelQuery.map { query -> UpperLabelQuery.Statistics in
+            var w = query.statistics
+            let b = before ?? .init()
+            (w.climbs, w.settled, w.borderNodes) = (
+                w.climbs - b.climbs, w.settled - b.settled, w.borderNodes - b.borderNodes
+            )
+            (w.borderEntries, w.scannedEntries) = (
+                w.borderEntries - b.borderEntries, w.scannedEntries - b.scannedEntries
+            )
+            return w
+        }
+        func perClimb(_ value: (UpperLabelQuery.Statistics) -> Int) -> Double? {
+            work.map { Double(value($0)) / Double(max($0.climbs, 1)) }
+        }
         let many100 = manyToOne(100)
         let routingOnly = (0..<configuration.manyToOneRounds).map { round in
             let group = (0..<21).map { snapped[(round * 21 + $0) % snapped.count] }
@@ -209,12 +240,16 @@ public enum RoutingBenchmark {
             preprocessSeconds: preprocessed.contractionSeconds + preprocessed.hubLabelSeconds,
             contractionSeconds: preprocessed.contractionSeconds, hubLabelSeconds: preprocessed.hubLabelSeconds,
             shortcuts: index.hierarchy.shortcutCount, averageLabelSize: index.labels?.averageLabelSize,
+            labelledNodes: index.labels?.labelledNodeCount,
+            labelMegabytes: index.labels.map { Double($0.byteCount) / 1_048_576 },
             peakRSSMegabytes: preprocessed.peakRSSMegabytes, peakRSSAfterQueriesMegabytes: peakResidentMegabytes(),
             pairs: pairs.count, dijkstraPairs: slow.count, p2pMedianMicroseconds: median(fast),
             p2pHierarchyMedianMicroseconds: median(viaHierarchy), p2pDijkstraMedianMicroseconds: median(slow),
             p2pGeometryMedianMicroseconds: median(geometry), manyToOne20MedianMicroseconds: median(many20),
             manyToOne100MedianMicroseconds: median(many100), manyToOne20RoutingMedianMicroseconds: median(routingOnly),
-            snapMedianMicroseconds: median(snapping))
+            snapMedianMicroseconds: median(snapping), climbSettled: perClimb(\.settled),
+            climbBorderNodes: perClimb(\.borderNodes), climbBorderEntries: perClimb(\.borderEntries),
+            climbScannedEntries: perClimb(\.scannedEntries))
     }
 
     /// Generates a `SyntheticCity` grid of about `nodes` crossings and measures it (generation is `import_s`;

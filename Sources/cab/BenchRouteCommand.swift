@@ -18,9 +18,15 @@ enum BenchRouteCommand {
     static let flags: [Arguments.Flag] = [
         .init(name: "map", valueName: "FILE", help: "OSM PBF extract to import and measure"),
         .init(name: "pairs", valueName: "N", help: "random point pairs for the point-to-point figures (default 10000)"),
+        .init(
+            name: "dijkstra-pairs", valueName: "N",
+            help: "of those, pairs plain Dijkstra answers too (default min(pairs, 1000))"),
         .init(name: "http-requests", valueName: "N", help: "sequential keep-alive GET /v1/route (default 2000)"),
         .init(name: "synthetic", valueName: "N,N,..", help: "also measure synthetic grid cities of about N nodes"),
         .init(name: "synthetic-only", valueName: "N", help: "measure one synthetic city only (what --synthetic runs)"),
+        .init(
+            name: "export-edges", valueName: "FILE", help: "also write the graph's edges for scripts/routingkit-peer.py"
+        ),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
@@ -67,10 +73,12 @@ enum BenchRouteCommand {
             Console.fail("cannot import \(map): \(error)", code: 65)
         }
         let importSeconds = seconds(clock.now - started)
+        if let path = args.value("export-edges") { exportEdges(graph, to: path) }
         let preprocessed = RoutingBenchmark.preprocess(graph)
         let result = RoutingBenchmark.measure(
             on: graph, preprocessed: preprocessed, importSeconds: importSeconds,
-            configuration: .init(pairs: pairs, dijkstraPairs: min(pairs, 1_000)))
+            configuration: .init(
+                pairs: pairs, dijkstraPairs: args.integer("dijkstra-pairs", default: min(pairs, 1_000), in: 1...pairs)))
         let http: [Double]
         do {
             http = try measureHTTP(graph: graph, index: preprocessed.index, requests: httpRequests)
@@ -119,6 +127,20 @@ enum BenchRouteCommand {
             return result
         } catch {
             Console.fail(error.message, code: 70)
+        }
+    }
+
+    /// Writes the graph's edges for the RoutingKit peer (`scripts/routingkit-peer.py`): little-endian u32 node
+    /// count and edge count, then every edge's tail, every head, every duration in milliseconds (u32 each).
+    static func exportEdges(_ graph: RoadGraph, to path: String) {
+        var words: [UInt32] = [UInt32(graph.nodeCount), UInt32(graph.edgeCount)]
+        words.reserveCapacity(2 + 3 * graph.edgeCount)
+        words += graph.edgeSources
+        words += graph.edgeTargets
+        words += graph.edgeDurationsMs
+        let data = words.withUnsafeBytes { Data($0) }
+        guard FileManager.default.createFile(atPath: path, contents: data) else {
+            Console.fail("cannot write \(path)", code: 73)
         }
     }
 
@@ -174,7 +196,12 @@ enum BenchRouteCommand {
             "cab bench route (\(BenchFormat.buildMode) build, \(HTTPServerConfiguration.processorCount) cores, "
                 + "one query thread) on \(map)",
             "graph               \(r.nodes) nodes, \(r.edges) edges, \(r.shortcuts) shortcuts, labels "
-                + (r.averageLabelSize.map { String(format: "%.1f hubs avg", $0) } ?? "none"),
+                + (r.averageLabelSize.map { String(format: "%.1f hubs avg", $0) } ?? "none")
+                + (r.labelledNodes.map {
+                    String(
+                        format: " on %d nodes (%.0f%%, the upper hierarchy), %.0f MB", $0,
+                        100 * Double($0) / Double(max(r.nodes, 1)), r.labelMegabytes ?? 0)
+                } ?? ""),
             String(
                 format: "import              %.3f s (PBF + graph), preprocess %.3f s (contraction %.3f + labels %.3f)",
                 r.importSeconds ?? 0, r.preprocessSeconds, r.contractionSeconds, r.hubLabelSeconds),
@@ -191,6 +218,20 @@ enum BenchRouteCommand {
             "many-to-one 100     \(us(r.manyToOne100MedianMicroseconds)) median incl. snapping  target < 100 us",
             "snap one point      \(us(r.snapMedianMicroseconds)) median; \(r.pairs) pairs",
         ]
+        if let settled = r.climbSettled, let border = r.climbBorderNodes, let entries = r.climbBorderEntries,
+            let scanned = r.climbScannedEntries
+        {
+            lines.append(
+                String(
+                    format:
+                        "climbs (m2o 20)     %.1f nodes settled, %.1f border nodes, %.0f of their %.0f label entries "
+                        + "scanned, per climb", settled, border, scanned, entries))
+        }
+        if r.nodes >= 200_000 {
+            lines.append(
+                "metro goals (issue 19): p2p <= half of RoutingKit's median (scripts/routingkit-peer.py, same graph), "
+                    + "geometry < 30 us, many-to-one 20 < 50 us and 100 < 200 us incl. snapping")
+        }
         if !http.isEmpty {
             lines.append(
                 String(

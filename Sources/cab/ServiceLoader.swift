@@ -70,7 +70,7 @@ enum ServiceLoader {
             let manifest = try directory.manifest()
             let graph = try RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)
             let index = try FastRouterIndex.load(
-                from: directory.routingIndexPath, expectedFingerprint: ContractionGraph(roadGraph: graph).fingerprint)
+                from: directory.routingIndexPath, expectedFingerprint: graph.contractionFingerprint)
             return (graph, index)
         } catch let error as ImportError {
             Console.fail(error.message, code: 65)

@@ -10,11 +10,13 @@ import Testing
 @Suite struct ExtractOracleTests {
     static let pairs = 200
 
-    @Test(arguments: TestData.sharedExtractNames)
-    func fastRoutesEqualDijkstra(name: String) throws {
+    @Test(arguments: TestData.sharedExtractNames, [false, true])
+    func fastRoutesEqualDijkstra(name: String, upperLabelsOnly: Bool) throws {
         let extract = SharedExtractGraph.named(name)
         let graph = extract.graph
-        let router = FastRouter(index: extract.index, graph: graph)
+        let index = upperLabelsOnly ? extract.upperIndex : extract.index
+        #expect(index.labels?.coversEveryNode == !upperLabelsOnly)
+        let router = FastRouter(index: index, graph: graph)
         var dijkstra = DijkstraRouter(graph: graph)
         let segments = RoadSegments(graph)
         let points = try extract.pointsNearRoads(count: Self.pairs + 1, seed: 31).map { try extract.snapper.snap($0) }
@@ -37,11 +39,11 @@ import Testing
         #expect(routed == Self.pairs)
     }
 
-    @Test(arguments: TestData.sharedExtractNames)
-    func manyToOneAndOneToManyEqualOneToOne(name: String) throws {
+    @Test(arguments: TestData.sharedExtractNames, [false, true])
+    func manyToOneAndOneToManyEqualOneToOne(name: String, upperLabelsOnly: Bool) throws {
         let extract = SharedExtractGraph.named(name)
         let graph = extract.graph
-        let router = FastRouter(index: extract.index, graph: graph)
+        let router = FastRouter(index: upperLabelsOnly ? extract.upperIndex : extract.index, graph: graph)
         var dijkstra = DijkstraRouter(graph: graph)
         let points = try extract.pointsNearRoads(count: 105, seed: 77).map { try extract.snapper.snap($0) }
         for round in 0..<5 {
@@ -53,6 +55,10 @@ import Testing
             #expect(router.durationsMilliseconds(from: drivers, to: pickup) == oneToOne)
             let back = drivers.map { router.durationMilliseconds(RouteEndpoints(start: pickup, end: $0, in: graph)) }
             #expect(router.durationsMilliseconds(from: pickup, to: drivers) == back)
+            let coordinates = drivers.map(\.query)
+            #expect(
+                try router.durationsMilliseconds(from: coordinates, to: pickup.query, snappingWith: extract.snapper)
+                    == oneToOne)
             if round == 0 {
                 let reference = drivers.map {
                     dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph))

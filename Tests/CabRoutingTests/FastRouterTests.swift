@@ -4,12 +4,20 @@ import Testing
 @testable import CabRouting
 
 @Suite struct FastRouterTests {
-    /// With and without hub labels, every answer equals the oracle.
-    @Test(arguments: [(11, true), (12, true), (13, false)] as [(UInt64, Bool)])
-    func durationsEqualDijkstra(seed: UInt64, labels: Bool) throws {
+    /// Index configurations: no labels, labels on every node, labels on the upper hierarchy only (a budget of a
+    /// few hundred entries leaves most of a 250-node graph unlabelled, a larger one only its bottom).
+    static let configurations: [FastRouterIndex.Configuration] = [
+        .init(buildsHubLabels: false), .init(), .init(hubLabelEntryLimit: 300), .init(hubLabelEntryLimit: 1_500),
+    ]
+
+    /// With and without hub labels, and with labels on the upper hierarchy only, every answer equals the oracle,
+    /// and every route is a chain of edges from a source seed to a target seed that takes that long.
+    @Test(arguments: [11, 12, 13] as [UInt64], 0..<4)
+    func durationsAndRoutesEqualDijkstra(seed: UInt64, configuration: Int) throws {
         let graph = ContractionTestGraphs.random(nodes: 250, parts: 2, seed: seed)
-        let index = FastRouterIndex(graph: graph, configuration: .init(buildsHubLabels: labels))
-        #expect((index.labels != nil) == labels)
+        let index = FastRouterIndex(graph: graph, configuration: Self.configurations[configuration])
+        #expect((index.labels != nil) == (configuration > 0))
+        if configuration >= 2 { #expect(index.labels?.coversEveryNode == false) }
         let router = FastRouter(index: index)
         var rng = SeededGenerator(seed: seed)
         for _ in 0..<100 {
@@ -24,14 +32,23 @@ import Testing
                 // Label lengths and unpacked lengths may follow different equally fast paths; on these graphs
                 // ties are rare, so they agree to rounding almost always. Check only that both are sane.
                 #expect(fast.lengthMeters >= 0 && route.lengthMeters >= 0)
+                var node = source[route.sourceSeed].node
+                var driven = source[route.sourceSeed].durationMs
+                for edge in route.edges {
+                    #expect(graph.edges[edge].from == node, "the route's edges do not join up")
+                    node = graph.edges[edge].to
+                    driven += graph.edges[edge].durationMs
+                }
+                #expect(node == target[route.targetSeed].node)
+                #expect(driven + target[route.targetSeed].durationMs == route.durationMs)
             }
         }
     }
 
     @Test func manyToOneOneToManyAndMatrixEqualRepeatedOneToOne() {
         let graph = ContractionTestGraphs.random(nodes: 300, parts: 2, seed: 21)
-        for labels in [true, false] {
-            let router = FastRouter(index: FastRouterIndex(graph: graph, configuration: .init(buildsHubLabels: labels)))
+        for configuration in Self.configurations {
+            let router = FastRouter(index: FastRouterIndex(graph: graph, configuration: configuration))
             var rng = SeededGenerator(seed: 22)
             for _ in 0..<10 {
                 let drivers = (0..<20).map { _ in
@@ -46,11 +63,14 @@ import Testing
                 let reverse = router.durations(from: pickup, to: drivers).map { $0?.durationMs ?? .max }
                 #expect(reverse == drivers.map { ContractionTestGraphs.duration(graph, from: pickup, to: $0) })
             }
-            let points = (0..<6).map { _ in ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng) }
+            let points = (0..<6).map { _ in ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng)
+            }
             let matrix = router.matrix(from: points, to: points)
             for i in points.indices {
                 for j in points.indices {
-                    #expect(matrix[i][j]?.durationMs ?? .max == router.duration(from: points[i], to: points[j])?.durationMs ?? .max)
+                    #expect(
+                        matrix[i][j]?.durationMs ?? .max == router.duration(from: points[i], to: points[j])?.durationMs
+                            ?? .max)
                 }
             }
         }
@@ -67,7 +87,8 @@ import Testing
             ])
         let coordinates = (0..<3).map { Coordinate(latitude: 47, longitude: 9.5 + Double($0) / 1000) }
         let router = FastRouter(index: FastRouterIndex(graph: graph), nodeCoordinates: coordinates)
-        let route = try #require(router.route(from: [.init(node: 0)], to: [.init(node: 2, durationMs: 7, lengthMeters: 1)]))
+        let route = try #require(
+            router.route(from: [.init(node: 0)], to: [.init(node: 2, durationMs: 7, lengthMeters: 1)]))
         #expect(route.durationMs == 2007)
         #expect(route.lengthMeters == 21)
         #expect(route.edges == [0, 1])
@@ -76,15 +97,22 @@ import Testing
         #expect(router.durations(from: [[.init(node: 2)], [.init(node: 1)]], to: [.init(node: 0)]) == [nil, nil])
     }
 
-    @Test func gridLabelsOverBudgetFallBackToTheHierarchy() {
+    /// On a grid over budget, labels cover the top of the hierarchy only; durations and routes still equal the
+    /// oracle from every kind of node (labelled, unlabelled, one of each).
+    @Test func gridLabelsOverBudgetCoverTheUpperHierarchy() throws {
         let graph = ContractionGraph(roadGraph: SyntheticCity.grid(rows: 30, cols: 30, seed: 3))
-        let index = FastRouterIndex(graph: graph, configuration: .init(hubLabelEntryLimit: 1000))
-        #expect(index.labels == nil)
+        let index = FastRouterIndex(graph: graph, configuration: .init(hubLabelEntryLimit: 5_000))
+        let labels = try #require(index.labels)
+        #expect(!labels.coversEveryNode && labels.labelledNodeCount > 0 && labels.entryCount <= 5_000)
         let router = FastRouter(index: index)
-        for target in stride(from: 1, to: graph.nodeCount, by: 97) {
-            let seeds = [ContractionSeed(node: target)]
-            #expect(router.duration(from: [.init(node: 0)], to: seeds)?.durationMs
-                == ContractionTestGraphs.duration(graph, from: [.init(node: 0)], to: seeds))
+        for source in stride(from: 0, to: graph.nodeCount, by: 89) {
+            let sources = [ContractionSeed(node: source)]
+            let oracle = ContractionTestGraphs.dijkstra(graph, from: sources)
+            for target in stride(from: 1, to: graph.nodeCount, by: 37) {
+                let seeds = [ContractionSeed(node: target)]
+                #expect(router.duration(from: sources, to: seeds)?.durationMs ?? .max == oracle[target])
+                #expect(router.route(from: sources, to: seeds)?.durationMs ?? .max == oracle[target])
+            }
         }
     }
 }

@@ -1,8 +1,9 @@
 import CabGeo
 import CabImport
 import CabOSM
-import CabRouting
 import CabTestSupport
+
+@testable import CabRouting
 
 /// The road graphs of the shared extracts, imported once per test process (PBF through `RoadImport`) together
 /// with their fast-routing index, so that every test that needs one pays for the import and the contraction once.
@@ -10,6 +11,9 @@ struct SharedExtractGraph: Sendable {
     let name: String
     let graph: RoadGraph
     let index: FastRouterIndex
+    /// The same hierarchy with labels on its upper part only (a quarter of the full labels' entries), so that
+    /// queries climb from the unlabelled bottom.
+    let upperIndex: FastRouterIndex
     let snapper: Snapper
 
     static let helsinki = load("helsinki")
@@ -34,9 +38,13 @@ struct SharedExtractGraph: Sendable {
             var handler = RoadImport(sourceFingerprint: try MapFingerprint.ofFile(atPath: path))
             try PBFReader(path: path).read(into: &handler, options: .init(nodeTags: false))
             let graph = handler.build().graph
+            let index = FastRouterIndex(graph: ContractionGraph(roadGraph: graph))
+            let entries = index.labels?.entryCount ?? 0
+            let upper = FastRouterIndex(
+                hierarchy: index.hierarchy, labels: HubLabels(hierarchy: index.hierarchy, entryLimit: entries / 4),
+                edgeFrom: index.edgeFrom, edgeTo: index.edgeTo)
             return SharedExtractGraph(
-                name: name, graph: graph, index: FastRouterIndex(graph: ContractionGraph(roadGraph: graph)),
-                snapper: Snapper(graph: graph))
+                name: name, graph: graph, index: index, upperIndex: upper, snapper: Snapper(graph: graph))
         } catch {
             preconditionFailure("cannot import the shared extract \(path): \(error)")
         }

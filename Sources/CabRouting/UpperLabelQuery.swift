@@ -1,0 +1,579 @@
+/// Queries by hub labels, including labels that cover only the upper hierarchy (`HubLabels.lowestLabelledRank`):
+/// point-to-point durations and routes, many-to-one (every candidate driver to one pickup) and one-to-many.
+///
+/// Each end climbs from its seeds: a seed at a labelled rank is used as it is; otherwise a small upward Dijkstra
+/// (stall-on-demand) settles the unlabelled ranks above the seed and stops at the labelled ranks it reaches, the
+/// end's *border*. A shortest path's highest node is either unlabelled, and then both climbs settle it (they
+/// meet there), or labelled, and then each climb reaches a border node below it whose label holds it with the
+/// exact distance. So one end's border labels, shifted by their climb distances, fill a table by hub (once, for
+/// the single end of a many-to-one), and the other end's border labels scan that table. With labels on every
+/// node the climbs are just the seeds, and this is a plain label scan.
+///
+/// Routes come from the same answer: the climb's predecessors down to the seeds, then from a border node up to
+/// the hub by following, at each node, the upward arc whose head's label still holds the hub at the remaining
+/// distance; then the hierarchy's arcs unpack into edges.
+///
+/// Holds scratch memory sized to the graph: not `Sendable`; make one per thread.
+final class UpperLabelQuery {
+    let hierarchy: ContractionHierarchy
+    let labels: HubLabels
+    private let lowest: Int
+    /// The climb from the sources (forward arcs) and the one from the targets (backward arcs).
+    let ahead: Climb
+    let behind: Climb
+    // The table: one bit per rank says whether the hub is filled (n/8 bytes: it stays in cache, and most hubs a
+    // scan asks about are not there), then per hub the duration, and for the winner only the length and the
+    // border entry that filled it. A fill clears the bits it set last time.
+    private let filled: ContractionBuffer<UInt64>
+    private var filledHubs: [Int32] = []
+    private let tableDuration: ContractionBuffer<UInt32>
+    private let tableLength: ContractionBuffer<Float>
+    private let tableBorder: ContractionBuffer<Int32>
+    /// Which climb filled the table last (so a later scan knows the direction of the table).
+    private var filledFromTargets = true
+    private var arcs: [Int32] = []
+    /// Work counters since this query object was made (for `cab bench route`; they do not depend on the machine).
+    private(set) var statistics = Statistics()
+
+    /// What the climbs and scans did, summed over every climb.
+    struct Statistics: Sendable, Equatable {
+        /// Climbs run (one per end per query; a many-to-one climbs once per driver plus once for the pickup).
+        var climbs = 0
+        /// Climbs that needed a search (some seed below the labels).
+        var searches = 0
+        /// Unlabelled ranks settled by the searches.
+        var settled = 0
+        /// Border nodes reached.
+        var borderNodes = 0
+        /// Label entries of every border node reached.
+        var borderEntries = 0
+        /// Label entries actually scanned (dominated border nodes are skipped).
+        var scannedEntries = 0
+    }
+    private var unpackStack: [Int32] = []
+
+    /// A reached labelled rank: the border of a climb.
+    struct BorderEntry {
+        var rank: Int32
+        var durationMs: UInt32
+        var lengthMeters: Float
+        /// The seed it is, when the climb needed no search (its slots are then left untouched), else -1.
+        var seed: Int32 = -1
+    }
+
+    /// One rank's state in a climb, together in 20 bytes so that reaching a rank touches one cache line.
+    struct Slot {
+        var stamp: UInt32
+        var distance: UInt32
+        var length: Float
+        /// The arc it was reached by, or `-1 - seedIndex` for a seed.
+        var predecessorArc: Int32
+        /// The rank it was reached from.
+        var predecessor: Int32
+    }
+
+    /// One climb's scratch, indexed by rank, timestamped so that nothing is cleared between queries.
+    final class Climb {
+        let slots: ContractionBuffer<Slot>
+        let heap: ContractionHeap
+        var stamp: UInt32 = 0
+        var border: [BorderEntry] = []
+        /// Per border entry: proved useless by a lower border node (see the table's loops).
+        var dominated: [Bool] = []
+
+        init(nodeCount: Int) {
+            slots = ContractionBuffer(
+                repeating: Slot(stamp: 0, distance: 0, length: 0, predecessorArc: -1, predecessor: -1), count: nodeCount
+            )
+            heap = ContractionHeap(capacity: nodeCount)
+            border.reserveCapacity(64)
+            dominated.reserveCapacity(64)
+        }
+
+        /// Sorts the border by rank, so that a label scan can walk the border alongside its ascending hubs.
+        func indexBorder() {
+            dominated.removeAll(keepingCapacity: true)
+            dominated.append(contentsOf: repeatElement(false, count: border.count))
+            if border.count > 1 { border.sort { $0.rank < $1.rank } }
+        }
+    }
+
+    /// The best answer found: its duration and length, and how to rebuild its path.
+    struct Answer {
+        var durationMs: UInt32 = .max
+        var lengthMeters: Float = 0
+        /// Where the climbs met below the labels (a rank), or -1.
+        var meet: Int32 = -1
+        /// Otherwise the hub, the scanning climb's border index and its label entry.
+        var hub: Int32 = -1
+        var border: Int32 = -1
+        var entry: Int32 = -1
+        var found: Bool { durationMs != .max }
+    }
+
+    init(hierarchy: ContractionHierarchy, labels: HubLabels) {
+        precondition(labels.nodeCount == hierarchy.nodeCount, "labels of another hierarchy")
+        self.hierarchy = hierarchy
+        self.labels = labels
+        lowest = labels.lowestLabelledRank
+        ahead = Climb(nodeCount: hierarchy.nodeCount)
+        behind = Climb(nodeCount: hierarchy.nodeCount)
+        filled = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount / 64 + 1)
+        tableDuration = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
+        tableLength = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
+        tableBorder = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
+    }
+
+    // MARK: Queries
+
+    /// The shortest duration (and its length) from any source seed to any target seed.
+    /// - Complexity: two climbs plus O(border × label size).
+    func duration(from sources: [ContractionSeed], to targets: [ContractionSeed]) -> Answer {
+        fill(fromTargets: targets)
+        return scan(fromSources: sources)
+    }
+
+    /// Durations from each source to one target.
+    /// - Complexity: one climb and table fill, then per source a climb plus O(border × label size).
+    func durations(from sources: [[ContractionSeed]], to target: [ContractionSeed]) -> [Answer] {
+        fill(fromTargets: target)
+        return sources.map { durationScan(fromSources: $0) }
+    }
+
+    /// Durations from one source to each target.
+    /// - Complexity: as `durations(from:to:)` with the roles swapped.
+    func durations(from source: [ContractionSeed], to targets: [[ContractionSeed]]) -> [Answer] {
+        fill(fromSources: source)
+        return targets.map { durationScan(fromTargets: $0) }
+    }
+
+    /// Climbs from the target seeds and writes their border labels into the table.
+    func fill(fromTargets seeds: [ContractionSeed]) {
+        climb(behind, seeds, forward: false, other: nil)
+        fillTable(behind, labels.backward)
+        filledFromTargets = true
+    }
+
+    /// Climbs from the source seeds and writes their border labels into the table.
+    func fill(fromSources seeds: [ContractionSeed]) {
+        climb(ahead, seeds, forward: true, other: nil)
+        fillTable(ahead, labels.forward)
+        filledFromTargets = false
+    }
+
+    /// The best path from the source seeds to the targets of the last `fill(fromTargets:)`.
+    func scan(fromSources seeds: [ContractionSeed]) -> Answer {
+        precondition(filledFromTargets, "scan from sources after a fill from targets")
+        var answer = climb(ahead, seeds, forward: true, other: behind)
+        scanTable(ahead, labels.forward, into: &answer)
+        return answer
+    }
+
+    /// The best path from the sources of the last `fill(fromSources:)` to the target seeds.
+    func scan(fromTargets seeds: [ContractionSeed]) -> Answer {
+        precondition(!filledFromTargets, "scan from targets after a fill from sources")
+        var answer = climb(behind, seeds, forward: false, other: ahead)
+        scanTable(behind, labels.backward, into: &answer)
+        return answer
+    }
+
+    /// As `scan(fromSources:)` for a duration alone (no path will be rebuilt): with labels on every node the
+    /// seeds' labels scan the table straight away, without a climb (the many-to-one hot path on road maps).
+    func durationScan(fromSources seeds: [ContractionSeed]) -> Answer {
+        precondition(filledFromTargets, "scan from sources after a fill from targets")
+        guard labels.coversEveryNode else { return scan(fromSources: seeds) }
+        return scanSeeds(seeds, labels.forward)
+    }
+
+    /// As `scan(fromTargets:)` for a duration alone (see `durationScan(fromSources:)`).
+    func durationScan(fromTargets seeds: [ContractionSeed]) -> Answer {
+        precondition(!filledFromTargets, "scan from targets after a fill from sources")
+        guard labels.coversEveryNode else { return scan(fromTargets: seeds) }
+        return scanSeeds(seeds, labels.backward)
+    }
+
+    /// Every seed's own label against the table (all seeds are labelled).
+    private func scanSeeds(_ seeds: [ContractionSeed], _ direction: HubLabels.Direction) -> Answer {
+        let hubs = direction.hub.base
+        let durations = direction.duration.base
+        let first = direction.first.base
+        let bits = filled.base
+        let table = tableDuration.base
+        let rankOf = hierarchy.rankOf.base
+        var best = UInt64(UInt32.max)
+        var bestEntry = -1
+        var bestSeed = 0
+        for index in seeds.indices {
+            let seed = seeds[index]
+            let r = Int(rankOf[Int(seed.node)])
+            var e = Int(first[r])
+            let end = Int(first[r + 1])
+            let shift = UInt64(seed.durationMs)
+            while e < end {
+                let h = Int(hubs[e])
+                if bits[h >> 6] & (1 << UInt64(h & 63)) != 0 {
+                    let d = UInt64(table[h]) &+ UInt64(durations[e]) &+ shift
+                    if d < best {
+                        best = d
+                        bestEntry = e
+                        bestSeed = index
+                    }
+                }
+                e += 1
+            }
+        }
+        var answer = Answer()
+        guard bestEntry >= 0 else { return answer }
+        let hub = Int(hubs[bestEntry])
+        answer.durationMs = UInt32(best)
+        answer.lengthMeters = tableLength[hub] + direction.length[bestEntry] + seeds[bestSeed].lengthMeters
+        answer.hub = Int32(hub)
+        return answer
+    }
+
+    // MARK: Climbing
+
+    /// Settles the unlabelled ranks above `seeds` and collects the labelled ranks reached into `c.border`; with
+    /// `other` (a finished climb of the opposite direction), returns the best meeting at an unlabelled rank.
+    @discardableResult
+    private func climb(_ c: Climb, _ seeds: [ContractionSeed], forward: Bool, other: Climb?) -> Answer {
+        c.stamp &+= 1
+        if c.stamp == 0 {
+            for r in 0..<c.slots.count { c.slots[r].stamp = 0 }
+            c.stamp = 1
+        }
+        c.border.removeAll(keepingCapacity: true)
+        statistics.climbs += 1
+        let cur = c.stamp
+        var answer = Answer()
+        var allLabelled = true
+        for seed in seeds where Int(hierarchy.rankOf[Int(seed.node)]) < lowest { allLabelled = false }
+        if allLabelled {
+            // The common case near the top, and always with labels on every node: no search at all.
+            // The border is the seeds themselves; nothing is written per rank (fewer cache misses per driver).
+            seeding: for (index, seed) in seeds.enumerated() {
+                let rank = hierarchy.rankOf[Int(seed.node)]
+                for (i, b) in c.border.enumerated() where b.rank == rank {
+                    if seed.durationMs < b.durationMs {
+                        c.border[i] = BorderEntry(
+                            rank: rank, durationMs: seed.durationMs, lengthMeters: seed.lengthMeters, seed: Int32(index)
+                        )
+                    }
+                    continue seeding
+                }
+                c.border.append(
+                    BorderEntry(
+                        rank: rank, durationMs: seed.durationMs, lengthMeters: seed.lengthMeters, seed: Int32(index)))
+            }
+            c.indexBorder()
+            count(c, settled: 0)
+            return answer
+        }
+        statistics.searches += 1
+        var settledCount = 0
+        let heap = c.heap
+        heap.clear()
+        for (index, seed) in seeds.enumerated() {
+            let rank = hierarchy.rankOf[Int(seed.node)]
+            let r = Int(rank)
+            if c.slots[r].stamp == cur {
+                guard seed.durationMs < c.slots[r].distance else { continue }
+                heap.decrease(rank, to: seed.durationMs)
+            } else {
+                heap.push(rank, key: seed.durationMs)
+            }
+            c.slots[r] = Slot(
+                stamp: cur, distance: seed.durationMs, length: seed.lengthMeters, predecessorArc: -1 - Int32(index),
+                predecessor: -1)
+        }
+        let h = hierarchy
+        let upFirst = forward ? h.forwardFirst.base : h.backwardFirst.base
+        let upHead = forward ? h.forwardHead.base : h.backwardHead.base
+        let upWeight = forward ? h.forwardWeight.base : h.backwardWeight.base
+        let upArc = forward ? h.forwardArc.base : h.backwardArc.base
+        let downFirst = forward ? h.backwardFirst.base : h.forwardFirst.base
+        let downHead = forward ? h.backwardHead.base : h.forwardHead.base
+        let downWeight = forward ? h.backwardWeight.base : h.forwardWeight.base
+        let arcLength = h.arcLength.base
+        let slots = c.slots.base
+        let otherSlots = other?.slots.base
+        let otherStamp = other?.stamp ?? 0
+        search: while !heap.isEmpty {
+            let (node, d) = heap.pop()
+            let u = Int(node)
+            // Stall-on-demand: a higher rank reached with a shorter way down to here proves `d` is not shortest.
+            var k = Int(downFirst[u])
+            let downEnd = Int(downFirst[u + 1])
+            while k < downEnd {
+                let x = Int(downHead[k])
+                if slots[x].stamp == cur && slots[x].distance &+ downWeight[k] < d { continue search }
+                k += 1
+            }
+            if u >= lowest {
+                c.border.append(BorderEntry(rank: node, durationMs: d, lengthMeters: slots[u].length))
+                continue
+            }
+            settledCount += 1
+            if let otherSlots, otherSlots[u].stamp == otherStamp {
+                let total = d &+ otherSlots[u].distance
+                if total < answer.durationMs {
+                    answer.durationMs = total
+                    answer.lengthMeters = slots[u].length + otherSlots[u].length
+                    answer.meet = node
+                }
+            }
+            k = Int(upFirst[u])
+            let upEnd = Int(upFirst[u + 1])
+            while k < upEnd {
+                let x = upHead[k]
+                let xi = Int(x)
+                let candidate = d &+ upWeight[k]
+                if slots[xi].stamp != cur {
+                    heap.push(x, key: candidate)
+                } else if candidate < slots[xi].distance && heap.contains(x) {
+                    heap.decrease(x, to: candidate)
+                } else {
+                    k += 1
+                    continue
+                }
+                slots[xi] = Slot(
+                    stamp: cur, distance: candidate, length: slots[u].length + arcLength[Int(upArc[k])],
+                    predecessorArc: upArc[k], predecessor: node)
+                k += 1
+            }
+        }
+        c.indexBorder()
+        count(c, settled: settledCount)
+        return answer
+    }
+
+    private func count(_ c: Climb, settled: Int) {
+        statistics.settled += settled
+        statistics.borderNodes += c.border.count
+    }
+
+    // MARK: The table
+
+    // Both loops below skip border nodes that a lower border node dominates: when `b`'s label holds another
+    // border node `x` with `d(b) + label(b)[x] <= d(x)`, every shortest path whose first labelled node is `x`
+    // also climbs through `b` (up-paths all), so `b`'s label already holds its highest node. Border entries are
+    // sorted by rank, and a hub outranks the node whose label holds it, so dominators are always scanned first;
+    // as a label's hubs ascend, the border nodes among them are found by walking the border alongside.
+
+    private func fillTable(_ c: Climb, _ direction: HubLabels.Direction) {
+        // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
+        let border = c.border
+        var dominated = c.dominated
+        c.dominated = []
+        defer { c.dominated = dominated }
+        let bits = filled.base
+        for hub in filledHubs { bits[Int(hub) >> 6] = 0 }
+        filledHubs.removeAll(keepingCapacity: true)
+        let hubs = direction.hub.base
+        let durations = direction.duration.base
+        let lengths = direction.length.base
+        let first = direction.first.base
+        let table = tableDuration.base
+        var scanned = 0
+        var skipped = 0
+        defer {
+            statistics.scannedEntries += scanned
+            statistics.borderEntries += scanned + skipped
+        }
+        for index in border.indices {
+            let b = border[index]
+            var e = Int(first[Int(b.rank)])
+            let end = Int(first[Int(b.rank) + 1])
+            guard !dominated[index] else {
+                skipped += end - e
+                continue
+            }
+            scanned += end - e
+            var next = index + 1
+            while e < end {
+                let hub = hubs[e]
+                let h = Int(hub)
+                let d = durations[e] &+ b.durationMs
+                while next < border.count && border[next].rank < hub { next += 1 }
+                if next < border.count && border[next].rank == hub && d <= border[next].durationMs {
+                    dominated[next] = true
+                }
+                let bit: UInt64 = 1 << UInt64(h & 63)
+                if bits[h >> 6] & bit == 0 {
+                    bits[h >> 6] |= bit
+                    filledHubs.append(hub)
+                    table[h] = d
+                    tableLength[h] = lengths[e] + b.lengthMeters
+                    tableBorder[h] = Int32(index)
+                } else if d < table[h] {
+                    table[h] = d
+                    tableLength[h] = lengths[e] + b.lengthMeters
+                    tableBorder[h] = Int32(index)
+                }
+                e += 1
+            }
+        }
+    }
+
+    private func scanTable(_ c: Climb, _ direction: HubLabels.Direction, into answer: inout Answer) {
+        // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
+        let border = c.border
+        var dominated = c.dominated
+        c.dominated = []
+        defer { c.dominated = dominated }
+        let hubs = direction.hub.base
+        let durations = direction.duration.base
+        let first = direction.first.base
+        let bits = filled.base
+        let table = tableDuration.base
+        var best = UInt64(answer.durationMs)
+        var bestEntry = -1
+        var bestBorder = -1
+        var scanned = 0
+        var skipped = 0
+        defer {
+            statistics.scannedEntries += scanned
+            statistics.borderEntries += scanned + skipped
+        }
+        for index in border.indices {
+            let b = border[index]
+            var e = Int(first[Int(b.rank)])
+            let end = Int(first[Int(b.rank) + 1])
+            guard !dominated[index] else {
+                skipped += end - e
+                continue
+            }
+            scanned += end - e
+            let shift = UInt64(b.durationMs)
+            var next = index + 1
+            while e < end {
+                let hub = hubs[e]
+                let h = Int(hub)
+                while next < border.count && border[next].rank < hub { next += 1 }
+                if next < border.count && border[next].rank == hub
+                    && durations[e] &+ b.durationMs <= border[next].durationMs
+                {
+                    dominated[next] = true
+                }
+                if bits[h >> 6] & (1 << UInt64(h & 63)) != 0 {
+                    let d = UInt64(table[h]) &+ UInt64(durations[e]) &+ shift
+                    if d < best {
+                        best = d
+                        bestEntry = e
+                        bestBorder = index
+                    }
+                }
+                e += 1
+            }
+        }
+        guard bestEntry >= 0 else { return }
+        let hub = Int(hubs[bestEntry])
+        answer.durationMs = UInt32(best)
+        answer.lengthMeters = tableLength[hub] + direction.length[bestEntry] + border[bestBorder].lengthMeters
+        answer.meet = -1
+        answer.hub = Int32(hub)
+        answer.border = Int32(bestBorder)
+        answer.entry = Int32(bestEntry)
+    }
+
+    // MARK: Paths
+
+    /// The edges of the answer of the last `duration(from:to:)` (sources scanned against a target fill), with
+    /// the seed used at each end.
+    /// - Complexity: the up-paths' lengths times the degrees, plus the unpacked edges.
+    func path(of answer: Answer) -> (edges: [Int32], sourceSeed: Int, targetSeed: Int) {
+        precondition(answer.found && filledFromTargets, "no path to rebuild")
+        arcs.removeAll(keepingCapacity: true)
+        var downFrom: Int
+        var sourceSeed: Int
+        var targetSeed = -1
+        if answer.meet >= 0 {
+            sourceSeed = appendClimbArcs(ahead, from: Int(answer.meet))
+            downFrom = Int(answer.meet)
+        } else {
+            let hub = answer.hub
+            let sourceBorder = ahead.border[Int(answer.border)]
+            sourceSeed =
+                sourceBorder.seed >= 0 ? Int(sourceBorder.seed) : appendClimbArcs(ahead, from: Int(sourceBorder.rank))
+            appendLabelArcs(
+                from: Int(sourceBorder.rank), to: hub, distance: labels.forward.duration[Int(answer.entry)],
+                forward: true)
+            // The target side, collected from its border up to the hub, then turned to path order.
+            let targetBorder = behind.border[Int(tableBorder[Int(hub)])]
+            let mark = arcs.count
+            let entry = Self.entry(of: hub, in: labels.backward, at: Int(targetBorder.rank))
+            precondition(entry >= 0, "the filled hub is in its border node's label")
+            appendLabelArcs(
+                from: Int(targetBorder.rank), to: hub, distance: labels.backward.duration[entry], forward: false)
+            arcs[mark...].reverse()
+            downFrom = Int(targetBorder.rank)
+            targetSeed = Int(targetBorder.seed)
+        }
+        if targetSeed < 0 {
+            // Down from `downFrom` to a target seed along the target climb's predecessors (in path order).
+            var node = downFrom
+            while behind.slots[node].predecessorArc >= 0 {
+                arcs.append(behind.slots[node].predecessorArc)
+                node = Int(behind.slots[node].predecessor)
+            }
+            targetSeed = Int(-1 - behind.slots[node].predecessorArc)
+        }
+        var edges: [Int32] = []
+        edges.reserveCapacity(arcs.count * 4)
+        for arc in arcs { hierarchy.unpack(arc: arc, into: &edges, stack: &unpackStack) }
+        return (edges, sourceSeed, targetSeed)
+    }
+
+    /// Appends, in path order, the source climb's arcs from its seed up to `rank`; returns the seed index.
+    private func appendClimbArcs(_ c: Climb, from rank: Int) -> Int {
+        let mark = arcs.count
+        var node = rank
+        while c.slots[node].predecessorArc >= 0 {
+            arcs.append(c.slots[node].predecessorArc)
+            node = Int(c.slots[node].predecessor)
+        }
+        arcs[mark...].reverse()
+        return Int(-1 - c.slots[node].predecessorArc)
+    }
+
+    /// Appends the upward arcs from labelled `rank` to `hub`, `distance` away by `rank`'s label: at each node,
+    /// an arc whose head's label holds the hub at exactly the remaining distance (labels are built that way).
+    private func appendLabelArcs(from rank: Int, to hub: Int32, distance: UInt32, forward: Bool) {
+        let h = hierarchy
+        let direction = forward ? labels.forward : labels.backward
+        let first = forward ? h.forwardFirst : h.backwardFirst
+        let head = forward ? h.forwardHead : h.backwardHead
+        let weight = forward ? h.forwardWeight : h.backwardWeight
+        let arc = forward ? h.forwardArc : h.backwardArc
+        var u = rank
+        var remaining = distance
+        while u != Int(hub) {
+            var next = -1
+            for k in Int(first[u])..<Int(first[u + 1]) {
+                let x = head[k]
+                let w = weight[k]
+                guard x <= hub, w <= remaining else { continue }
+                let e = Self.entry(of: hub, in: direction, at: Int(x))
+                if e >= 0 && direction.duration[e] &+ w == remaining {
+                    arcs.append(arc[k])
+                    remaining = direction.duration[e]
+                    next = Int(x)
+                    break
+                }
+            }
+            precondition(next >= 0, "labels and hierarchy disagree")
+            u = next
+        }
+    }
+
+    /// The index of `hub` in the label of `rank` (binary search: hubs ascend), or -1.
+    static func entry(of hub: Int32, in direction: HubLabels.Direction, at rank: Int) -> Int {
+        var low = Int(direction.first[rank])
+        var high = Int(direction.first[rank + 1])
+        while low < high {
+            let mid = (low + high) >> 1
+            if direction.hub[mid] < hub { low = mid + 1 } else { high = mid }
+        }
+        return low < Int(direction.first[rank + 1]) && direction.hub[low] == hub ? low : -1
+    }
+}
