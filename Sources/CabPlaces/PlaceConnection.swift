@@ -14,7 +14,7 @@ final class PlaceConnection: @unchecked Sendable {
 
     static let placeColumns =
         "p.id, p.kind, p.name, p.names, p.category, p.address, p.housenumber, p.lat, p.lon, p.source_type, "
-        + "p.source_id, p.importance"
+        + "p.source_id, p.importance, p.lang_names, p.area, p.pickup_name, p.pickup_lat, p.pickup_lon, p.pickup_kind"
 
     /// Opens `path` read-only and checks that it is a place index.
     init(path: String) throws(PlacesError) {
@@ -55,7 +55,10 @@ final class PlaceConnection: @unchecked Sendable {
         var housenumber: String?
         var coordinate: Coordinate
         var source: PlaceSourceID
-        var importance: Int
+        var importance: Double
+        var localizedNames: [(language: String, name: String)]
+        var area: String
+        var pickup: PlacePickupPoint?
 
         init(_ row: SQLiteRow) {
             id = row.int(0)
@@ -67,13 +70,34 @@ final class PlaceConnection: @unchecked Sendable {
             housenumber = row.optionalString(6)
             coordinate = Coordinate(latitude: row.double(7), longitude: row.double(8))
             source = PlaceSourceID(code: row.int(9), id: row.int64(10))
-            importance = row.int(11)
+            importance = row.double(11)
+            localizedNames = PlaceSchema.decodeLocalizedNames(row.string(12))
+            area = row.string(13)
+            if let name = row.optionalString(14), let kind = row.optionalString(17) {
+                pickup = PlacePickupPoint(
+                    name: name, coordinate: Coordinate(latitude: row.double(15), longitude: row.double(16)), kind: kind)
+            }
         }
 
-        func result(distanceFrom point: Coordinate?) -> PlaceResult {
-            PlaceResult(
-                name: name, addressLine: address, category: category, coordinate: coordinate,
-                distanceMeters: point.map { coordinate.distanceMeters(to: $0) }, kind: kind, source: source)
+        /// The result shown to a rider who reads `languages` (best first): the name in the first of them the place
+        /// has a `name:xx` for, with the local name beside it when they differ.
+        func result(distanceFrom point: Coordinate?, languages: [String] = []) -> PlaceResult {
+            var shown = name
+            var localName: String?
+            var language: String?
+            for wanted in languages {
+                guard let found = localizedNames.first(where: { $0.language == wanted }) else { continue }
+                if found.name != name {
+                    shown = found.name
+                    localName = name
+                    language = wanted
+                }
+                break
+            }
+            return PlaceResult(
+                name: shown, addressLine: address, category: category, coordinate: coordinate,
+                distanceMeters: point.map { coordinate.distanceMeters(to: $0) }, kind: kind, source: source,
+                localName: localName, language: language, area: area, importance: importance, pickup: pickup)
         }
     }
 
