@@ -37,6 +37,22 @@ enum Migrations {
                 DROP INDEX bookings_by_driver;
                 CREATE INDEX bookings_by_driver ON bookings (driver_id, created_ms, id) WHERE driver_id IS NOT NULL;
                 """),
+        // Saved places per rider ("Home", "Work"), unique per rider by the label in lower case (issue 21).
+        Migration(
+            version: 5,
+            sql: """
+                CREATE TABLE saved_places (
+                    rider_id TEXT NOT NULL REFERENCES riders(id),
+                    label_key TEXT NOT NULL,
+                    label TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    address TEXT NOT NULL,
+                    updated_ms INTEGER NOT NULL,
+                    PRIMARY KEY (rider_id, label_key)
+                ) STRICT, WITHOUT ROWID;
+                """),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
