@@ -14,7 +14,7 @@ final class PlaceConnection: @unchecked Sendable {
 
     static let placeColumns =
         "p.id, p.kind, p.name, p.names, p.category, p.address, p.housenumber, p.lat, p.lon, p.source_type, "
-        + "p.source_id, p.importance, p.lang_names, p.area, p.pickup_name, p.pickup_lat, p.pickup_lon, p.pickup_kind"
+        + "p.source_id, p.importance, p.lang_names, p.area, p.pickup_name, p.pickup_lat, p.pickup_lon, p.pickup_kind, p.folded_names"
 
     /// Opens `path` read-only and checks that it is a place index.
     init(path: String) throws(PlacesError) {
@@ -50,13 +50,16 @@ final class PlaceConnection: @unchecked Sendable {
         var kind: PlaceKind
         var name: String
         var names: [String]
+        /// `names` folded (`TextFolding.folded`), in the same order, as written at build time.
+        var foldedNames: [String]
         var category: String
         var address: String
         var housenumber: String?
         var coordinate: Coordinate
         var source: PlaceSourceID
         var importance: Double
-        var localizedNames: [(language: String, name: String)]
+        /// `place.lang_names` as stored; decoded only for the results shown (`result`), not for every candidate.
+        var encodedLocalizedNames: String
         var area: String
         var pickup: PlacePickupPoint?
 
@@ -71,7 +74,8 @@ final class PlaceConnection: @unchecked Sendable {
             coordinate = Coordinate(latitude: row.double(7), longitude: row.double(8))
             source = PlaceSourceID(code: row.int(9), id: row.int64(10))
             importance = row.double(11)
-            localizedNames = PlaceSchema.decodeLocalizedNames(row.string(12))
+            encodedLocalizedNames = row.string(12)
+            foldedNames = row.string(18).split(separator: PlaceSchema.nameSeparator).map(String.init)
             area = row.string(13)
             if let name = row.optionalString(14), let kind = row.optionalString(17) {
                 pickup = PlacePickupPoint(
@@ -85,6 +89,7 @@ final class PlaceConnection: @unchecked Sendable {
             var shown = name
             var localName: String?
             var language: String?
+            let localizedNames = languages.isEmpty ? [] : PlaceSchema.decodeLocalizedNames(encodedLocalizedNames)
             for wanted in languages {
                 guard let found = localizedNames.first(where: { $0.language == wanted }) else { continue }
                 if found.name != name {

@@ -146,9 +146,9 @@ struct PlaceSearch {
             .sorted { ($0.score, -$0.row.id) > ($1.score, -$1.row.id) }
         var kept: [PlaceConnection.Row] = []
         for (row, _) in scored {
-            let key = TextFolding.folded(row.name)
+            let key = row.foldedNames.first ?? ""
             let duplicate = kept.contains {
-                $0.category == row.category && TextFolding.folded($0.name) == key
+                $0.category == row.category && ($0.foldedNames.first ?? "") == key
                     && $0.coordinate.distanceMeters(to: row.coordinate) < 200
             }
             if !duplicate { kept.append(row) }
@@ -159,12 +159,12 @@ struct PlaceSearch {
 
     /// The query's words as `PlaceRanking` sees them against `row`, and how the whole query met its names.
     func matches(_ row: PlaceConnection.Row) -> (words: [PlaceRanking.WordMatch], name: PlaceRanking.NameMatch) {
-        var nameTokens = Set(row.names.flatMap { TextFolding.tokens($0) })
+        var nameTokens = Set(row.foldedNames.flatMap { $0.split(separator: " ").map(String.init) })
         if let housenumber = row.housenumber, row.kind == .address {
             nameTokens.formUnion(HouseNumber.searchTokens(housenumber))
         }
-        let exactNumbers = Set(TextFolding.tokens(row.housenumber ?? ""))
-        let categoryTokens = Set(TextFolding.tokens(PlaceCategory.searchText(forLabel: row.category)))
+        let exactNumbers = row.kind == .address ? Set(TextFolding.tokens(row.housenumber ?? "")) : []
+        let categoryTokens = PlaceCategory.foldedWords(forLabel: row.category)
         var words: [PlaceRanking.WordMatch] = []
         for (i, token) in query.tokens.enumerated() {
             var best = PlaceRanking.WordMatch()
@@ -189,8 +189,7 @@ struct PlaceSearch {
         }
         let phrase = query.tokens.map(\.text).joined(separator: " ")
         var name = PlaceRanking.NameMatch.none
-        for candidate in row.names {
-            let folded = TextFolding.folded(candidate)
+        for folded in row.foldedNames {
             if folded == phrase {
                 name = .whole
                 break
@@ -220,6 +219,10 @@ extension PlaceCategory {
         return table.mapValues { $0.sorted().joined(separator: " ") }
     }()
 
-    /// The searchable words of the category shown as `label`.
-    static func searchText(forLabel label: String) -> String { wordsByLabel[label] ?? label }
+    private static let foldedWordsByLabel: [String: Set<String>] = wordsByLabel.mapValues { Set(TextFolding.tokens($0)) }
+
+    /// The folded searchable words of the category shown as `label`, computed once for the known labels.
+    static func foldedWords(forLabel label: String) -> Set<String> {
+        foldedWordsByLabel[label] ?? Set(TextFolding.tokens(label))
+    }
 }

@@ -157,8 +157,8 @@ public final class PlaceIndexBuilder {
         let place = try db.prepare(
             """
             INSERT INTO place(id, kind, name, names, category, address, housenumber, lat, lon, source_type,
-                source_id, importance, lang_names, area, pickup_name, pickup_lat, pickup_lon, pickup_kind)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                source_id, importance, lang_names, area, pickup_name, pickup_lat, pickup_lon, pickup_kind, folded_names)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
             """, persistent: true)
         let text = try db.prepare(
             "INSERT INTO place_text(rowid, names, extra, cells) VALUES (?1, ?2, ?3, ?4)", persistent: true)
@@ -176,6 +176,7 @@ public final class PlaceIndexBuilder {
                 r.category.label, r.addressLine, r.housenumber, r.coordinate.latitude, r.coordinate.longitude,
                 r.source.code, r.source.id, r.importance, PlaceSchema.encodeLocalizedNames(r.localizedNames), r.area,
                 r.pickup?.name, r.pickup?.coordinate.latitude, r.pickup?.coordinate.longitude, r.pickup?.kind,
+                r.names.map { TextFolding.folded($0) }.joined(separator: String(PlaceSchema.nameSeparator)),
             ])
             try place.step()
 

@@ -2,7 +2,8 @@ import CabGeo
 
 /// The layout of a place index file, shared by the builder and the reader.
 ///
-/// - `place`: one row per result (id = importance order, so FTS5's rowid order is "most important first").
+/// - `place`: one row per result (id = importance order, so FTS5's rowid order is "most important first"),
+///   with its names also folded (`folded_names`) so that ranking never folds text at query time.
 /// - `place_text`: contentless FTS5 over `names` (every name variant; the street of an address), `extra`
 ///   (category words, house numbers) and `cells` (a coarse grid token for location bias), folded by
 ///   `unicode61 remove_diacritics 2`, with prefix indexes for 1-3 characters (as-you-type).
@@ -18,7 +19,7 @@ enum PlaceSchema {
             id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL, names TEXT NOT NULL,
             category TEXT NOT NULL, address TEXT NOT NULL, housenumber TEXT, lat REAL NOT NULL, lon REAL NOT NULL,
             source_type INTEGER NOT NULL, source_id INTEGER NOT NULL, importance REAL NOT NULL,
-            lang_names TEXT NOT NULL, area TEXT NOT NULL, pickup_name TEXT, pickup_lat REAL, pickup_lon REAL,
+            folded_names TEXT NOT NULL, lang_names TEXT NOT NULL, area TEXT NOT NULL, pickup_name TEXT, pickup_lat REAL, pickup_lon REAL,
             pickup_kind TEXT);
         CREATE VIRTUAL TABLE place_text USING fts5(
             names, extra, cells, content='', tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');
