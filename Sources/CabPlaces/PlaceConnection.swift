@@ -67,7 +67,7 @@ final class PlaceConnection: @unchecked Sendable {
             id = row.int(0)
             kind = PlaceSchema.kind(code: row.int(1))
             name = row.string(2)
-            names = row.string(3).split(separator: PlaceSchema.nameSeparator).map(String.init)
+            names = PlaceSchema.fields(row.string(3))
             category = row.string(4)
             address = row.string(5)
             housenumber = row.optionalString(6)
@@ -75,7 +75,7 @@ final class PlaceConnection: @unchecked Sendable {
             source = PlaceSourceID(code: row.int(9), id: row.int64(10))
             importance = row.double(11)
             encodedLocalizedNames = row.string(12)
-            foldedNames = row.string(18).split(separator: PlaceSchema.nameSeparator).map(String.init)
+            foldedNames = PlaceSchema.fields(row.string(18))
             area = row.string(13)
             if let name = row.optionalString(14), let kind = row.optionalString(17) {
                 pickup = PlacePickupPoint(
