@@ -17,7 +17,8 @@ extension CabApplication {
             let saved = try store.savedPlaces(of: rider)
             let bookings = try store.bookings(BookingQuery(riderID: rider, limit: Self.recentBookingsRead)).items
             let recent = RecentDestination.distinct(from: bookings, saved: saved, limit: Self.recentDestinationCount)
-            return .json(MyPlacesResponse(saved: saved.map(SavedPlaceResponse.init), recent: recent.map(RecentResponse.init)))
+            return .json(
+                MyPlacesResponse(saved: saved.map(SavedPlaceResponse.init), recent: recent.map(RecentResponse.init)))
         }
         router.add("PUT", "/v1/me/places/{label}") { [self] request in
             let rider = try signedInRider(request)

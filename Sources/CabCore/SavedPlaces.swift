@@ -32,7 +32,8 @@ public struct SavedPlace: Hashable, Sendable, Codable {
         self.name = try Self.checked(name, "name", maximum: Self.maximumTextLength, required: true)
         self.address = try Self.checked(address, "address", maximum: Self.maximumTextLength, required: false)
         guard coordinate.isValid else {
-            throw CoreError(.invalidValue, "The position must be a valid latitude (-90...90) and longitude (-180...180).")
+            throw CoreError(
+                .invalidValue, "The position must be a valid latitude (-90...90) and longitude (-180...180).")
         }
         self.coordinate = coordinate
         self.updatedAt = updatedAt
@@ -102,7 +103,8 @@ public struct RecentDestination: Hashable, Sendable {
                 result.contains { $0.coordinate.distanceMeters(to: point) < samePlaceMeters }
                 || saved.contains { $0.coordinate.distanceMeters(to: point) < samePlaceMeters }
             if !known {
-                result.append(RecentDestination(name: booking.dropoffName, coordinate: point, bookedAt: booking.createdAt))
+                result.append(
+                    RecentDestination(name: booking.dropoffName, coordinate: point, bookedAt: booking.createdAt))
             }
         }
         return result

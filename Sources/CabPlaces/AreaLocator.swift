@@ -59,7 +59,8 @@ struct AreaLocator {
                 continue
             }
         }
-        outlines.sort { $0.areaSquareDegrees < $1.areaSquareDegrees }  // smallest first: the first hit is the most specific
+        // Smallest first: the first outline that contains a point is the most specific.
+        outlines.sort { $0.areaSquareDegrees < $1.areaSquareDegrees }
     }
 
     /// "District, City" for `record` (either part may be missing; never the record's own name).
@@ -73,7 +74,8 @@ struct AreaLocator {
             switch Self.level(ofLabel: record.category.label) {
             case .district: levels = [.city]
             case .city: levels = []
-            case nil: if ["country", "region", "state", "province", "county"].contains(record.category.label) { levels = [] }
+            case nil:
+                if ["country", "region", "state", "province", "county"].contains(record.category.label) { levels = [] }
             }
         }
         for level in levels {

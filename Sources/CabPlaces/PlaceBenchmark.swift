@@ -88,7 +88,8 @@ public enum PlaceBenchmark {
         return PlaceBenchmarkResult(
             places: places, forwardQueries: forward.count, forwardMedianMilliseconds: percentile(forward, 0.5),
             forwardP99Milliseconds: percentile(forward, 0.99),
-            forwardCPUMedianMilliseconds: percentile(forwardCPU, 0.5), forwardCPUP99Milliseconds: percentile(forwardCPU, 0.99),
+            forwardCPUMedianMilliseconds: percentile(forwardCPU, 0.5),
+            forwardCPUP99Milliseconds: percentile(forwardCPU, 0.99),
             forwardFoundShare: Double(found) / Double(max(1, min(names, samples.count))),
             reverseQueries: reverse.count, reverseMedianMilliseconds: percentile(reverse, 0.5),
             reverseP99Milliseconds: percentile(reverse, 0.99),
@@ -173,7 +174,6 @@ public enum PlaceBenchmark {
         return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) * 1e-15
     }
 }
-
 
 extension Coordinate {
     /// The point `northMeters` north and `eastMeters` east (flat-earth offset, fine for a few km).

@@ -194,7 +194,8 @@ struct PlaceCategory: Sendable, Equatable {
     /// A named land use or natural area ("forest", "water").
     static func landArea(_ value: String) -> PlaceCategory {
         let words = value.split(separator: "_").joined(separator: " ")
-        let label = ["residential", "commercial", "industrial", "retail", "military"].contains(value) ? words + " area" : words
+        let label =
+            ["residential", "commercial", "industrial", "retail", "military"].contains(value) ? words + " area" : words
         return PlaceCategory(label: label, synonyms: [], importance: 40)
     }
 

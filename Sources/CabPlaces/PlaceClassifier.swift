@@ -58,7 +58,8 @@ enum PlaceClassifier {
         {
             let isAddress = kind == .address
             let signals = PlaceImportance.Signals(
-                kind: isAddress ? category.importance : PlaceCategory.strongestImportance(tags, base: category.importance),
+                kind: isAddress
+                    ? category.importance : PlaceCategory.strongestImportance(tags, base: category.importance),
                 hasWiki: !isAddress && (tags["wikidata"] != nil || tags["wikipedia"] != nil),
                 languages: isAddress ? 1 : 1 + languages.count,
                 areaSquareMeters: isAddress ? 0 : feature.geometry.areaSquareMeters)
@@ -105,7 +106,9 @@ enum PlaceClassifier {
         if tags["highway"] == "bus_stop" { return .poi(key: "highway", value: "bus_stop") }
         if tags["public_transport"] == "platform" || tags["railway"] == "platform" {
             // A platform is a stop to a rider: say which kind.
-            if tags["tram"] == "yes" || tags["railway"] == "tram_stop" { return .poi(key: "railway", value: "tram_stop") }
+            if tags["tram"] == "yes" || tags["railway"] == "tram_stop" {
+                return .poi(key: "railway", value: "tram_stop")
+            }
             if tags["bus"] == "yes" || tags["highway"] == "platform" { return .poi(key: "highway", value: "bus_stop") }
             return .poi(key: "public_transport", value: "platform")
         }

@@ -14,7 +14,8 @@ final class PlaceConnection: @unchecked Sendable {
 
     static let placeColumns =
         "p.id, p.kind, p.name, p.names, p.category, p.address, p.housenumber, p.lat, p.lon, p.source_type, "
-        + "p.source_id, p.importance, p.lang_names, p.area, p.pickup_name, p.pickup_lat, p.pickup_lon, p.pickup_kind, p.folded_names"
+        + "p.source_id, p.importance, p.lang_names, p.area, p.pickup_name, p.pickup_lat, p.pickup_lon, p.pickup_kind, "
+        + "p.folded_names"
 
     /// Opens `path` read-only and checks that it is a place index.
     init(path: String) throws(PlacesError) {

@@ -174,7 +174,8 @@ struct PlaceSearch {
             for word in nameTokens {
                 if word == token.text {
                     consider(
-                        token.isNumber && row.kind == .address && !exactNumbers.contains(word) ? .rangeHouseNumber : .exact)
+                        token.isNumber && row.kind == .address && !exactNumbers.contains(word)
+                            ? .rangeHouseNumber : .exact)
                     if best.name == .exact { break }
                 } else if word.hasPrefix(token.text) {
                     consider(.prefix(typed: token.text.count, length: word.count))
@@ -183,7 +184,11 @@ struct PlaceSearch {
                 }
             }
             for word in categoryTokens where best.category != .exact {
-                if word == token.text { best.category = .exact } else if word.hasPrefix(token.text) { best.category = .prefix }
+                if word == token.text {
+                    best.category = .exact
+                } else if word.hasPrefix(token.text) {
+                    best.category = .prefix
+                }
             }
             words.append(best)
         }
@@ -219,7 +224,9 @@ extension PlaceCategory {
         return table.mapValues { $0.sorted().joined(separator: " ") }
     }()
 
-    private static let foldedWordsByLabel: [String: Set<String>] = wordsByLabel.mapValues { Set(TextFolding.tokens($0)) }
+    private static let foldedWordsByLabel: [String: Set<String>] = wordsByLabel.mapValues {
+        Set(TextFolding.tokens($0))
+    }
 
     /// The folded searchable words of the category shown as `label`, computed once for the known labels.
     static func foldedWords(forLabel label: String) -> Set<String> {

@@ -128,7 +128,8 @@ public struct PlaceRanking: Sendable, Equatable {
         case .none: 0
         case .exact: exactWord
         case .rangeHouseNumber: rangeHouseNumber
-        case .prefix(let typed, let length): prefixWord + prefixCompletion * Double(typed) / Double(max(1, length, typed))
+        case .prefix(let typed, let length):
+            prefixWord + prefixCompletion * Double(typed) / Double(max(1, length, typed))
         case .typo(let edits): max(0, typoWord - typoPerEdit * Double(edits))
         }
     }

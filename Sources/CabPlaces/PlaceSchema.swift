@@ -19,8 +19,8 @@ enum PlaceSchema {
             id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL, names TEXT NOT NULL,
             category TEXT NOT NULL, address TEXT NOT NULL, housenumber TEXT, lat REAL NOT NULL, lon REAL NOT NULL,
             source_type INTEGER NOT NULL, source_id INTEGER NOT NULL, importance REAL NOT NULL,
-            folded_names TEXT NOT NULL, lang_names TEXT NOT NULL, area TEXT NOT NULL, pickup_name TEXT, pickup_lat REAL, pickup_lon REAL,
-            pickup_kind TEXT);
+            folded_names TEXT NOT NULL, lang_names TEXT NOT NULL, area TEXT NOT NULL, pickup_name TEXT,
+            pickup_lat REAL, pickup_lon REAL, pickup_kind TEXT);
         CREATE VIRTUAL TABLE place_text USING fts5(
             names, extra, cells, content='', tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');
         CREATE VIRTUAL TABLE place_shape USING rtree(

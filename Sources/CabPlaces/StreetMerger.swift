@@ -56,7 +56,8 @@ enum StreetMerger {
             kind: sorted.map(\.signals.kind).max() ?? 0, hasWiki: sorted.contains { $0.signals.hasWiki },
             languages: sorted.map(\.signals.languages).max() ?? 1, streetLengthMeters: lengthMeters)
         for part in sorted {
-            for (language, name) in part.localizedNames where !merged.localizedNames.contains(where: { $0.language == language }) {
+            for (language, name) in part.localizedNames
+            where !merged.localizedNames.contains(where: { $0.language == language }) {
                 merged.localizedNames.append((language, name))
             }
         }

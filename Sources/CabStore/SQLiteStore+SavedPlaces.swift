@@ -38,7 +38,8 @@ extension SQLiteStore: SavedPlaceRepository {
                 guard count < SavedPlace.maximumPerRider else {
                     throw CoreError(
                         .invalidValue,
-                        "A rider may save at most \(SavedPlace.maximumPerRider) places; delete one before saving another.")
+                        "A rider may save at most \(SavedPlace.maximumPerRider) places; "
+                            + "delete one before saving another.")
                 }
             }
             try c.run(
@@ -60,7 +61,8 @@ extension SQLiteStore: SavedPlaceRepository {
     public func removeSavedPlace(labeled label: String, for rider: RiderID) throws -> Bool {
         try writer.write { c in
             try c.run(
-                "DELETE FROM saved_places WHERE rider_id = ? AND label_key = ?", [rider.rawValue, SavedPlace.key(label)])
+                "DELETE FROM saved_places WHERE rider_id = ? AND label_key = ?",
+                [rider.rawValue, SavedPlace.key(label)])
                 > 0
         }
     }

@@ -1,11 +1,12 @@
-@testable import CabAPI
 import CabCore
 import CabGeo
-@testable import CabHTTP
 import CabPlaces
 import CabTestSupport
 import Foundation
 import Testing
+
+@testable import CabAPI
+@testable import CabHTTP
 
 /// `GET /v1/places` and `/v1/places/reverse` in process over a small index: the rider's language (`lang`, else
 /// `Accept-Language`), the local name beside it, the category, address and area of every result.
@@ -24,7 +25,12 @@ import Testing
                         "amenity": "place_of_worship", "tourism": "attraction", "wikidata": "Q738015",
                         "addr:street": "Unioninkatu", "addr:housenumber": "29",
                     ],
-                    geometry: .area([[p(60.1703, 24.9518), p(60.1706, 24.9518), p(60.1706, 24.9524), p(60.1703, 24.9524), p(60.1703, 24.9518)]])))
+                    geometry: .area([
+                        [
+                            p(60.1703, 24.9518), p(60.1706, 24.9518), p(60.1706, 24.9524), p(60.1703, 24.9524),
+                            p(60.1703, 24.9518),
+                        ]
+                    ])))
             builder.add(
                 PlaceFeature(
                     source: .init(.node, 2),
@@ -32,11 +38,13 @@ import Testing
                     geometry: .point(p(60.16985, 24.95213))))
             builder.add(
                 PlaceFeature(
-                    source: .init(.node, 3), tags: ["name": "Kruununhaka", "name:sv": "Kronohagen", "place": "neighbourhood"],
+                    source: .init(.node, 3),
+                    tags: ["name": "Kruununhaka", "name:sv": "Kronohagen", "place": "neighbourhood"],
                     geometry: .point(p(60.1720, 24.9540))))
             builder.add(
                 PlaceFeature(
-                    source: .init(.way, 4), tags: ["name": "Unioninkatu", "name:sv": "Unionsgatan", "highway": "primary"],
+                    source: .init(.way, 4),
+                    tags: ["name": "Unioninkatu", "name:sv": "Unionsgatan", "highway": "primary"],
                     geometry: .line([p(60.1690, 24.9510), p(60.1720, 24.9512)])))
             _ = try builder.finish()
             return try PlaceIndex(path: path)
@@ -48,8 +56,10 @@ import Testing
     let router: Router = {
         var services = Services()
         services.places = PlaceEndpointTests.index
-        return CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: MetricsRegistry())
-            .makeRouter()
+        return CabApplication(
+            configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: MetricsRegistry()
+        )
+        .makeRouter()
     }()
 
     func get(_ path: String, query: [String: String], headers: [String: String] = [:]) throws -> (Int, [String: Any]) {

@@ -20,7 +20,10 @@ import Testing
         let created = h.call("PUT", "/v1/me/places/Work", token: rider.token, body: body("Office", work))
         #expect(created.status == 201)
         #expect(created.string("label") == "Work" && created.string("name") == "Office")
-        #expect(h.call("PUT", "/v1/me/places/Home", token: rider.token, body: body("Kotikatu 5", home, address: "Kotikatu 5")).status == 201)
+        #expect(
+            h.call(
+                "PUT", "/v1/me/places/Home", token: rider.token, body: body("Kotikatu 5", home, address: "Kotikatu 5")
+            ).status == 201)
         let replaced = h.call("PUT", "/v1/me/places/home", token: rider.token, body: body("Kotikatu 7", home))
         #expect(replaced.status == 200)
 
@@ -68,13 +71,17 @@ import Testing
         let driver = h.driver(at: RiverMap.north(1))
         #expect(h.call("GET", "/v1/me/places").status == 401)
         #expect(h.call("GET", "/v1/me/places", token: driver.token).status == 403)
-        #expect(h.call("PUT", "/v1/me/places/Home", token: driver.token, body: body("x", RiverMap.north(1))).status == 403)
-        let noName = h.call("PUT", "/v1/me/places/Home", token: rider.token, body: ["position": ["lat": 60.1, "lon": 24.9]])
+        #expect(
+            h.call("PUT", "/v1/me/places/Home", token: driver.token, body: body("x", RiverMap.north(1))).status == 403)
+        let noName = h.call(
+            "PUT", "/v1/me/places/Home", token: rider.token, body: ["position": ["lat": 60.1, "lon": 24.9]])
         #expect(noName.status == 400)
-        let farOff = h.call("PUT", "/v1/me/places/Home", token: rider.token, body: body("x", Coordinate(latitude: 95, longitude: 0)))
+        let farOff = h.call(
+            "PUT", "/v1/me/places/Home", token: rider.token, body: body("x", Coordinate(latitude: 95, longitude: 0)))
         #expect(farOff.status == 400)
         let longLabel = String(repeating: "a", count: 41)
-        let tooLong = h.call("PUT", "/v1/me/places/\(longLabel)", token: rider.token, body: body("x", RiverMap.north(1)))
+        let tooLong = h.call(
+            "PUT", "/v1/me/places/\(longLabel)", token: rider.token, body: body("x", RiverMap.north(1)))
         #expect(tooLong.status == 400)
         #expect((tooLong.json["detail"] as? String)?.contains("label") == true)
     }

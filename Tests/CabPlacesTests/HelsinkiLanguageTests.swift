@@ -18,7 +18,9 @@ private let cathedral = c(60.17045, 24.95210)
         .init(query: "helsingfors domkyrk", expected: "Helsingin tuomiokirkko", at: cathedral),
         .init(query: "domkyrkan", expected: "Helsingin tuomiokirkko", within: 3, at: cathedral),
         .init(query: "gamla kyrkan", expected: "Vanha kirkko", at: c(60.1664, 24.9367), maxDistanceMeters: 200),
-        .init(query: "järnvägstorget", expected: "Rautatientori", within: 3, at: c(60.1712, 24.9430), maxDistanceMeters: 250),
+        .init(
+            query: "järnvägstorget", expected: "Rautatientori", within: 3, at: c(60.1712, 24.9430),
+            maxDistanceMeters: 250),
         .init(query: "senatstorget", expected: "Senaatintori", at: c(60.1693, 24.9522), maxDistanceMeters: 200),
         // English
         .init(query: "helsinki cathedral", expected: "Helsingin tuomiokirkko", at: cathedral),
@@ -28,7 +30,8 @@ private let cathedral = c(60.17045, 24.95210)
         .init(
             query: "central railway station", expected: "Helsingin päärautatieasema", within: 2,
             at: c(60.1712, 24.9413), maxDistanceMeters: 200),
-        .init(query: "kaisaniemi park", expected: "Kaisaniemen puisto", at: c(60.1741, 24.9481), maxDistanceMeters: 300),
+        .init(
+            query: "kaisaniemi park", expected: "Kaisaniemen puisto", at: c(60.1741, 24.9481), maxDistanceMeters: 300),
     ]
 
     @Test(arguments: forward)
@@ -77,7 +80,9 @@ private let cathedral = c(60.17045, 24.95210)
     }
 
     @Test func everyResultSaysWhatItIs() throws {
-        for query in ["stockmann", "kiasma", "mannerheimintie", "kluuvi", "rautatientori", "aleksanterinkatu 21", "hotel"] {
+        for query in [
+            "stockmann", "kiasma", "mannerheimintie", "kluuvi", "rautatientori", "aleksanterinkatu 21", "hotel",
+        ] {
             for result in try index.search(query, limit: 10) {
                 #expect(!result.category.isEmpty && result.category != "yes", "\(result.name): '\(result.category)'")
             }

@@ -73,7 +73,8 @@ private let palace = c(43.73136, 7.42007)
         let pickup = try #require(top.pickup)
         #expect(pickup.kind == "taxi")
         #expect(pickup.coordinate.distanceMeters(to: top.coordinate) < 250)
-        let shop = try #require(try ExtractIndexFixture.monaco.index.search("casino", limit: 10).first { $0.name == "Casino" })
+        let shop = try #require(
+            try ExtractIndexFixture.monaco.index.search("casino", limit: 10).first { $0.name == "Casino" })
         #expect(shop.category == "convenience store")
         #expect(shop.importance < top.importance / 2)
     }

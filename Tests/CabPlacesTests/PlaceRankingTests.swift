@@ -65,7 +65,9 @@ import Testing
         #expect(at200 > at2000)
         #expect((at200 - at2000) < (at0 - at200) * 4)  // 10x farther costs far less than 10x as much
         let c = [W(category: .exact)]
-        #expect(score(c, distance: 0, category: true) - score(c, distance: 1000, category: true) > at0 - score(w, distance: 1000))
+        #expect(
+            score(c, distance: 0, category: true) - score(c, distance: 1000, category: true) > at0
+                - score(w, distance: 1000))
         #expect(score(w) == at0)  // no near point, no distance term
     }
 
@@ -74,7 +76,8 @@ import Testing
     @Test func nearnessWinsACategorySearchFameANameSearch() {
         let c = [W(category: .exact)]
         #expect(
-            score(c, importance: 0.35, distance: 12, category: true) > score(c, importance: 0.6, distance: 300, category: true))
+            score(c, importance: 0.35, distance: 12, category: true)
+                > score(c, importance: 0.6, distance: 300, category: true))
         let n = [W(name: .exact)]
         #expect(score(n, importance: 0.35, distance: 12) < score(n, importance: 0.6, distance: 300))
     }
