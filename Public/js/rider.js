@@ -3,6 +3,7 @@
 import { api, fetchBlob, newIdempotencyKey, openStream, stored } from './api.js';
 import { createMap, fitTo } from './basemap.js';
 import { CarMarker, pinIcon } from './car-marker.js';
+import { myPlaces, offerToSave, placeOption } from './place-results.js';
 import { $, announce, clearError, debounce, formatKm, formatMin, formatMoney, isTerminal, notify, showError, statusText,
   whileBusy } from './ui.js';
 
@@ -65,6 +66,8 @@ async function setDropoff(p, name = null) {
   $('#search').value = name || 'Looking up the address…';
   state.dropoffName = name || (await reverseName(p));
   $('#search').value = state.dropoffName;
+  offerToSave($('#save-place'), { name: state.dropoffName, position: p },
+    { getRider: ensureRider, done: (text, error) => (error ? fail(error) : announce(text)) });
   announce(`Destination set: ${state.dropoffName}`);
   await updateEstimate();
 }
@@ -144,18 +147,8 @@ let active = -1;
 let searchAbort = null;
 
 function renderResults() {
-  list.replaceChildren(...results.map((place, i) => {
-    const item = document.createElement('li');
-    item.id = `result-${i}`;
-    item.setAttribute('role', 'option');
-    item.setAttribute('aria-selected', String(i === active));
-    item.textContent = place.name;
-    const small = document.createElement('small');
-    small.textContent = [place.address, place.distance_m != null ? formatKm(place.distance_m) : null].filter(Boolean).join(' · ');
-    item.append(small);
-    item.addEventListener('click', () => choose(i));
-    return item;
-  }));
+  list.replaceChildren(...results.map((place, i) =>
+    placeOption(place, { id: `result-${i}`, selected: i === active, onChoose: () => choose(i) })));
   search.setAttribute('aria-expanded', String(results.length > 0));
   if (active >= 0) search.setAttribute('aria-activedescendant', `result-${active}`);
   else search.removeAttribute('aria-activedescendant');
@@ -174,7 +167,8 @@ const runSearch = debounce(async () => {
   const q = search.value.trim();
   searchAbort?.abort();
   if (q.length < 2) {
-    results = [];
+    const mine = q ? [] : await myPlaces(state.rider).catch(() => []); // no typing yet: saved and recent places
+    if (search.value.trim() === q) [results, active] = [mine, -1];
     return renderResults();
   }
   searchAbort = new AbortController();
@@ -195,6 +189,7 @@ search.addEventListener('input', () => {
   clearError(errorBox);
   runSearch();
 });
+search.addEventListener('focus', () => { if (!search.value.trim()) runSearch(); });
 search.addEventListener('keydown', (event) => {
   if (!results.length) return;
   if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {

@@ -3,7 +3,9 @@ import CabHTTP
 import CabPlaces
 
 extension CabApplication {
-    /// `GET /v1/places?q=&near=&limit=`, `GET /v1/places/reverse?lat=&lon=`.
+    /// `GET /v1/places?q=&near=&limit=&lang=`, `GET /v1/places/reverse?lat=&lon=&lang=`, and the rider's saved
+    /// places (`/v1/me/places`). Names come in the rider's language (`lang`, else `Accept-Language`) when the
+    /// place has one, with the local name beside it.
     func registerPlaceEndpoints(on router: inout Router) {
         router.get("/v1/places") { [services] request in
             let places = try services.requirePlaces()
@@ -12,14 +14,17 @@ extension CabApplication {
             }
             let near = request.query["near"] == nil ? nil : try request.coordinateParameter("near")
             let limit = try request.integerParameter("limit", default: 10, in: 1...50)
-            let results = try places.search(q, near: near, limit: limit)
+            let languages = try LanguagePreference.languages(for: request)
+            let results = try places.search(q, near: near, limit: limit, languages: languages)
             return .json(PlaceSearchResponse(results: results.map(PlaceResponse.init)))
         }
         router.get("/v1/places/reverse") { [services] request in
             let places = try services.requirePlaces()
             let point = try request.coordinateParameters()
-            return .json(ReverseResponse(result: try places.reverse(at: point).map(PlaceResponse.init)))
+            let languages = try LanguagePreference.languages(for: request)
+            return .json(ReverseResponse(result: try places.reverse(at: point, languages: languages).map(PlaceResponse.init)))
         }
+        registerSavedPlaceEndpoints(on: &router)
     }
 }
 

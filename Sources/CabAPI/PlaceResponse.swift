@@ -1,28 +1,46 @@
 import CabGeo
 import CabPlaces
 
-/// One place in JSON (`GET /v1/places`, `GET /v1/places/reverse`).
+/// One place in JSON (`GET /v1/places`, `GET /v1/places/reverse`): `name` in the rider's language when the place
+/// has one (`local_name` is then the name on the spot), what it is (`category`), its street address and the
+/// district and city it lies in (`area`), and for a big venue where to be picked up (`pickup`).
 struct PlaceResponse: Encodable, Sendable {
     var name: String
+    var localName: String?
+    var language: String?
     var address: String
+    var area: String
     var category: String
     var kind: String
     var position: Coordinate
     var distanceMeters: Double?
     var osmID: String
+    var pickup: Pickup?
+
+    /// Where a cab stops for a big venue.
+    struct Pickup: Encodable, Sendable {
+        var name: String
+        var kind: String
+        var position: Coordinate
+    }
 
     init(_ place: PlaceResult) {
         name = place.name
+        localName = place.localName
+        language = place.language
         address = place.addressLine
+        area = place.area
         category = place.category
         kind = place.kind.rawValue
         position = place.coordinate
         distanceMeters = place.distanceMeters.map { ($0 * 10).rounded() / 10 }
         osmID = place.source.description
+        pickup = place.pickup.map { Pickup(name: $0.name, kind: $0.kind, position: $0.coordinate) }
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, address, category, kind, position
+        case name, language, address, area, category, kind, position, pickup
+        case localName = "local_name"
         case distanceMeters = "distance_m"
         case osmID = "osm_id"
     }

@@ -3,9 +3,26 @@
 enum PlaceClassifier {
     /// The name keys indexed, display name first.
     static let nameKeys = [
-        "name", "name:fi", "name:sv", "name:en", "alt_name", "old_name", "official_name", "short_name", "loc_name",
-        "int_name", "alt_name:fi", "alt_name:sv", "alt_name:en",
+        "name", "name:fi", "name:sv", "name:en", "name:fr", "name:de", "name:it", "name:es", "alt_name", "old_name",
+        "official_name", "short_name", "loc_name", "int_name", "alt_name:fi", "alt_name:sv", "alt_name:en",
     ]
+
+    /// The most `name:xx` variants kept per place for showing in a rider's language.
+    static let maximumLanguages = 64
+
+    /// The `name:xx` tags (a language code of two or three letters), keyed by the code: what a result can be
+    /// shown in. Sorted by code, at most `maximumLanguages`.
+    static func localizedNames(_ tags: [String: String]) -> [(language: String, name: String)] {
+        var result: [(language: String, name: String)] = []
+        for (key, value) in tags where key.hasPrefix("name:") {
+            let code = key.dropFirst(5)
+            guard (2...3).contains(code.count), code.utf8.allSatisfy({ $0 >= 97 && $0 <= 122 }) else { continue }
+            let name = value.split(separator: ";").first?.trimmingSpaces ?? ""
+            if !name.isEmpty { result.append((String(code), name)) }
+        }
+        result.sort { $0.language < $1.language }
+        return Array(result.prefix(maximumLanguages))
+    }
 
     /// Highway values that are not streets (a named bus stop is a POI, a named crossing is noise).
     static let nonStreetHighways: Set<String> = [
@@ -31,6 +48,7 @@ enum PlaceClassifier {
     static func classify(_ feature: PlaceFeature) -> [PlaceRecord] {
         let tags = feature.tags
         let names = names(tags)
+        let languages = localizedNames(tags)
         var records: [PlaceRecord] = []
         let street = tags["addr:street"] ?? tags["addr:place"]
         let housenumber = tags["addr:housenumber"]
@@ -38,14 +56,18 @@ enum PlaceClassifier {
         func record(_ kind: PlaceKind, _ category: PlaceCategory, name: String, names: [String], shape: Bool)
             -> PlaceRecord
         {
-            var importance = category.importance
-            if tags["wikidata"] != nil || tags["wikipedia"] != nil { importance += 15 }
-            importance += min(4, names.count - 1)
+            let isAddress = kind == .address
+            let signals = PlaceImportance.Signals(
+                kind: isAddress
+                    ? category.importance : PlaceCategory.strongestImportance(tags, base: category.importance),
+                hasWiki: !isAddress && (tags["wikidata"] != nil || tags["wikipedia"] != nil),
+                languages: isAddress ? 1 : 1 + languages.count,
+                areaSquareMeters: isAddress ? 0 : feature.geometry.areaSquareMeters)
             return PlaceRecord(
                 kind: kind, source: feature.source, name: name, names: names, category: category, street: street,
                 housenumber: housenumber, coordinate: feature.geometry.representativePoint,
-                geometry: feature.geometry, importance: min(100, importance), reverseShape: shape,
-                shapes: feature.geometry.shapes)
+                geometry: feature.geometry, signals: signals, reverseShape: shape, shapes: feature.geometry.shapes,
+                localizedNames: isAddress ? [] : languages)
         }
 
         if let name = names.first {
@@ -57,8 +79,7 @@ enum PlaceClassifier {
             } else if let place = tags["place"] {
                 records.append(record(.area, .area(place: place), name: name, names: names, shape: false))
             } else if tags["boundary"] == "administrative", let level = Int(tags["admin_level"] ?? "") {
-                let place = level <= 2 ? "country" : level <= 6 ? "region" : level <= 8 ? "city" : "suburb"
-                records.append(record(.area, .area(place: place), name: name, names: names, shape: false))
+                records.append(record(.area, .administrative(level: level), name: name, names: names, shape: false))
             } else if let leisure = tags["leisure"], ["park", "garden", "nature_reserve", "common"].contains(leisure) {
                 records.append(
                     record(
@@ -83,6 +104,15 @@ enum PlaceClassifier {
     static func poiCategory(_ tags: [String: String]) -> PlaceCategory? {
         if tags["public_transport"] == "stop_position" { return nil }  // its platform is the place
         if tags["highway"] == "bus_stop" { return .poi(key: "highway", value: "bus_stop") }
+        if tags["public_transport"] == "platform" || tags["railway"] == "platform" {
+            // A platform is a stop to a rider: say which kind.
+            if tags["tram"] == "yes" || tags["railway"] == "tram_stop" {
+                return .poi(key: "railway", value: "tram_stop")
+            }
+            if tags["bus"] == "yes" || tags["highway"] == "platform" { return .poi(key: "highway", value: "bus_stop") }
+            return .poi(key: "public_transport", value: "platform")
+        }
+        if tags["railway"] == "station", tags["station"] == "subway" { return .metroStation }
         for key in PlaceCategory.poiKeys {
             guard let value = tags[key], value != "no", !PlaceCategory.ignoredValues.contains("\(key)=\(value)")
             else { continue }

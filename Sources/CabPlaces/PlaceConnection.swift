@@ -14,7 +14,8 @@ final class PlaceConnection: @unchecked Sendable {
 
     static let placeColumns =
         "p.id, p.kind, p.name, p.names, p.category, p.address, p.housenumber, p.lat, p.lon, p.source_type, "
-        + "p.source_id, p.importance"
+        + "p.source_id, p.importance, p.lang_names, p.area, p.pickup_name, p.pickup_lat, p.pickup_lon, p.pickup_kind, "
+        + "p.folded_names"
 
     /// Opens `path` read-only and checks that it is a place index.
     init(path: String) throws(PlacesError) {
@@ -50,30 +51,59 @@ final class PlaceConnection: @unchecked Sendable {
         var kind: PlaceKind
         var name: String
         var names: [String]
+        /// `names` folded (`TextFolding.folded`), in the same order, as written at build time.
+        var foldedNames: [String]
         var category: String
         var address: String
         var housenumber: String?
         var coordinate: Coordinate
         var source: PlaceSourceID
-        var importance: Int
+        var importance: Double
+        /// `place.lang_names` as stored; decoded only for the results shown (`result`), not for every candidate.
+        var encodedLocalizedNames: String
+        var area: String
+        var pickup: PlacePickupPoint?
 
         init(_ row: SQLiteRow) {
             id = row.int(0)
             kind = PlaceSchema.kind(code: row.int(1))
             name = row.string(2)
-            names = row.string(3).split(separator: PlaceSchema.nameSeparator).map(String.init)
+            names = PlaceSchema.fields(row.string(3))
             category = row.string(4)
             address = row.string(5)
             housenumber = row.optionalString(6)
             coordinate = Coordinate(latitude: row.double(7), longitude: row.double(8))
             source = PlaceSourceID(code: row.int(9), id: row.int64(10))
-            importance = row.int(11)
+            importance = row.double(11)
+            encodedLocalizedNames = row.string(12)
+            foldedNames = PlaceSchema.fields(row.string(18))
+            area = row.string(13)
+            if let name = row.optionalString(14), let kind = row.optionalString(17) {
+                pickup = PlacePickupPoint(
+                    name: name, coordinate: Coordinate(latitude: row.double(15), longitude: row.double(16)), kind: kind)
+            }
         }
 
-        func result(distanceFrom point: Coordinate?) -> PlaceResult {
-            PlaceResult(
-                name: name, addressLine: address, category: category, coordinate: coordinate,
-                distanceMeters: point.map { coordinate.distanceMeters(to: $0) }, kind: kind, source: source)
+        /// The result shown to a rider who reads `languages` (best first): the name in the first of them the place
+        /// has a `name:xx` for, with the local name beside it when they differ.
+        func result(distanceFrom point: Coordinate?, languages: [String] = []) -> PlaceResult {
+            var shown = name
+            var localName: String?
+            var language: String?
+            let localizedNames = languages.isEmpty ? [] : PlaceSchema.decodeLocalizedNames(encodedLocalizedNames)
+            for wanted in languages {
+                guard let found = localizedNames.first(where: { $0.language == wanted }) else { continue }
+                if found.name != name {
+                    shown = found.name
+                    localName = name
+                    language = wanted
+                }
+                break
+            }
+            return PlaceResult(
+                name: shown, addressLine: address, category: category, coordinate: coordinate,
+                distanceMeters: point.map { coordinate.distanceMeters(to: $0) }, kind: kind, source: source,
+                localName: localName, language: language, area: area, importance: importance, pickup: pickup)
         }
     }
 

@@ -16,10 +16,11 @@ extension PlaceIndex {
     ///
     /// The result's `distanceMeters` is from `point` to the place's shape; a street's coordinate is the point on
     /// the street nearest to `point`.
+    /// `languages` choose the name shown, as in `search`.
     /// - Throws: `PlacesError.invalidCoordinate` for an invalid point or a radius outside 1 ... 5,000 m.
-    public func reverse(at point: Coordinate, maxDistanceMeters: Double = reverseStreetRadiusMeters)
-        throws(PlacesError) -> PlaceResult?
-    {
+    public func reverse(
+        at point: Coordinate, maxDistanceMeters: Double = reverseStreetRadiusMeters, languages: [String] = []
+    ) throws(PlacesError) -> PlaceResult? {
         guard point.isValid else {
             throw PlacesError(.invalidCoordinate, "The point must be a valid latitude and longitude.")
         }
@@ -29,7 +30,7 @@ extension PlaceIndex {
         return try withConnection { connection throws(PlacesError) -> PlaceResult? in
             do throws(SQLiteError) {
                 return try ReverseSearch(point: point, maxDistanceMeters: maxDistanceMeters, connection: connection)
-                    .run()
+                    .run(languages: languages)
             } catch {
                 throw Self.storageError(error)
             }
@@ -68,7 +69,7 @@ struct ReverseSearch {
 
     /// Two windows: first the POI radius alone (most taps in a city end there, after a few dozen shapes), then,
     /// only when nothing is at the spot, the street radius.
-    func run() throws(SQLiteError) -> PlaceResult? {
+    func run(languages: [String] = []) throws(SQLiteError) -> PlaceResult? {
         let placeRadius = min(PlaceIndex.reversePlaceRadiusMeters, maxDistanceMeters)
         var best = Best()
         try scan(radiusMeters: placeRadius, placeRadius: placeRadius, into: &best)
@@ -77,7 +78,7 @@ struct ReverseSearch {
         }
         guard let chosen = best.place ?? best.area ?? best.street, let row = try connection.place(id: chosen.placeID)
         else { return nil }
-        var result = row.result(distanceFrom: nil)
+        var result = row.result(distanceFrom: nil, languages: languages)
         result.distanceMeters = chosen.distanceMeters
         if chosen.kind == .street { result.coordinate = chosen.nearestPoint }
         return result

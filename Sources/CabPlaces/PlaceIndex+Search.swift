@@ -17,8 +17,10 @@ extension PlaceIndex {
     /// - Returns: at most `limit` results, best first; empty when the text holds no letters or digits.
     /// - Throws: `PlacesError` with a caller code (`queryTooLong`, `invalidQuery`, `invalidLimit`,
     ///   `invalidCoordinate`) for bad input, `.storage` when SQLite fails. Never an FTS5 error text.
-    public func search(_ query: String, near: Coordinate? = nil, limit: Int = 10) throws(PlacesError)
-        -> [PlaceResult]
+    /// `languages` (ISO 639 codes, best first: `["sv", "en"]`) choose the name shown: the first of them the place
+    /// has a `name:xx` for, the local name beside it (`PlaceResult.localName`).
+    public func search(_ query: String, near: Coordinate? = nil, limit: Int = 10, languages: [String] = [])
+        throws(PlacesError) -> [PlaceResult]
     {
         guard (1...Self.maximumLimit).contains(limit) else {
             throw PlacesError(.invalidLimit, "The limit must be between 1 and \(Self.maximumLimit).")
@@ -30,8 +32,9 @@ extension PlaceIndex {
         guard !parsed.tokens.isEmpty else { return [] }
         return try withConnection { connection throws(PlacesError) -> [PlaceResult] in
             do throws(SQLiteError) {
-                var search = PlaceSearch(query: parsed, near: near, limit: limit, connection: connection)
-                return try search.run()
+                var search = PlaceSearch(
+                    query: parsed, near: near, limit: limit, ranking: ranking, connection: connection)
+                return try search.run().map { $0.result(distanceFrom: near, languages: languages) }
             } catch {
                 throw Self.storageError(error)
             }
@@ -45,7 +48,10 @@ struct PlaceSearch {
     let query: PlaceQuery
     let near: Coordinate?
     let limit: Int
+    let ranking: PlaceRanking
     let connection: PlaceConnection
+    /// Every word of the query is a category word ("hotel", "museo"): distance weighs fully for every candidate.
+    let isCategorySearch: Bool
 
     /// Candidates fetched per pass: enough for the ranking to reorder, few enough to stay fast.
     var fetchLimit: Int { max(64, limit * 4) }
@@ -54,14 +60,21 @@ struct PlaceSearch {
     /// Per query token, the typo corrections used and their edit distances.
     private var corrections: [Int: [String: Int]] = [:]
 
-    init(query: PlaceQuery, near: Coordinate?, limit: Int, connection: PlaceConnection) {
+    init(query: PlaceQuery, near: Coordinate?, limit: Int, ranking: PlaceRanking, connection: PlaceConnection) {
         self.query = query
         self.near = near
         self.limit = limit
+        self.ranking = ranking
         self.connection = connection
+        isCategorySearch = query.tokens.allSatisfy { token in
+            PlaceCategory.vocabulary.contains(token.text)
+                || (token.isPrefix && token.text.count >= 3
+                    && PlaceCategory.vocabulary.contains { $0.hasPrefix(token.text) })
+        }
     }
 
-    mutating func run() throws(SQLiteError) -> [PlaceResult] {
+    /// The ranked candidates, best first, at most `limit`.
+    mutating func run() throws(SQLiteError) -> [PlaceConnection.Row] {
         try collect(query.matchExpression())
         if query.hasNumbers, found.count < limit { try collect(query.matchExpression(dropNumbers: true)) }
         if found.count < limit {
@@ -128,80 +141,95 @@ struct PlaceSearch {
     }
 
     /// Scores every candidate (text match, importance, distance), drops near-duplicates, keeps `limit`.
-    private func rank() -> [PlaceResult] {
+    private func rank() -> [PlaceConnection.Row] {
         let scored = found.values.map { row in (row: row, score: score(row)) }
             .sorted { ($0.score, -$0.row.id) > ($1.score, -$1.row.id) }
         var kept: [PlaceConnection.Row] = []
         for (row, _) in scored {
-            let key = TextFolding.folded(row.name)
+            let key = row.foldedNames.first ?? ""
             let duplicate = kept.contains {
-                $0.category == row.category && TextFolding.folded($0.name) == key
+                $0.category == row.category && ($0.foldedNames.first ?? "") == key
                     && $0.coordinate.distanceMeters(to: row.coordinate) < 200
             }
             if !duplicate { kept.append(row) }
             if kept.count == limit { break }
         }
-        return kept.map { $0.result(distanceFrom: near) }
+        return kept
     }
 
-    func score(_ row: PlaceConnection.Row) -> Double {
-        var nameTokens = Set(row.names.flatMap { TextFolding.tokens($0) })
+    /// The query's words as `PlaceRanking` sees them against `row`, and how the whole query met its names.
+    func matches(_ row: PlaceConnection.Row) -> (words: [PlaceRanking.WordMatch], name: PlaceRanking.NameMatch) {
+        var nameTokens = Set(row.foldedNames.flatMap { $0.split(separator: " ").map(String.init) })
         if let housenumber = row.housenumber, row.kind == .address {
             nameTokens.formUnion(HouseNumber.searchTokens(housenumber))
         }
-        let exactNumbers = Set(TextFolding.tokens(row.housenumber ?? ""))
-        let categoryTokens = Set(TextFolding.tokens(PlaceCategory.searchText(forLabel: row.category)))
-        var text = 0.0
-        var isCategoryQuery = true
+        let exactNumbers = row.kind == .address ? Set(TextFolding.tokens(row.housenumber ?? "")) : []
+        let categoryTokens = PlaceCategory.foldedWords(forLabel: row.category)
+        var words: [PlaceRanking.WordMatch] = []
         for (i, token) in query.tokens.enumerated() {
-            var best = 0.0
+            var best = PlaceRanking.WordMatch()
+            func consider(_ match: PlaceRanking.NameWordMatch) {
+                if ranking.value(of: match) > ranking.value(of: best.name) { best.name = match }
+            }
             for word in nameTokens {
                 if word == token.text {
-                    best = token.isNumber && row.kind == .address && !exactNumbers.contains(word) ? 0.85 : 1
-                    break
-                }
-                if word.hasPrefix(token.text) {
-                    best = max(best, 0.5 + 0.3 * Double(token.text.count) / Double(word.count))
+                    consider(
+                        token.isNumber && row.kind == .address && !exactNumbers.contains(word)
+                            ? .rangeHouseNumber : .exact)
+                    if best.name == .exact { break }
+                } else if word.hasPrefix(token.text) {
+                    consider(.prefix(typed: token.text.count, length: word.count))
                 } else if let edits = corrections[i]?[word] {
-                    best = max(best, 0.75 - 0.15 * Double(edits))
+                    consider(.typo(edits: edits))
                 }
             }
-            if !categoryTokens.contains(where: { $0.hasPrefix(token.text) }) { isCategoryQuery = false }
-            for word in categoryTokens where best < 1 {
-                if word == token.text { best = 1 } else if word.hasPrefix(token.text) { best = max(best, 0.7) }
+            for word in categoryTokens where best.category != .exact {
+                if word == token.text {
+                    best.category = .exact
+                } else if word.hasPrefix(token.text) {
+                    best.category = .prefix
+                }
             }
-            text += best
+            words.append(best)
         }
-        var score = text / Double(query.tokens.count)
         let phrase = query.tokens.map(\.text).joined(separator: " ")
-        var phraseBonus = 0.0
-        for name in row.names {
-            let folded = TextFolding.folded(name)
+        var name = PlaceRanking.NameMatch.none
+        for folded in row.foldedNames {
             if folded == phrase {
-                phraseBonus = 0.6
+                name = .whole
                 break
             }
-            if folded.hasPrefix(phrase) { phraseBonus = 0.2 }
+            if folded.hasPrefix(phrase) { name = .prefix }
         }
-        score += phraseBonus
-        score += 0.5 * Double(row.importance) / 100
-        if let near {
-            // A category search ("hotel") is a request for the nearest one; a name search mostly is not.
-            let weight = isCategoryQuery ? 1.0 : 0.3
-            score -= weight * log10(1 + row.coordinate.distanceMeters(to: near) / 200)
-        }
-        return score
+        return (words, name)
+    }
+
+    func score(_ row: PlaceConnection.Row) -> Double {
+        let (words, name) = matches(row)
+        return ranking.score(
+            words: words, name: name, importance: row.importance,
+            distanceMeters: near.map { row.coordinate.distanceMeters(to: $0) }, isCategorySearch: isCategorySearch)
     }
 }
 
 extension PlaceCategory {
     private static let wordsByLabel: [String: String] = {
-        var table: [String: String] = [:]
-        for category in known.values { table[category.label] = category.searchText }
-        for category in [street, square] { table[category.label] = category.searchText }
-        return table
+        // Several tags share a label ("church", "station"): a label's words are all of theirs, in a fixed order.
+        var table: [String: [String]] = [:]
+        for category in Array(known.values) + [street, square, metroStation] {
+            for word in [category.label] + category.synonyms where !(table[category.label] ?? []).contains(word) {
+                table[category.label, default: []].append(word)
+            }
+        }
+        return table.mapValues { $0.sorted().joined(separator: " ") }
     }()
 
-    /// The searchable words of the category shown as `label`.
-    static func searchText(forLabel label: String) -> String { wordsByLabel[label] ?? label }
+    private static let foldedWordsByLabel: [String: Set<String>] = wordsByLabel.mapValues {
+        Set(TextFolding.tokens($0))
+    }
+
+    /// The folded searchable words of the category shown as `label`, computed once for the known labels.
+    static func foldedWords(forLabel label: String) -> Set<String> {
+        foldedWordsByLabel[label] ?? Set(TextFolding.tokens(label))
+    }
 }

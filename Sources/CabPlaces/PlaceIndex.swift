@@ -14,11 +14,16 @@ public final class PlaceIndex: Sendable {
     public let path: String
     private let idle: Mutex<[PlaceConnection]>
     private let maximumIdleConnections: Int
+    /// The weights that order search results.
+    public let ranking: PlaceRanking
 
-    /// Opens the index at `path` read-only.
+    /// Opens the index at `path` read-only; `ranking` orders search results.
     /// - Throws: `PlacesError.notAnIndex` when the file is missing or is not a place index of this version.
-    public init(path: String, maximumIdleConnections: Int = 8) throws(PlacesError) {
+    public init(path: String, maximumIdleConnections: Int = 8, ranking: PlaceRanking = PlaceRanking())
+        throws(PlacesError)
+    {
         self.path = path
+        self.ranking = ranking
         self.maximumIdleConnections = max(1, maximumIdleConnections)
         idle = Mutex([try PlaceConnection(path: path)])
     }

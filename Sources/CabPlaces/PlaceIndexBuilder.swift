@@ -33,15 +33,21 @@ public final class PlaceIndexBuilder {
     /// How far a POI without its own address looks for the street to show, in metres.
     public static let nearestStreetRadiusMeters = 200.0
 
+    /// How importance is computed from tags.
+    public let importance: PlaceImportance
+
     private var records: [PlaceRecord] = []
     private var streetSegments: [PlaceRecord] = []
+    private var pickups = PickupFinder()
     private var features = 0
     private var elapsed = Duration.zero
     private let clock = ContinuousClock()
 
-    /// A builder that will write `path` (replacing any file there when `finish` succeeds).
-    public init(path: String) {
+    /// A builder that will write `path` (replacing any file there when `finish` succeeds), scoring importance
+    /// with `importance`.
+    public init(path: String, importance: PlaceImportance = PlaceImportance()) {
         self.path = path
+        self.importance = importance
     }
 
     /// Adds one feature; features that name nothing a rider would search for are ignored.
@@ -49,6 +55,7 @@ public final class PlaceIndexBuilder {
         let start = clock.now
         features += 1
         guard !feature.geometry.allPoints.isEmpty, feature.geometry.allPoints.allSatisfy(\.isValid) else { return }
+        pickups.consider(feature)
         for record in PlaceClassifier.classify(feature) {
             if record.kind == .street { streetSegments.append(record) } else { records.append(record) }
         }
@@ -108,6 +115,7 @@ public final class PlaceIndexBuilder {
             for part in street.geometry.parts { grid.insert(part, street: i) }
         }
         var all = streets
+        let areas = AreaLocator(records)
         var addressIndex: [String: Int] = [:]
         for var record in records {
             switch record.kind {
@@ -133,6 +141,13 @@ public final class PlaceIndexBuilder {
             }
             all.append(record)
         }
+        for i in all.indices {
+            all[i].importance = importance.score(all[i].signals)
+            all[i].area = areas.describe(all[i])
+            all[i].pickup = pickups.pickup(for: all[i]) { point in
+                grid.nearest(to: point, radiusMeters: Self.nearestStreetRadiusMeters).map { streets[$0.street].name }
+            }
+        }
         // Importance order becomes rowid order: FTS5 returns matches most-important first.
         all.sort { ($0.importance, $1.name.count, $1.source.id) > ($1.importance, $0.name.count, $0.source.id) }
         return all
@@ -142,7 +157,8 @@ public final class PlaceIndexBuilder {
         let place = try db.prepare(
             """
             INSERT INTO place(id, kind, name, names, category, address, housenumber, lat, lon, source_type,
-                source_id, importance) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                source_id, importance, lang_names, area, pickup_name, pickup_lat, pickup_lon, pickup_kind, folded_names)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
             """, persistent: true)
         let text = try db.prepare(
             "INSERT INTO place_text(rowid, names, extra, cells) VALUES (?1, ?2, ?3, ?4)", persistent: true)
@@ -158,7 +174,9 @@ public final class PlaceIndexBuilder {
             try place.bind([
                 id, PlaceSchema.kindCode(r.kind), r.name, r.names.joined(separator: String(PlaceSchema.nameSeparator)),
                 r.category.label, r.addressLine, r.housenumber, r.coordinate.latitude, r.coordinate.longitude,
-                r.source.code, r.source.id, r.importance,
+                r.source.code, r.source.id, r.importance, PlaceSchema.encodeLocalizedNames(r.localizedNames), r.area,
+                r.pickup?.name, r.pickup?.coordinate.latitude, r.pickup?.coordinate.longitude, r.pickup?.kind,
+                r.names.map { TextFolding.folded($0) }.joined(separator: String(PlaceSchema.nameSeparator)),
             ])
             try place.step()
 

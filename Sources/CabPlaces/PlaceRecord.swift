@@ -16,14 +16,22 @@ struct PlaceRecord: Sendable {
     /// Where the pin goes.
     var coordinate: Coordinate
     var geometry: PlaceGeometry
-    /// 0 ... 100; orders candidates.
-    var importance: Int
+    /// What its importance is computed from (`PlaceImportance`).
+    var signals: PlaceImportance.Signals
     /// Whether reverse geocoding may answer with this record's shape.
     var reverseShape: Bool
     /// The shapes reverse geocoding measures (a merged street has one per segment).
     var shapes: [(role: PlaceSchema.Role, points: [Coordinate])]
+    /// Its `name:xx` names, by language code, sorted by code.
+    var localizedNames: [(language: String, name: String)] = []
+    /// 0 ... 1, filled in by the builder from `signals`; orders candidates.
+    var importance = 0.0
     /// The address line, filled in by the builder.
     var addressLine = ""
+    /// The district and city it lies in ("Kluuvi, Helsinki"), filled in by the builder.
+    var area = ""
+    /// Where a cab should stop for a big venue (a taxi rank or platform mapped at it), filled in by the builder.
+    var pickup: PlacePickupPoint?
 
     /// "Street 12" when the record carries both parts, the street alone when it has no number.
     var ownAddress: String? {
@@ -63,6 +71,15 @@ extension PlaceGeometry {
                 latitude: points.reduce(0) { $0 + $1.latitude } / count,
                 longitude: points.reduce(0) { $0 + $1.longitude } / count)
         }
+    }
+
+    /// The area of the largest closed ring, in square metres (0 for points, lines and clipped outlines).
+    var areaSquareMeters: Double {
+        guard case .area(let parts) = self else { return 0 }
+        let rings = parts.filter { $0.count >= 4 && $0.first == $0.last }
+        guard let ring = rings.max(by: { Self.areaSquareDegrees($0) < Self.areaSquareDegrees($1) }) else { return 0 }
+        let projection = LocalProjection(referenceLatitude: ring[0].latitude)
+        return Self.areaSquareDegrees(ring) * projection.metersPerDegreeLatitude * projection.metersPerDegreeLongitude
     }
 
     /// The point half-way along `line` by length.

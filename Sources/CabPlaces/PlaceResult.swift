@@ -28,11 +28,24 @@ public struct PlaceResult: Hashable, Sendable, Codable {
     public var kind: PlaceKind
     /// The OSM element it came from (for a merged street, its first segment).
     public var source: PlaceSourceID
+    /// The name on the spot (OSM `name`) when `name` is a translation of it ("Helsingin tuomiokirkko" beside
+    /// "Helsingfors domkyrka"); nil when `name` is the local name.
+    public var localName: String?
+    /// The language of `name` when it is a translation (`sv`); nil for the local name.
+    public var language: String?
+    /// The district and city it lies in ("Kluuvi, Helsinki"), for telling same-named places apart; empty when
+    /// the extract maps none.
+    public var area: String
+    /// Importance, 0 ... 1 (`PlaceImportance`).
+    public var importance: Double
+    /// Where a cab should stop for a big venue, when OSM maps a taxi rank or a platform at it.
+    public var pickup: PlacePickupPoint?
 
     /// Creates a result.
     public init(
         name: String, addressLine: String, category: String, coordinate: Coordinate, distanceMeters: Double?,
-        kind: PlaceKind, source: PlaceSourceID
+        kind: PlaceKind, source: PlaceSourceID, localName: String? = nil, language: String? = nil, area: String = "",
+        importance: Double = 0, pickup: PlacePickupPoint? = nil
     ) {
         self.name = name
         self.addressLine = addressLine
@@ -41,5 +54,28 @@ public struct PlaceResult: Hashable, Sendable, Codable {
         self.distanceMeters = distanceMeters
         self.kind = kind
         self.source = source
+        self.localName = localName
+        self.language = language
+        self.area = area
+        self.importance = importance
+        self.pickup = pickup
+    }
+}
+
+/// A named place to be picked up at a big venue: the taxi rank (`amenity=taxi`) or the platform
+/// (`public_transport=platform`) mapped at a station, an airport, a port or a stadium.
+public struct PlacePickupPoint: Hashable, Sendable, Codable {
+    /// What to call it ("Taxi", "Rautatientori taxi rank").
+    public var name: String
+    /// Where the cab stops.
+    public var coordinate: Coordinate
+    /// `taxi` for a taxi rank, `platform` for a public transport platform.
+    public var kind: String
+
+    /// Creates a pickup point.
+    public init(name: String, coordinate: Coordinate, kind: String) {
+        self.name = name
+        self.coordinate = coordinate
+        self.kind = kind
     }
 }

@@ -2,7 +2,8 @@ import CabGeo
 
 /// The layout of a place index file, shared by the builder and the reader.
 ///
-/// - `place`: one row per result (id = importance order, so FTS5's rowid order is "most important first").
+/// - `place`: one row per result (id = importance order, so FTS5's rowid order is "most important first"),
+///   with its names also folded (`folded_names`) so that ranking never folds text at query time.
 /// - `place_text`: contentless FTS5 over `names` (every name variant; the street of an address), `extra`
 ///   (category words, house numbers) and `cells` (a coarse grid token for location bias), folded by
 ///   `unicode61 remove_diacritics 2`, with prefix indexes for 1-3 characters (as-you-type).
@@ -10,14 +11,16 @@ import CabGeo
 /// - `place_shape`: R*Tree over every shape reverse geocoding may answer with, geometry as an auxiliary blob.
 enum PlaceSchema {
     /// Written to `meta.format`; the reader refuses other files.
-    static let format = "swiftcab-places-1"
+    static let format = "swiftcab-places-2"
 
     static let create = """
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
         CREATE TABLE place(
             id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL, names TEXT NOT NULL,
             category TEXT NOT NULL, address TEXT NOT NULL, housenumber TEXT, lat REAL NOT NULL, lon REAL NOT NULL,
-            source_type INTEGER NOT NULL, source_id INTEGER NOT NULL, importance INTEGER NOT NULL);
+            source_type INTEGER NOT NULL, source_id INTEGER NOT NULL, importance REAL NOT NULL,
+            folded_names TEXT NOT NULL, lang_names TEXT NOT NULL, area TEXT NOT NULL, pickup_name TEXT,
+            pickup_lat REAL, pickup_lon REAL, pickup_kind TEXT);
         CREATE VIRTUAL TABLE place_text USING fts5(
             names, extra, cells, content='', tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');
         CREATE VIRTUAL TABLE place_shape USING rtree(
@@ -33,8 +36,30 @@ enum PlaceSchema {
         DROP TABLE temp.place_vocab;
         """
 
-    /// Separates name variants in `place.names`.
+    /// Separates name variants in `place.names` and entries of `place.lang_names`.
     static let nameSeparator: Character = "\u{1F}"
+    /// Separates the language code from the name in an entry of `place.lang_names`.
+    static let languageSeparator: Character = "\u{1E}"
+
+    /// The entries of a `nameSeparator`-separated column, split on its byte (every row the search reads has two
+    /// such columns; splitting by `Character` cost more than the rest of decoding the row).
+    static func fields(_ text: String) -> [String] {
+        text.utf8.split(separator: 0x1F).map { String(Substring($0)) }
+    }
+
+    /// `name:xx` names as stored in `place.lang_names`: "fi␞Helsingin tuomiokirkko␟sv␞Helsingfors domkyrka".
+    static func encodeLocalizedNames(_ names: [(language: String, name: String)]) -> String {
+        names.map { $0.language + String(languageSeparator) + $0.name }.joined(separator: String(nameSeparator))
+    }
+
+    /// The inverse of `encodeLocalizedNames`.
+    static func decodeLocalizedNames(_ text: String) -> [(language: String, name: String)] {
+        text.split(separator: nameSeparator).compactMap { entry -> (language: String, name: String)? in
+            let parts = entry.split(separator: languageSeparator, maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            return (String(parts[0]), String(parts[1]))
+        }
+    }
 
     static func kindCode(_ kind: PlaceKind) -> Int {
         switch kind {

@@ -52,7 +52,16 @@ enum StreetMerger {
         for line in merged.geometry.parts where line.count > 1 {
             for i in 1..<line.count { lengthMeters += line[i - 1].distanceMeters(to: line[i]) }
         }
-        merged.importance = min(100, (sorted.map(\.importance).max() ?? 0) + min(15, Int(lengthMeters / 200)))
+        merged.signals = PlaceImportance.Signals(
+            kind: sorted.map(\.signals.kind).max() ?? 0, hasWiki: sorted.contains { $0.signals.hasWiki },
+            languages: sorted.map(\.signals.languages).max() ?? 1, streetLengthMeters: lengthMeters)
+        for part in sorted {
+            for (language, name) in part.localizedNames
+            where !merged.localizedNames.contains(where: { $0.language == language }) {
+                merged.localizedNames.append((language, name))
+            }
+        }
+        merged.localizedNames.sort { $0.language < $1.language }
         merged.coordinate = pointNearestCenter(of: merged.geometry.parts)
         return merged
     }

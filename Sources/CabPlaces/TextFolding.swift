@@ -66,7 +66,9 @@ enum TextFolding {
     static func startsWithDigit(_ token: String) -> Bool { token.utf8.first.map { $0 >= 48 && $0 <= 57 } ?? false }
 }
 
-/// Levenshtein distances over Unicode scalars, bounded so that a hopeless pair stops early.
+/// Edit distances over Unicode scalars (optimal string alignment: insertions, deletions, substitutions and
+/// swaps of two neighbouring letters, each one edit: "casnio" is one edit from "casino"), bounded so that a
+/// hopeless pair stops early.
 enum EditDistance {
     /// The edit distance between `a` and `b`, or `limit + 1` once it is certainly more than `limit`.
     /// When `prefix` is true, `b` may be longer: the distance is to the closest prefix of `b` ("stokm" →
@@ -76,6 +78,7 @@ enum EditDistance {
         let x = Array(a.unicodeScalars)
         let y = Array(b.unicodeScalars)
         if !prefix, abs(x.count - y.count) > limit { return limit + 1 }
+        var beforePrevious = [Int](repeating: 0, count: y.count + 1)
         var previous = Array(0...y.count)
         var current = [Int](repeating: 0, count: y.count + 1)
         for i in 1...max(x.count, 1) where !x.isEmpty {
@@ -84,10 +87,15 @@ enum EditDistance {
             for j in 1..<(y.count + 1) {
                 let cost = x[i - 1] == y[j - 1] ? 0 : 1
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
                 rowMinimum = min(rowMinimum, current[j])
             }
+            // Row i - 1 all above the limit bounds row i too (a swap is never cheaper than the substitution
+            // path through row i - 1), so stopping here is exact.
             if rowMinimum > limit { return limit + 1 }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         let result = prefix ? (previous.min() ?? 0) : previous[y.count]
         return min(result, limit + 1)

@@ -51,6 +51,21 @@ enum Migrations {
                 ALTER TABLE bookings ADD COLUMN rating_stars INTEGER CHECK (rating_stars BETWEEN 1 AND 5);
                 ALTER TABLE bookings ADD COLUMN rating_comment TEXT;
                 ALTER TABLE bookings ADD COLUMN rated_ms INTEGER;
+        // Saved places per rider ("Home", "Work"), unique per rider by the label in lower case (issue 21).
+        Migration(
+            version: 6,
+            sql: """
+                CREATE TABLE saved_places (
+                    rider_id TEXT NOT NULL REFERENCES riders(id),
+                    label_key TEXT NOT NULL,
+                    label TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    address TEXT NOT NULL,
+                    updated_ms INTEGER NOT NULL,
+                    PRIMARY KEY (rider_id, label_key)
+                ) STRICT, WITHOUT ROWID;
                 """),
     ]
 

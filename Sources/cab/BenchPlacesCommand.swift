@@ -100,6 +100,10 @@ enum BenchPlacesCommand {
                 r.forwardQueries, r.forwardMedianMilliseconds, r.forwardP99Milliseconds, r.forwardFoundShare * 100))
         Console.line(
             String(
+                format: "  forward CPU time (thread): median %.3f ms, p99 %.3f ms",
+                r.forwardCPUMedianMilliseconds, r.forwardCPUP99Milliseconds))
+        Console.line(
+            String(
                 format: "  reverse: %d points, median %.3f ms, p99 %.3f ms (target median < 0.2 ms); answered %.1f%%",
                 r.reverseQueries, r.reverseMedianMilliseconds, r.reverseP99Milliseconds, r.reverseAnsweredShare * 100))
     }

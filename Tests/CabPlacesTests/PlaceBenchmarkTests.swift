@@ -12,6 +12,8 @@ import Testing
         #expect(result.forwardFoundShare == 1)
         #expect(result.forwardMedianMilliseconds > 0)
         #expect(result.forwardP99Milliseconds >= result.forwardMedianMilliseconds)
+        #expect(result.forwardCPUMedianMilliseconds > 0)
+        #expect(result.forwardCPUP99Milliseconds >= result.forwardCPUMedianMilliseconds)
     }
 
     @Test func theSyntheticCityIsSearchable() throws {

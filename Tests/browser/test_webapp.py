@@ -477,6 +477,35 @@ def test_driver_signs_in_on_a_new_device_with_a_token(server, open_browser):
     page.screenshot('driver-token-signin')
 
 
+def test_rider_sees_what_a_place_is_and_gets_saved_places_offered(server, open_browser):
+    """Issue 21: a result says what it is and where, in the browser's language beside the local name; a chosen
+    destination saved as Home is offered first, before typing."""
+    rider = open_browser(location=RIDER_AT)  # --lang=en-GB: Accept-Language asks for English names
+    rider.open('/')
+    wait_map_drawn(rider)
+    rider.wait('the pickup address', lambda: rider.find('#pickup-name').get_attribute('value') not in ('', None)
+               and 'Looking' not in rider.find('#pickup-name').get_attribute('value'))
+    search = rider.find('#search')
+    search.send_keys('tuomiokirkko')
+    rider.wait('search results', lambda: rider.driver.find_elements(By.CSS_SELECTOR, '#search-results li'))
+    first = rider.find('#search-results li')
+    assert first.get_attribute('data-category') == 'church', first.get_attribute('outerHTML')
+    assert 'Helsinki Cathedral' in first.text and '(Helsingin tuomiokirkko)' in first.text, first.text
+    assert 'church' in first.text and 'Unioninkatu 29' in first.text and 'Kruununhaka' in first.text, first.text
+    rider.screenshot('rider-place-categories')
+    search.send_keys(Keys.ARROW_DOWN, Keys.ENTER)
+    rider.wait('the offer to save it', lambda: rider.visible('#save-place'))
+    rider.find('#save-place button').click()  # "Save as Home"
+    rider.wait('the saved place', lambda: 'Saved' in rider.find('#announcer').text)
+    search.clear()
+    rider.find('#pickup-name').click()
+    search.click()
+    rider.wait('saved places offered before typing',
+               lambda: 'saved place' in (rider.js("return document.querySelector('#search-results li')?.dataset.category") or ''))
+    assert rider.find('#search-results li').text.startswith('Home'), rider.find('#search-results li').text
+    rider.screenshot('rider-saved-places')
+
+
 TESTS = [
     (test_every_page_loads_and_draws_the_offline_map, [('GET', '/v1/map/features?bbox=24.93,60.16,24.96,60.18&zoom=15')]),
     (test_rider_books_by_search_and_sees_route_fare_and_qr,
@@ -494,6 +523,8 @@ TESTS = [
     (test_rider_cancel_reaches_the_driver, [('POST', '/v1/bookings/x/cancel'), ('GET', '/v1/driver/stream')]),
     (test_driver_cancel_reaches_the_rider, [('POST', '/v1/trips/x/cancel'), ('GET', '/v1/bookings/x/stream')]),
     (test_driver_signs_in_on_a_new_device_with_a_token, [('GET', '/v1/me'), ('POST', '/v1/driver/status')]),
+    (test_rider_sees_what_a_place_is_and_gets_saved_places_offered,
+     [('GET', '/v1/places?q=a&near=60.17,24.94'), ('PUT', '/v1/me/places/Home'), ('GET', '/v1/me/places')]),
     (test_dispatcher_sees_drivers_live_and_nearby,
      [('GET', '/v1/fleet/stream'), ('GET', '/v1/drivers/nearby?lat=60.17&lon=24.94&k=5'), ('GET', '/v1/stats'),
       ('GET', '/v1/bookings?limit=50')]),
