@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap"]),
         .target(name: "CabCore", dependencies: ["CabGeo"]),
         .target(name: "CabTracking", dependencies: ["CabGeo", "CabCore"]),
-        .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite"]),
+        .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite", "CabPostgres"]),
         .target(name: "CabHTTP", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "CabAPI",
@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabTestSupport"]),
         .testTarget(name: "CabCoreTests", dependencies: ["CabCore", "CabTestSupport"]),
         .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),
-        .testTarget(name: "CabStoreTests", dependencies: ["CabStore", "CabTestSupport"]),
+        .testTarget(name: "CabStoreTests", dependencies: ["CabStore", "CabPostgres", "CabTestSupport"]),
         .testTarget(name: "CabHTTPTests", dependencies: ["CabHTTP", "CabTestSupport"]),
         .testTarget(
             name: "CabAPITests",

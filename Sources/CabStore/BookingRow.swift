@@ -60,7 +60,7 @@ enum BookingRow {
     }
 
     /// Reads a row selected with `columns`.
-    static func decode(_ r: SQLiteRow) throws -> Booking {
+    static func decode(_ r: some StoreRow) throws -> Booking {
         func instant(_ i: Int32) -> Instant? { r.optionalInt64(i).map(Instant.init(millisecondsSinceEpoch:)) }
         func corrupt(_ what: String) -> StoreError {
             StoreError(.corruptRow, "Booking \(r.string(0)) has an unreadable \(what).")

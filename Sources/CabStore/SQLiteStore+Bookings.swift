@@ -14,7 +14,7 @@ extension SQLiteStore: BookingRepository {
     public func create(
         _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord]
     ) throws -> BookingCreation {
-        try Self.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
+        try BookingRow.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
         return try writer.write { c in
             try Self.insert(booking, idempotencyKey: idempotencyKey, transitions: transitions, on: c)
         }
@@ -28,7 +28,7 @@ extension SQLiteStore: BookingRepository {
         completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void
     ) {
         do {
-            try Self.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
+            try BookingRow.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
         } catch {
             completion(.failure(error))
             return
@@ -36,20 +36,6 @@ extension SQLiteStore: BookingRepository {
         writer.submit(
             { c in try Self.insert(booking, idempotencyKey: idempotencyKey, transitions: transitions, on: c) },
             completion: completion)
-    }
-
-    private static func checkNew(
-        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord]
-    ) throws {
-        var state = TripState.requested
-        for record in transitions {
-            precondition(record.bookingID == booking.id && record.from == state, "transitions must chain from requested")
-            state = record.to
-        }
-        precondition(booking.status == state, "a new booking is stored in the state its transitions leave it in")
-        if let key = idempotencyKey, key.key.isEmpty || key.key.utf8.count > Self.maximumIdempotencyKeyBytes {
-            throw CoreError(.invalidValue, "An Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyBytes) bytes.")
-        }
     }
 
     /// The booking, its `book` history row, its transitions' rows and its idempotency key, or the first booking
@@ -63,11 +49,7 @@ extension SQLiteStore: BookingRepository {
                 [booking.riderID.rawValue, key.key]
             ) { ($0.string(0), $0.string(1)) }
             if let (fingerprint, bookingID) = earlier {
-                guard fingerprint == key.requestFingerprint else {
-                    throw CoreError(
-                        .idempotencyConflict,
-                        "This Idempotency-Key was used for a different request; use a new key for a new booking.")
-                }
+                guard fingerprint == key.requestFingerprint else { throw BookingRow.idempotencyConflict }
                 guard let first = try Self.booking(bookingID, on: c) else {
                     throw StoreError(.corruptRow, "An idempotency key points to a missing booking.")
                 }
@@ -75,11 +57,7 @@ extension SQLiteStore: BookingRepository {
             }
         }
         try c.run(BookingRow.insert, BookingRow.values(booking))
-        try Self.appendHistory(
-            TripTransitionRecord(
-                bookingID: booking.id, from: nil, to: .requested, event: .book, actor: .rider(booking.riderID),
-                at: booking.createdAt),
-            on: c)
+        try Self.appendHistory(BookingRow.bookRecord(booking), on: c)
         for record in transitions { try Self.appendHistory(record, on: c) }
         if let key = idempotencyKey {
             try c.run(
@@ -99,39 +77,10 @@ extension SQLiteStore: BookingRepository {
 
     /// Bookings matching `query`, newest first (keyset pagination on creation time and id).
     public func bookings(_ query: BookingQuery) throws -> Page<Booking> {
-        guard (1...100).contains(query.limit) else {
-            throw CoreError(.invalidValue, "limit must be between 1 and 100.")
-        }
-        // The SQL is assembled from constant fragments only; every value is a bound parameter.
-        var conditions: [String] = []
-        var parameters: [any SQLiteBindable] = []
-        if let rider = query.riderID {
-            conditions.append("rider_id = ?")
-            parameters.append(rider.rawValue)
-        }
-        if let driver = query.driverID {
-            conditions.append("driver_id = ?")
-            parameters.append(driver.rawValue)
-        }
-        if !query.statuses.isEmpty {
-            let sorted = query.statuses.map(\.rawValue).sorted()
-            conditions.append("status IN (\(Array(repeating: "?", count: sorted.count).joined(separator: ", ")))")
-            parameters += sorted.map { $0 as any SQLiteBindable }
-        }
-        if let cursor = query.cursor {
-            guard let (createdMs, id) = Self.parseCursor(cursor) else {
-                throw CoreError(.invalidValue, "The page cursor is not one this server gave out; start from the first page.")
-            }
-            conditions.append("(created_ms, id) < (?, ?)")
-            parameters += [createdMs, id] as [any SQLiteBindable]
-        }
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let (whereClause, parameters) = try BookingRow.conditions(of: query)
         let sql = "SELECT \(BookingRow.columns) FROM bookings\(whereClause) ORDER BY created_ms DESC, id DESC LIMIT ?"
-        parameters.append(query.limit + 1)
-        let rows = try readers.read { c in try c.query(sql, parameters, row: BookingRow.decode) }
-        let items = Array(rows.prefix(query.limit))
-        let next = rows.count > query.limit ? items.last.map(Self.cursor(for:)) : nil
-        return Page(items: items, nextCursor: next)
+        let rows = try readers.read { c in try c.query(sql, parameters + [query.limit + 1], row: BookingRow.decode) }
+        return BookingRow.page(of: rows, limit: query.limit)
     }
 
     /// Writes `updated` and `record` if the stored status is still `record.from`; else `.transitionConflict`.
@@ -147,10 +96,7 @@ extension SQLiteStore: BookingRepository {
                 guard let current, let state = current else {
                     throw CoreError(.notFound, "No booking \(updated.id).")
                 }
-                throw CoreError(
-                    .transitionConflict,
-                    "This trip changed just now (\(state.situation)); look at it again before you \(record.event.verb) it.",
-                    underlying: TripRefusal(currentState: state, event: record.event))
+                throw BookingRow.transitionConflict(state, record)
             }
             try Self.appendHistory(record, on: c)
         }
@@ -182,15 +128,7 @@ extension SQLiteStore: BookingRepository {
                 "SELECT from_status, to_status, event, actor_role, actor_id, at_ms, reason FROM booking_history "
                     + "WHERE booking_id = ? ORDER BY seq",
                 [id.rawValue]
-            ) { r in
-                guard let to = TripState(rawValue: r.string(1)), let event = TripEvent(rawValue: r.string(2)),
-                    let role = Role(rawValue: r.string(3)), (role == .system) == r.isNull(4)
-                else { throw StoreError(.corruptRow, "A history row of \(id) is unreadable.") }
-                return TripTransitionRecord(
-                    bookingID: id, from: r.optionalString(0).flatMap(TripState.init(rawValue:)), to: to, event: event,
-                    actor: Principal(role: role, id: r.optionalString(4)),
-                    at: Instant(millisecondsSinceEpoch: r.int64(5)), reason: r.optionalString(6))
-            }
+            ) { r in try BookingRow.decodeHistory(r, of: id) }
         }
     }
 
@@ -206,17 +144,5 @@ extension SQLiteStore: BookingRepository {
                 r.bookingID.rawValue, r.from?.rawValue, r.to.rawValue, r.event.rawValue, r.actor.role.rawValue,
                 r.actor.id, r.at.millisecondsSinceEpoch, r.reason,
             ])
-    }
-
-    /// An opaque page cursor: `<created ms>.<booking id>`.
-    static func cursor(for booking: Booking) -> String {
-        "\(booking.createdAt.millisecondsSinceEpoch).\(booking.id.rawValue)"
-    }
-
-    static func parseCursor(_ text: String) -> (Int64, String)? {
-        guard let dot = text.firstIndex(of: "."), let ms = Int64(text[..<dot]),
-            let id = BookingID(text[text.index(after: dot)...])
-        else { return nil }
-        return (ms, id.rawValue)
     }
 }

@@ -1,0 +1,184 @@
+import CabPostgres
+
+/// The PostgreSQL schema, as an ordered list of forward-only migrations recorded in `cab_schema`.
+///
+/// The same tables and columns as the SQLite schema (`Migrations`), in PostgreSQL's types. Only what the
+/// distributed engines that speak PostgreSQL's protocol also have: no LISTEN/NOTIFY, no advisory locks, no
+/// `LOCK TABLE`, no sequences (history rows are ordered by an id made of time and a per-booking step, not a
+/// serial). Two nodes starting at once do not both migrate: each migration runs in a transaction that first
+/// locks the one row of `cab_schema_lock` (`SELECT ... FOR UPDATE`) and re-reads the version under it.
+enum PostgresSchema {
+    struct Migration {
+        let version: Int
+        let sql: String
+    }
+
+    static let all: [Migration] = [
+        Migration(version: 1, sql: v1)
+    ]
+
+    static var latestVersion: Int { all.last?.version ?? 0 }
+
+    /// Brings the database up to `latestVersion`; returns the migrations applied by this call.
+    @discardableResult
+    static func migrate(_ c: PostgresConnection) throws -> [Int] {
+        try bootstrap(c)
+        var applied: [Int] = []
+        for migration in all {
+            let ran = try c.transaction { tx -> Bool in
+                try tx.query("SELECT id FROM cab_schema_lock WHERE id = $1 FOR UPDATE", [1])
+                let current = try tx.query("SELECT coalesce(max(version), 0) FROM cab_schema").first?.int(0) ?? 0
+                guard current < migration.version else { return false }
+                try tx.execute(migration.sql)
+                try tx.query("INSERT INTO cab_schema (version) VALUES ($1)", [migration.version])
+                return true
+            }
+            if ran { applied.append(migration.version) }
+        }
+        return applied
+    }
+
+    /// The schema version the database is at (0 for an empty database).
+    static func version(_ c: PostgresConnection) throws -> Int {
+        let exists = try c.query("SELECT to_regclass($1) IS NOT NULL", ["cab_schema"]).first?.bool(0) ?? false
+        guard exists else { return 0 }
+        return try c.query("SELECT coalesce(max(version), 0) FROM cab_schema").first?.int(0) ?? 0
+    }
+
+    /// The two bookkeeping tables; racing `CREATE TABLE IF NOT EXISTS` can fail with a unique violation on the
+    /// catalogue in PostgreSQL, which means the other node made them: that is fine.
+    private static func bootstrap(_ c: PostgresConnection) throws {
+        do {
+            try c.execute(
+                """
+                CREATE TABLE IF NOT EXISTS cab_schema (
+                    version integer PRIMARY KEY,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE TABLE IF NOT EXISTS cab_schema_lock (id integer PRIMARY KEY);
+                INSERT INTO cab_schema_lock (id) VALUES (1) ON CONFLICT DO NOTHING;
+                """)
+        } catch {
+            guard error.code == .uniqueViolation || error.code == .init("42P07") else { throw error }
+            try c.execute("INSERT INTO cab_schema_lock (id) VALUES (1) ON CONFLICT DO NOTHING")
+        }
+        let tooNew = try c.query("SELECT coalesce(max(version), 0) FROM cab_schema").first?.int(0) ?? 0
+        guard tooNew <= latestVersion else {
+            throw StoreError(
+                .schemaTooNew,
+                "The PostgreSQL database has schema version \(tooNew), but this cab knows only up to \(latestVersion): "
+                    + "it was written by a newer SwiftCab. Upgrade cab, or use another database.")
+        }
+    }
+
+    /// Version 1: what SQLite's versions 1 to 7 hold for accounts, bookings, their history, idempotency keys
+    /// and location history. Every dispatch-related table carries `shard` (0-63, from the booking id) so it can
+    /// be distributed by it later.
+    static let v1 = """
+        CREATE TABLE riders (
+            id text PRIMARY KEY,
+            name text NOT NULL,
+            created_ms bigint NOT NULL
+        );
+        CREATE TABLE drivers (
+            id text PRIMARY KEY,
+            name text NOT NULL,
+            vehicle text NOT NULL,
+            plate text NOT NULL,
+            vehicle_type text NOT NULL,
+            created_ms bigint NOT NULL
+        );
+        CREATE TABLE dispatchers (
+            id text PRIMARY KEY,
+            name text NOT NULL,
+            created_ms bigint NOT NULL
+        );
+        CREATE TABLE tokens (
+            hash bytea PRIMARY KEY CHECK (length(hash) = 32),
+            rider_id text REFERENCES riders(id),
+            driver_id text REFERENCES drivers(id),
+            dispatcher_id text REFERENCES dispatchers(id),
+            created_ms bigint NOT NULL,
+            revoked_ms bigint,
+            CHECK ((rider_id IS NOT NULL)::int + (driver_id IS NOT NULL)::int + (dispatcher_id IS NOT NULL)::int = 1)
+        );
+        CREATE TABLE bookings (
+            id text PRIMARY KEY,
+            shard smallint NOT NULL,
+            rider_id text NOT NULL REFERENCES riders(id),
+            pickup_lat double precision NOT NULL,
+            pickup_lon double precision NOT NULL,
+            pickup_name text,
+            dropoff_lat double precision NOT NULL,
+            dropoff_lon double precision NOT NULL,
+            dropoff_name text,
+            route_distance_m bigint NOT NULL,
+            route_duration_s bigint NOT NULL,
+            currency text NOT NULL,
+            fare_estimate_minor bigint NOT NULL,
+            vehicle_type text,
+            status text NOT NULL,
+            created_ms bigint NOT NULL,
+            status_changed_ms bigint NOT NULL,
+            pin text NOT NULL,
+            promised_pickup_ms bigint,
+            driver_id text REFERENCES drivers(id),
+            accepted_ms bigint,
+            arrived_ms bigint,
+            picked_up_ms bigint,
+            completed_ms bigint,
+            final_fare_minor bigint,
+            cancel_role text,
+            cancel_actor_id text,
+            cancel_ms bigint,
+            cancel_reason text,
+            cancel_fee_minor bigint,
+            route_polyline text,
+            redispatch_count bigint NOT NULL DEFAULT 0,
+            pickup_overdue_ms bigint,
+            fare_distance_m bigint,
+            fare_duration_s bigint,
+            fare_basis text,
+            trail_polyline text,
+            rating_stars bigint CHECK (rating_stars BETWEEN 1 AND 5),
+            rating_comment text,
+            rated_ms bigint
+        );
+        CREATE INDEX bookings_by_rider ON bookings (rider_id, created_ms, id);
+        CREATE INDEX bookings_by_driver ON bookings (driver_id, created_ms, id) WHERE driver_id IS NOT NULL;
+        CREATE INDEX bookings_by_status ON bookings (status, created_ms, id);
+        CREATE INDEX bookings_by_time ON bookings (created_ms, id);
+        CREATE UNIQUE INDEX one_open_trip_per_driver ON bookings (driver_id)
+            WHERE status IN ('accepted', 'arriving', 'arrived', 'in_progress');
+        CREATE TABLE booking_history (
+            booking_id text NOT NULL REFERENCES bookings(id),
+            step integer NOT NULL,
+            from_status text,
+            to_status text NOT NULL,
+            event text NOT NULL,
+            actor_role text NOT NULL,
+            actor_id text,
+            at_ms bigint NOT NULL,
+            reason text,
+            PRIMARY KEY (booking_id, step)
+        );
+        CREATE TABLE idempotency_keys (
+            rider_id text NOT NULL REFERENCES riders(id),
+            key text NOT NULL,
+            fingerprint text NOT NULL,
+            booking_id text NOT NULL,
+            created_ms bigint NOT NULL,
+            PRIMARY KEY (rider_id, key)
+        );
+        CREATE TABLE driver_locations (
+            driver_id text NOT NULL REFERENCES drivers(id),
+            time_ms bigint NOT NULL,
+            lat double precision NOT NULL,
+            lon double precision NOT NULL,
+            accuracy_m double precision,
+            speed_mps double precision,
+            heading_deg double precision,
+            PRIMARY KEY (driver_id, time_ms)
+        );
+        """
+}

@@ -1,0 +1,151 @@
+import CabCore
+import CabPostgres
+
+extension PostgresStore: BookingRepository {
+    /// The booking insert: the shard, then `BookingRow.columns` in order.
+    static let insertBooking: String = {
+        let count = BookingRow.columns.split(separator: ",").count
+        let placeholders = (1...count + 1).map { "$\($0)" }.joined(separator: ", ")
+        return "INSERT INTO bookings (shard, \(BookingRow.columns)) VALUES (\(placeholders))"
+    }()
+
+    /// `BookingRow.update` with PostgreSQL's `$N` placeholders (its `?N` are numbered, so the numbers carry over).
+    static let updateBooking = BookingRow.update.replacingOccurrences(of: "?", with: "$")
+
+    /// Stores a new booking with its history rows and idempotency key in one transaction, durable on return.
+    ///
+    /// The key goes in first (`ON CONFLICT DO NOTHING`): of two nodes racing one key, the second waits for the
+    /// first's transaction, finds the key taken, and answers with the first booking (or a conflict when the
+    /// request differs), so both agree.
+    public func create(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord]
+    ) throws -> BookingCreation {
+        try BookingRow.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
+        return try write { c in
+            if let key = idempotencyKey {
+                let claimed = try c.query(
+                    "INSERT INTO idempotency_keys (rider_id, key, fingerprint, booking_id, created_ms) "
+                        + "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                    [
+                        booking.riderID.rawValue, key.key, key.requestFingerprint, booking.id.rawValue,
+                        booking.createdAt.millisecondsSinceEpoch,
+                    ]
+                ).affectedRows
+                if claimed == 0 {
+                    let earlier = try c.query(
+                        "SELECT fingerprint, booking_id FROM idempotency_keys WHERE rider_id = $1 AND key = $2",
+                        [booking.riderID.rawValue, key.key]
+                    ).first
+                    guard let earlier, let fingerprint = earlier.string(0), let id = earlier.string(1) else {
+                        throw StoreError(.corruptRow, "An idempotency key vanished while it was read.")
+                    }
+                    guard fingerprint == key.requestFingerprint else { throw BookingRow.idempotencyConflict }
+                    guard let first = try Self.booking(id, on: c) else {
+                        throw StoreError(.corruptRow, "An idempotency key points to a missing booking.")
+                    }
+                    return BookingCreation(booking: first, created: false)
+                }
+            }
+            try c.query(
+                Self.insertBooking,
+                values: [.int(Int64(Self.shard(of: booking.id)))] + PostgresValue.from(BookingRow.values(booking)))
+            var step = 1
+            for record in [BookingRow.bookRecord(booking)] + transitions {
+                try Self.insertHistory(record, step: step, on: c)
+                step += 1
+            }
+            return BookingCreation(booking: booking, created: true)
+        }
+    }
+
+    /// `create` on a thread of the store's; `completion` gets the outcome once it is durable.
+    public func create(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord],
+        completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void
+    ) {
+        asyncWrites.async { [self] in
+            completion(Result(catching: { try create(booking, idempotencyKey: idempotencyKey, transitions: transitions) }))
+        }
+    }
+
+    /// A booking by id.
+    public func booking(_ id: BookingID) throws -> Booking? {
+        try read { c in try Self.booking(id.rawValue, on: c) }
+    }
+
+    /// Bookings matching `query`, newest first (keyset pagination on creation time and id, the same cursors as
+    /// the SQLite store's).
+    public func bookings(_ query: BookingQuery) throws -> Page<Booking> {
+        let (conditions, parameters) = try BookingRow.conditions(of: query)
+        // Constant fragments only, numbered in order; every value is a parameter.
+        var numbered = ""
+        var n = 0
+        for ch in conditions {
+            if ch == "?" {
+                n += 1
+                numbered += "$\(n)"
+            } else {
+                numbered.append(ch)
+            }
+        }
+        let sql = "SELECT \(BookingRow.columns) FROM bookings\(numbered) ORDER BY created_ms DESC, id DESC LIMIT $\(n + 1)"
+        let values = PostgresValue.from(parameters) + [.int(Int64(query.limit + 1))]
+        let rows = try read { c in try c.query(sql, values: values).rows.map { try BookingRow.decode(PostgresStoreRow(row: $0)) } }
+        return BookingRow.page(of: rows, limit: query.limit)
+    }
+
+    /// Writes `updated` and `record` if the stored status is still `record.from` (compare-and-set in the
+    /// database); else `.transitionConflict` naming the current status.
+    public func transition(_ updated: Booking, record: TripTransitionRecord) throws {
+        precondition(updated.id == record.bookingID && updated.status == record.to, "record and booking disagree")
+        guard let from = record.from else { preconditionFailure("a transition has a from state; creation is create(_:)") }
+        try write { c in
+            let changed: Int
+            do {
+                changed = try c.query(Self.updateBooking, values: PostgresValue.from(BookingRow.updateValues(updated, expected: from)))
+                    .affectedRows
+            } catch let error as PostgresError where error.constraint == "one_open_trip_per_driver" {
+                throw CoreError(
+                    .transitionConflict, "That driver already holds another open trip; choose another driver.")
+            }
+            guard changed == 1 else {
+                let current = try c.query("SELECT status FROM bookings WHERE id = $1", [updated.id.rawValue]).first
+                guard let current, let state = current.string(0).flatMap(TripState.init(rawValue:)) else {
+                    throw CoreError(.notFound, "No booking \(updated.id).")
+                }
+                throw BookingRow.transitionConflict(state, record)
+            }
+            let step = try c.query(
+                "SELECT coalesce(max(step), 0) + 1 FROM booking_history WHERE booking_id = $1", [updated.id.rawValue]
+            ).first?.int(0) ?? 1
+            try Self.insertHistory(record, step: step, on: c)
+        }
+    }
+
+    /// Every transition of a booking, oldest first.
+    public func history(_ id: BookingID) throws -> [TripTransitionRecord] {
+        try read { c in
+            try c.query(
+                "SELECT from_status, to_status, event, actor_role, actor_id, at_ms, reason FROM booking_history "
+                    + "WHERE booking_id = $1 ORDER BY step",
+                [id.rawValue]
+            ).rows.map { try BookingRow.decodeHistory(PostgresStoreRow(row: $0), of: id) }
+        }
+    }
+
+    static func booking(_ id: String, on c: PostgresConnection) throws -> Booking? {
+        try c.query("SELECT \(BookingRow.columns) FROM bookings WHERE id = $1", [id]).first.map {
+            try BookingRow.decode(PostgresStoreRow(row: $0))
+        }
+    }
+
+    static func insertHistory(_ record: TripTransitionRecord, step: Int, on c: PostgresConnection) throws {
+        try c.query(
+            "INSERT INTO booking_history (booking_id, step, from_status, to_status, event, actor_role, actor_id, at_ms, "
+                + "reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            [
+                record.bookingID.rawValue, step, record.from?.rawValue, record.to.rawValue, record.event.rawValue,
+                record.actor.role.rawValue, record.actor.id, record.at.millisecondsSinceEpoch, record.reason,
+            ] as [any PostgresBindable])
+    }
+}
