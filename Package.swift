@@ -51,7 +51,7 @@ let package = Package(
             name: "cab",
             dependencies: [
                 "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap", "CabImport", "CabCore", "CabTracking", "CabStore",
-                "CabHTTP", "CabAPI", "CabClient",
+                "CabHTTP", "CabAPI", "CabClient", "CabPostgres",
             ]
         ),
 

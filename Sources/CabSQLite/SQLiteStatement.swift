@@ -91,6 +91,17 @@ public struct SQLiteRow {
     /// The integer in column `index`, nil for NULL.
     public func optionalInt64(_ index: Int32) -> Int64? { isNull(index) ? nil : int64(index) }
 
+    /// Column `index` as the value it holds, by its storage class (`sqlite3_column_type`).
+    public func value(_ index: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(statement.handle, index) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(int64(index))
+        case SQLITE_FLOAT: .real(double(index))
+        case SQLITE_BLOB: .blob(blob(index))
+        default: .text(string(index))
+        }
+    }
+
     /// The bytes in column `index` (`sqlite3_column_blob`).
     public func blob(_ index: Int32) -> [UInt8] {
         let n = Int(sqlite3_column_bytes(statement.handle, index))

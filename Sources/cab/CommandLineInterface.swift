@@ -14,6 +14,7 @@ enum CommandLineInterface {
           search    search the map's places as you type them
           reverse   name the place at a point
           admin     account administration (create-dispatcher)
+          migrate   bring a PostgreSQL schema up to date, or copy a SQLite city into PostgreSQL (--from)
           simulate  drive simulated drivers on the imported map (--drivers), or riders and trips (--trips)
           bench     benchmarks that print figures (route, places, api, tracking, dispatch)
 
@@ -37,6 +38,7 @@ enum CommandLineInterface {
         case "search": PlaceCommands.search(rest)
         case "reverse": PlaceCommands.reverse(rest)
         case "admin": AdminCommand.run(rest)
+        case "migrate": MigrateCommand.run(rest)
         default: break
         }
         Console.fail("unknown command '\(command)'\n\n\(usage)")

@@ -295,3 +295,53 @@ final class Stores {
 
     static func randomHash() -> TokenHash { StoreFixture.randomHash() }
 }
+
+/// `cab migrate --from DIR --postgres URL`'s copy: everything the SQLite city holds reads back the same from
+/// PostgreSQL, and a second run copies nothing more.
+@Suite struct StoreCopierTests {
+    @Test func aSQLiteCityReadsBackTheSameFromPostgreSQLAndACopyResumes() throws {
+        let sqlite = try Stores(.sqlite)
+        defer { sqlite.close() }
+        let (rider, token) = try sqlite.makeRider("Aino")
+        var made: [Booking] = []
+        for i in 0..<25 {
+            let key = IdempotencyKey(key: "k\(i)", requestFingerprint: "f")
+            var booking = try sqlite.store.create(Stores.booking(for: rider, at: i), idempotencyKey: key).booking
+            if i.isMultiple(of: 3) {
+                booking = try sqlite.store.apply(.dispatch, to: booking.id, by: .system, at: Stores.start.adding(seconds: 100 + i), tariff: .standard).booking
+            }
+            made.append(booking)
+        }
+        _ = try sqlite.store.apply(.accept(sqlite.driver), to: made[0].id, by: .driver(sqlite.driver), at: Stores.start.adding(seconds: 200), tariff: .standard)
+        let fixes = (0..<2_500).map { i in
+            DriverLocationRecord(
+                driverID: sqlite.driver, time: Stores.start.adding(seconds: i),
+                coordinate: Coordinate(latitude: 60.17, longitude: 24.94 + Double(i) * 1e-5), accuracyMeters: 4)
+        }
+        #expect(try sqlite.store.append(fixes) == 2_500)
+        guard let file = (sqlite.store as? SQLiteStore)?.path else {
+            Issue.record("the SQLite store should know its path")
+            return
+        }
+        let database = try SharedPostgres.newDatabase()
+        let first = try StoreCopier(batchSize: 300).copy(from: file, to: database)
+        #expect(first.filter { !$0.complete }.isEmpty, "\(first)")
+        #expect(first.first { $0.table == "driver_locations" }?.inserted == 2_500)
+        #expect(first.first { $0.table == "booking_history" }?.inserted == 25 + 9 + 1)
+        let again = try StoreCopier(batchSize: 300).copy(from: file, to: database)
+        #expect(again.map(\.inserted).reduce(0, +) == 0)
+        #expect(again.map(\.target) == first.map(\.target))
+
+        let postgres = try PostgresStore(.init(conninfo: database))
+        #expect(try postgres.principal(forTokenHash: token) == .rider(rider))
+        for booking in made {
+            #expect(try postgres.booking(booking.id) == (try sqlite.store.booking(booking.id)))
+            #expect(try postgres.history(booking.id) == (try sqlite.store.history(booking.id)))
+        }
+        // The copied city goes on working: the same key finds the same booking, and dispatch can move it.
+        let repeatKey = try postgres.create(Stores.booking(for: rider), idempotencyKey: IdempotencyKey(key: "k3", requestFingerprint: "f"))
+        #expect(!repeatKey.created && repeatKey.booking.id == made[3].id)
+        let trail = try postgres.trail(of: sqlite.driver, from: Stores.start, to: Stores.start.adding(seconds: 10_000), limit: 10_000)
+        #expect(trail == fixes)
+    }
+}
