@@ -112,8 +112,16 @@ public struct BookingSummary: Hashable, Sendable, Codable {
     public var redispatchCount: Int?
     /// Whether the pickup is overdue (newer servers).
     public var late: Bool?
-    /// The rider's rating of the driver, 1 to 5 (newer servers).
-    public var rating: Int?
+    /// The rider's rating of the driver (newer servers): `{"stars": 1...5, "comment"}`.
+    public var rating: Rating?
+
+    /// A rider's rating of the trip's driver.
+    public struct Rating: Hashable, Sendable, Codable {
+        /// 1 to 5.
+        public var stars: Int
+        /// What the rider wrote, if anything.
+        public var comment: String?
+    }
 
     /// A booking with the required fields (tests and previews).
     public init(id: String, status: String, pickup: Coordinate, dropoff: Coordinate, fare: Fare? = nil) {

@@ -32,10 +32,9 @@ extension CabAPIClient {
     /// Rates the driver of a completed trip, 1 to 5 stars (`POST /v1/bookings/{id}/rating`, newer servers);
     /// returns the stars the server kept (its answer's `rating` or `stars`, else the ones sent).
     public func rate(booking id: String, stars: Int) async throws(ClientError) -> Int {
-        struct Answer: Decodable { var rating: Int?, stars: Int? }  // the booking, or just the rating
-        let answer: Answer = try await send(
+        let answer: BookingSummary = try await send(
             "POST", "/v1/bookings/\(try pathComponent(id))/rating", body: ["stars": stars])
-        return answer.rating ?? answer.stars ?? stars
+        return answer.rating?.stars ?? stars
     }
 
     /// Available cars near `point`, coarse and anonymous (`GET /v1/cars/nearby`, newer servers).

@@ -89,8 +89,9 @@ import Testing
         #expect(model.flow.driver == nil && model.flow.car == nil)  // the receipt, not the live trip
         model.rate(stars: 5)
         await model.settle()
-        // Servers with POST /v1/bookings/{id}/rating keep the stars; older ones are said in words.
-        #expect(model.flow.stars == 5 || model.flow.error == "This server does not take ratings yet.")
+        #expect(model.flow.stars == 5, "\(String(describing: model.flow.error))")
+        let stored = try server.get("/v1/bookings/\(booking.id)", token: try #require(model.riderToken))
+        #expect((stored["rating"] as? [String: Any])?["stars"] as? Int == 5)
     }
 
     @Test func locationDeniedLetsTheRiderTapThePickup() async throws {
