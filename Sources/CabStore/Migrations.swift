@@ -51,6 +51,7 @@ enum Migrations {
                 ALTER TABLE bookings ADD COLUMN rating_stars INTEGER CHECK (rating_stars BETWEEN 1 AND 5);
                 ALTER TABLE bookings ADD COLUMN rating_comment TEXT;
                 ALTER TABLE bookings ADD COLUMN rated_ms INTEGER;
+                """),
         // Saved places per rider ("Home", "Work"), unique per rider by the label in lower case (issue 21).
         Migration(
             version: 6,
