@@ -30,7 +30,7 @@ extension CabApplication {
             let viewer = try authenticate(request)
             let booking = try visibleBooking(request, to: viewer)
             let body = request.body.isEmpty ? nil : try request.decodeJSON(BookingRequestBodies.Cancel.self)
-            let reason = body?.reason?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let reason = try BookingRequestBodies.optionalText(body?.reason, "reason") ?? ""
             let store = try services.requireStore()
             var outcome: Result<Booking, any Error> = .failure(CancellationError())
             services.bookingHooks.serializingTrip(booking.id) {  // ordered with dispatch's own transitions

@@ -42,7 +42,7 @@ extension CabApplication {
         router.post("/v1/trips/{id}/cancel") { [self] request in
             let actor = try authenticate(request, roles: [.driver, .dispatcher])
             let body = request.body.isEmpty ? nil : try request.decodeJSON(TripBodies.Cancel.self)
-            let reason = body?.reason ?? ""
+            let reason = try BookingRequestBodies.optionalText(body?.reason, "reason") ?? ""
             let command: TripCommand = reason == "no_show" ? .noShow : .driverCancel(reason: reason)
             return try bookingResponse(try requireDispatch().handle(command, try tripID(request), by: actor), for: actor)
         }

@@ -81,7 +81,7 @@ public struct DriverIngestState: Sendable, Hashable {
         for fix: LocationFix, now: Int64, batchNewestBefore: Int64, _ configuration: IngestConfiguration
     ) -> DropReason? {
         let time = fix.timeMilliseconds
-        guard fix.coordinate.isValid, fix.accuracyMeters.isFinite, fix.accuracyMeters >= 0 else { return .invalid }
+        guard fix.coordinate.isValid, FixRanges.violation(in: fix) == nil else { return .invalid }
         if time == newestTimeMilliseconds || (time < batchNewestBefore && wasRecentlyApplied(time)) {
             return .duplicate
         }
