@@ -29,12 +29,7 @@ extension CabApplication {
                 return try bookingResponse(try requireDispatch().handle(command, try tripID(request), by: actor), for: actor)
             }
         }
-        router.post("/v1/trips/{id}/start") { [self] request in
-            let actor = try authenticate(request, roles: [.driver])
-            let body = try request.decodeJSON(TripBodies.Start.self)
-            let code = body.code.trimmingCharacters(in: .whitespacesAndNewlines)
-            return try bookingResponse(try requireDispatch().handle(.start(code: code), try tripID(request), by: actor), for: actor)
-        }
+        router.post("/v1/trips/{id}/start") { [self] request in try startTrip(request) }  // CabApplication+TripStart
         router.post("/v1/trips/{id}/complete") { [self] request in
             let actor = try authenticate(request, roles: [.driver, .dispatcher])
             return try bookingResponse(try requireDispatch().complete(try tripID(request), by: actor), for: actor)

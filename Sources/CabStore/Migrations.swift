@@ -37,6 +37,10 @@ enum Migrations {
                 DROP INDEX bookings_by_driver;
                 CREATE INDEX bookings_by_driver ON bookings (driver_id, created_ms, id) WHERE driver_id IS NOT NULL;
                 """),
+        // Keys the server makes once and keeps (the key that signs riders' QR codes), by name.
+        Migration(
+            version: 5,
+            sql: "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_ms INTEGER NOT NULL) STRICT"),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

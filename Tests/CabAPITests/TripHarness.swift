@@ -53,6 +53,7 @@ final class TripHarness: @unchecked Sendable {
     let router: Router
     let mapper: HTTPErrorMapper
     let directory: URL
+    let metrics = MetricsRegistry()
 
     init(
         dispatch configuration: DispatchConfiguration = DispatchConfiguration(), graph: RoadGraph = RiverMap.graph(),
@@ -70,7 +71,7 @@ final class TripHarness: @unchecked Sendable {
         var services = Services(routing: routing, store: store, now: { clock.now() })
         services.dispatch = dispatch
         services.bookingHooks = dispatch.bookingHooks
-        let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: MetricsRegistry())
+        let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: metrics)
         router = app.makeRouter()
         mapper = app.errorMapper(log: nil)
     }
