@@ -39,12 +39,13 @@ public final class CabApplication: Sendable {
         self.metrics = metrics
         riderCodes = RiderCodes(store: services.store, now: services.now)
         startCounters = StartCounters(metrics)
+        watchStoreHealth()
     }
 
     /// Every endpoint, in one router.
     public func makeRouter() -> Router {
         var router = Router()
-        router.addHealthAndMetrics(metrics)
+        registerHealthEndpoints(on: &router)  // /healthz, /readyz, /metrics with the store's health
         registerRoutingEndpoints(on: &router)
         registerMapEndpoints(on: &router)
         registerPlaceEndpoints(on: &router)

@@ -35,6 +35,14 @@ enum ServiceLoader {
             Console.fail("cannot open the store \(directory.storePath): \(error)", code: 65)
         }
         if let store = services.store {
+            // Each change of the store's state is logged once, with what to do (StoreHealth).
+            store.health.observe { snapshot in
+                if let problem = snapshot.problem {
+                    Log.error("store failing", ["problem": problem.rawValue, "detail": snapshot.detail, "store": store.path])
+                } else {
+                    Log.info("store recovered", ["store": store.path])
+                }
+            }
             services.tracking = TrackingService(accounts: store, history: store, metrics: metrics, now: services.now)
         }
         if let tariffPath = arguments.value("tariff") {
