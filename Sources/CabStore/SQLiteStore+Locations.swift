@@ -20,6 +20,22 @@ extension SQLiteStore: LocationHistoryRepository {
         }
     }
 
+    /// A driver's newest stored position (one step down the primary key).
+    public func newestLocation(of driver: DriverID) throws -> DriverLocationRecord? {
+        try readers.read { c in
+            try c.first(
+                "SELECT time_ms, lat, lon, accuracy_m, speed_mps, heading_deg FROM driver_locations "
+                    + "WHERE driver_id = ? ORDER BY time_ms DESC LIMIT 1", [driver.rawValue]
+            ) { r in
+                DriverLocationRecord(
+                    driverID: driver, time: Instant(millisecondsSinceEpoch: r.int64(0)),
+                    coordinate: Coordinate(latitude: r.double(1), longitude: r.double(2)),
+                    accuracyMeters: r.optionalDouble(3), speedMetersPerSecond: r.optionalDouble(4),
+                    headingDegrees: r.optionalDouble(5))
+            }
+        }
+    }
+
     /// A driver's positions with `from <= time < to`, oldest first, at most `limit`.
     public func trail(of driver: DriverID, from: Instant, to: Instant, limit: Int) throws -> [DriverLocationRecord] {
         try readers.read { c in

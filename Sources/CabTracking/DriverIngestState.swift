@@ -41,6 +41,16 @@ public struct DriverIngestState: Sendable, Hashable {
     /// A driver that has sent nothing yet.
     public init() {}
 
+    /// A driver whose newest applied fix (before a restart) was at `timeMilliseconds` and `coordinate`: older
+    /// or equal fixes are dropped as out of order or duplicates, as they were before the restart.
+    public init(resumingAfter timeMilliseconds: Int64, at coordinate: Coordinate) {
+        newestTimeMilliseconds = timeMilliseconds
+        if coordinate.isValid {
+            newestLatitudeE7 = Int32((coordinate.latitude * 1e7).rounded())
+            newestLongitudeE7 = Int32((coordinate.longitude * 1e7).rounded())
+        }
+    }
+
     /// The time of the newest applied fix (Unix milliseconds); nil before the first.
     public var newestAppliedTimeMilliseconds: Int64? {
         newestTimeMilliseconds == .min ? nil : newestTimeMilliseconds
