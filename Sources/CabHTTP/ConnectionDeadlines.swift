@@ -138,8 +138,14 @@ func cabURILog(_ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ 
     var parameters = 0
     var inQuery = false
     var position = 0
+    var nulInPath = false
     while position < length {
         let byte = uri[position]
+        if !inQuery && byte == CChar(UInt8(ascii: "%")) && position + 2 < length && uri[position + 1] == CChar(UInt8(ascii: "0"))
+            && uri[position + 2] == CChar(UInt8(ascii: "0"))
+        {
+            nulInPath = true
+        }
         if byte == CChar(UInt8(ascii: "?")) && !inQuery {
             inQuery = true
             parameters = 1
@@ -153,10 +159,13 @@ func cabURILog(_ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ 
         refusal = .uriTooLong(bytes: length)
     } else if parameters > server.configuration.maxQueryParameters {
         refusal = .tooManyParameters(count: parameters)
+    } else if nulInPath {
+        refusal = .nulInPath
     } else {
         refusal = nil
     }
-    if refusal != nil { cab_mhd_drop_query(uri) }
+    if case .tooManyParameters = refusal { cab_mhd_drop_query(uri) }
+    if case .uriTooLong = refusal { cab_mhd_drop_query(uri) }
     let context = RequestContext(refusal: refusal)
     // The request owns one reference until `cabRequestCompleted` takes it back.
     return Unmanaged.passRetained(context).toOpaque()

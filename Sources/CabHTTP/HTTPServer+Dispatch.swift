@@ -131,6 +131,8 @@ extension HTTPServer {
                 status: 414, title: "URI Too Long",
                 detail: "The request target is \(bytes) bytes; at most \(configuration.maxURIBytes) are read. "
                     + "Send long inputs in a POST body.")
+        case .nulInPath:
+            HTTPError.notFound("No resource at this path: it contains %00 (a NUL byte), which no path here has.")
         case .tooManyParameters(let count):
             HTTPError(
                 status: 414, title: "Too many query parameters",

@@ -5,6 +5,8 @@ final class RequestContext {
     enum Refusal {
         case uriTooLong(bytes: Int)
         case tooManyParameters(count: Int)
+        /// `%00` in the path: decoded, it would cut the path short (`rider.js%00` would serve `rider.js`).
+        case nulInPath
     }
 
     var method = "GET"
