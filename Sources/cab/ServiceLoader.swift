@@ -95,11 +95,19 @@ enum ServiceLoader {
             Console.fail("cannot read the tariff file \(path)", code: 66)
         }
         do {
-            return try JSONDecoder().decode(Tariff.self, from: data)
-        } catch let DecodingError.dataCorrupted(context) {
-            Console.fail("the tariff file \(path) is invalid: \(context.debugDescription)")
+            let tariff = try JSONDecoder().decode(Tariff.self, from: data)
+            if let warning = tariff.warning() { Log.warning("tariff", ["file": path, "warning": warning]) }
+            return tariff
         } catch {
-            Console.fail("the tariff file \(path) is invalid: \(error)")
+            let document = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            var detail = Tariff.explain(error, document: document)
+            if document == nil {
+                do { _ = try JSONSerialization.jsonObject(with: data) } catch let syntax as NSError {
+                    detail = "it is not valid JSON: "
+                        + ((syntax.userInfo[NSDebugDescriptionErrorKey] as? String) ?? syntax.localizedDescription)
+                }
+            }
+            Console.fail("the tariff file \(path) is invalid: \(detail)")
         }
     }
 }
