@@ -48,27 +48,47 @@ final class TripHarness: @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable and Sendable except `directory` (a URL, set once).
     let clock = ManualClock(Instant(millisecondsSinceEpoch: 1_780_000_000_000))
     let store: SQLiteStore
-    let fleet = LiveFleet<DriverID>()
+    let fleet: LiveFleet<DriverID>
     let dispatch: DispatchCoordinator
     let router: Router
     let mapper: HTTPErrorMapper
     let directory: URL
-    let metrics = MetricsRegistry()
+    let metrics: MetricsRegistry
+
+    /// Live tracking (fleet stream, locations, trails) when made `withTracking`; nil otherwise.
+    let tracking: TrackingService?
 
     init(
         dispatch configuration: DispatchConfiguration = DispatchConfiguration(), graph: RoadGraph = RiverMap.graph(),
-        startsDispatchInBackground: Bool = false
+        startsDispatchInBackground: Bool = false, withTracking: Bool = false
     ) throws {
+        let metrics = MetricsRegistry()
+        self.metrics = metrics
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cab-trips-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
         let routing = RoutingService(graph: graph, index: nil)
         let clock = self.clock
-        dispatch = DispatchCoordinator(
-            store: store, fleet: fleet, eta: RoadETAEstimator(routing: routing), tariff: .standard,
-            configuration: .init(dispatch: configuration, startsDispatchInBackground: startsDispatchInBackground),
-            now: { clock.now() })
+        let coordinatorConfiguration = DispatchCoordinator.Configuration(
+            dispatch: configuration, startsDispatchInBackground: startsDispatchInBackground)
+        if withTracking {
+            let tracking = TrackingService(
+                configuration: TrackingFixture.configuration(), accounts: store, history: store, metrics: metrics,
+                now: { clock.now() })
+            self.tracking = tracking
+            fleet = tracking.fleet
+            dispatch = DispatchCoordinator(
+                store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: .standard,
+                configuration: coordinatorConfiguration, now: { clock.now() })
+        } else {
+            tracking = nil
+            fleet = LiveFleet<DriverID>()
+            dispatch = DispatchCoordinator(
+                store: store, fleet: fleet, eta: RoadETAEstimator(routing: routing), tariff: .standard,
+                configuration: coordinatorConfiguration, now: { clock.now() })
+        }
         var services = Services(routing: routing, store: store, now: { clock.now() })
+        services.tracking = tracking
         services.dispatch = dispatch
         services.bookingHooks = dispatch.bookingHooks
         let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: metrics)
@@ -77,6 +97,7 @@ final class TripHarness: @unchecked Sendable {
     }
 
     deinit {
+        tracking?.shutdown()
         store.close()
         try? FileManager.default.removeItem(at: directory)
     }
