@@ -46,7 +46,11 @@ extension Tariff {
         for name in document.keys.sorted() where amountFields.contains(name) || name == "cancellation_grace_seconds" {
             let value = document[name]
             let unit = name == "cancellation_grace_seconds" ? "whole seconds" : "whole minor units (cents)"
-            if let number = value as? Double, number != number.rounded() || abs(number) >= 1e15 {
+            if let number = value as? Double, !number.isFinite || abs(number) >= 1e15 {
+                return "'\(name)' is \(number), far too large: it is in \(unit), e.g. \(example(for: name))."
+            }
+            if let number = value as? Double, number != number.rounded() {
+                // |number| < 1e15 here, so the cents fit in an Int64 (the fuzzer found the trap without this bound).
                 let hint =
                     name == "cancellation_grace_seconds"
                     ? "write a whole number of seconds such as 120"

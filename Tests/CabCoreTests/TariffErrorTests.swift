@@ -27,6 +27,14 @@ import Testing
         #expect(explain(text) == expected)
     }
 
+    /// Found by `make fuzz` (the tariff target): a huge amount trapped converting its hint to cents.
+    @Test func aHugeAmountIsExplainedWithoutTrapping() {
+        let huge = "1" + String(repeating: "6", count: 120) + "20"
+        #expect(explain(#"{"currency": "EUR", "per_km": \#(huge)}"#).contains("far too large"))
+        #expect(explain(#"{"currency": "EUR", "per_km": 1e300}"#).contains("far too large"))
+        #expect(explain(#"{"currency": "EUR", "per_km": 12345678901234.5}"#).contains("write 1234567890123450"))
+    }
+
     @Test func noRawDecodingErrorTextReachesTheOperator() {
         for text in [#"{"currency": "EUR", "per_km": 1.2}"#, #"{"currency": "EUR", "per_km": "x"}"#, #"{"per_km": 1}"#] {
             let message = explain(text)
