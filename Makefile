@@ -6,12 +6,12 @@ PORT ?= 8080
 HOST ?= 0.0.0.0
 CAB := .build/release/cab
 
-.PHONY: run test deps test-deps map build build-debug import test-swift test-browser bench clean fuzz fuzz-build test-fuzz
+.PHONY: run test deps test-deps map build build-debug import test-swift test-browser bench clean fuzz fuzz-build test-fuzz test-contract
 
 run: deps map build import
 	$(CAB) serve --data $(DATA) --host $(HOST) --port $(PORT)
 
-test: test-deps map build-debug test-swift test-fuzz test-browser
+test: test-deps map build-debug test-swift test-fuzz test-contract test-browser
 
 deps:
 	@scripts/install-deps.sh
@@ -64,4 +64,8 @@ fuzz: fuzz-build
 test-fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do .build/debug/CabFuzz $$t Fuzz/corpus/$$t || exit 1; done
 	scripts/fuzz.sh $(FUZZ_TEST_SECONDS)
+
+# The contract test (issue 15): schemathesis against a live cab serve, as each role, bounded in time.
+test-contract:
+	scripts/contract-test.sh
 
