@@ -26,9 +26,15 @@ trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
 for _ in $(seq 50); do grep -q listening .build/contract-serve.out 2>/dev/null && break; sleep 0.1; done
 base=$(sed -n 's/^listening on //p' .build/contract-serve.out)
 [ -n "$base" ] || { echo "contract-test: cab serve did not start; see $log" >&2; exit 1; }
-token() { python3 -c 'import json,sys;print(json.load(sys.stdin)["token"])'; }
-rider=$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"name":"Contract Rider"}' "$base/v1/riders" | token)
-driver=$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"name":"Contract Driver","vehicle":"car","plate":"C-1"}' "$base/v1/drivers" | token)
+account() {  # POST a new account, print its token
+    python3 - "$base/v1/$1" "$2" <<'PY'
+import json, sys, urllib.request
+request = urllib.request.Request(sys.argv[1], data=sys.argv[2].encode(), headers={"Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(request, timeout=10))["token"])
+PY
+}
+rider=$(account riders '{"name":"Contract Rider"}')
+driver=$(account drivers '{"name":"Contract Driver","vehicle":"car","plate":"C-1"}')
 dispatcher=$(.build/debug/cab admin create-dispatcher --data "$data" "Contract Desk" 2>/dev/null)
 status=0
 for role in anonymous rider driver dispatcher; do

@@ -39,7 +39,7 @@ public struct HTTPServerConfiguration: Sendable {
         maxBodyBytes: Int = 1 << 20, connectionTimeoutSeconds: Int = 60, maxConnections: Int = 10_000,
         shutdownGracePeriod: Duration = .seconds(10), maxConnectionsPerAddress: Int = 256,
         requestHeaderTimeout: Duration = .seconds(10), requestBodyTimeout: Duration = .seconds(30),
-        deadlineSweepInterval: Duration = .milliseconds(500), maxURIBytes: Int = 8_192, maxQueryParameters: Int = 200,
+        deadlineSweepInterval: Duration = .milliseconds(500), maxURIBytes: Int = 16_384, maxQueryParameters: Int = 200,
         maxHeaderBytes: Int = 16_384, connectionMemoryBytes: Int = 256 * 1024
     ) {
         self.maxConnectionsPerAddress = maxConnectionsPerAddress

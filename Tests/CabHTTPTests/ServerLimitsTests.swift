@@ -123,7 +123,7 @@ import Glibc
             #expect(answer.status == 414)
             #expect(answer.headers["content-type"] == "application/problem+json")
             let detail = answer.jsonObject?["detail"] as? String ?? ""
-            #expect(detail.contains("at most 200") || detail.contains("at most 8192"), "\(detail)")
+            #expect(detail.contains("at most 200") || detail.contains("at most 16384"), "\(detail)")
         }
     }
 
@@ -132,7 +132,7 @@ import Glibc
         let s = try Self.server()
         let long = try s.get("/hello?x=" + String(repeating: "a", count: 40_000))
         #expect(long.status == 414 && long.headers["content-type"] == "application/problem+json")
-        #expect((long.jsonObject?["detail"] as? String)?.contains("at most 8192") == true)
+        #expect((long.jsonObject?["detail"] as? String)?.contains("at most 16384") == true)
         let big = try s.get("/hello", headers: ["X-Big": String(repeating: "b", count: 40_000)])
         #expect(big.status == 431 && big.headers["content-type"] == "application/problem+json")
         #expect((big.jsonObject?["detail"] as? String)?.contains("at most 16384") == true)
