@@ -66,7 +66,7 @@ final class ConnectionDeadlines: Sendable {
         let now = ContinuousClock.now
         entries.withLock { table in
             let key = Self.key(connection)
-            guard var entry = table[key], case let current = entry.phase, current != .cutOff else { return }
+            guard var entry = table[key], entry.phase != .cutOff else { return }
             entry.phase = phase
             entry.since = now
             table[key] = entry
