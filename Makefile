@@ -6,12 +6,12 @@ PORT ?= 8080
 HOST ?= 0.0.0.0
 CAB := .build/release/cab
 
-.PHONY: run test deps test-deps map build build-debug import test-swift test-browser bench clean
+.PHONY: run test deps test-deps map build build-debug import test-swift test-browser bench clean fuzz fuzz-build test-fuzz test-contract
 
 run: deps map build import
 	$(CAB) serve --data $(DATA) --host $(HOST) --port $(PORT)
 
-test: test-deps map build-debug test-swift test-browser
+test: test-deps map build-debug test-swift test-fuzz test-contract test-browser
 
 deps:
 	@scripts/install-deps.sh
@@ -48,3 +48,24 @@ bench: build
 
 clean:
 	rm -rf .build data/cab
+
+# Fuzzing (issue 15): libFuzzer + AddressSanitizer builds in .build/fuzz. `make fuzz FUZZ_SECONDS=600` for long
+# runs; `make test` replays the corpus through the plain build and fuzzes each target for FUZZ_TEST_SECONDS.
+FUZZ_SECONDS ?= 300
+FUZZ_TEST_SECONDS ?= 10
+FUZZ_TARGETS := pbf json osmand tariff http
+
+fuzz-build:
+	swift build --build-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DCAB_FUZZING --product CabFuzz
+
+fuzz: fuzz-build
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+test-fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do .build/debug/CabFuzz $$t Fuzz/corpus/$$t || exit 1; done
+	scripts/fuzz.sh $(FUZZ_TEST_SECONDS)
+
+# The contract test (issue 15): schemathesis against a live cab serve, as each role, bounded in time.
+test-contract:
+	scripts/contract-test.sh
+

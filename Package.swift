@@ -55,6 +55,12 @@ let package = Package(
             ]
         ),
 
+        // Fuzz targets (issue 15): `make fuzz` builds them with libFuzzer and AddressSanitizer; a plain build
+        // replays the corpus in Fuzz/corpus (`make test`).
+        .executableTarget(
+            name: "CabFuzz", dependencies: ["CabOSM", "CabHTTP", "CabCore", "CabTracking", "CabAPI"],
+            path: "Fuzz/Sources/CabFuzz"),
+
         .target(name: "CabTestSupport", dependencies: ["CabGeo"], path: "Tests/CabTestSupport"),
         .testTarget(name: "CabGeoTests", dependencies: ["CabGeo", "CabTestSupport"]),
         .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),

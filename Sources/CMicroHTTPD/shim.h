@@ -20,6 +20,12 @@ struct cab_mhd_options {
     void *access_handler_cls;
     MHD_RequestCompletedCallback completed;
     void *completed_cls;
+    unsigned int per_ip_connection_limit;  /* 0: no limit */
+    size_t connection_memory_limit;        /* bytes per connection for headers and the read buffer */
+    MHD_NotifyConnectionCallback notify_connection;
+    void *notify_connection_cls;
+    void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection);
+    void *uri_log_cls;
 };
 
 /// Starts a daemon with an internal epoll thread pool and suspend/resume (`MHD_start_daemon`).
@@ -52,6 +58,10 @@ static inline struct MHD_Daemon *cab_mhd_start(const struct cab_mhd_options *o) 
             MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
             MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout_seconds,
             MHD_OPTION_NOTIFY_COMPLETED, o->completed, o->completed_cls,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_connection_limit,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->connection_memory_limit,
+            MHD_OPTION_NOTIFY_CONNECTION, o->notify_connection, o->notify_connection_cls,
+            MHD_OPTION_URI_LOG_CALLBACK, o->uri_log, o->uri_log_cls,
             MHD_OPTION_END);
     }
     return MHD_start_daemon(flags, o->port, NULL, NULL, o->access_handler, o->access_handler_cls,
@@ -59,6 +69,10 @@ static inline struct MHD_Daemon *cab_mhd_start(const struct cab_mhd_options *o) 
         MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, o->completed, o->completed_cls,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_connection_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->connection_memory_limit,
+        MHD_OPTION_NOTIFY_CONNECTION, o->notify_connection, o->notify_connection_cls,
+        MHD_OPTION_URI_LOG_CALLBACK, o->uri_log, o->uri_log_cls,
         MHD_OPTION_END);
 }
 
@@ -81,6 +95,21 @@ static inline int cab_mhd_client_address(struct MHD_Connection *connection, char
         return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buffer, (socklen_t)size) ? 0 : -1;
     }
     return -1;
+}
+
+/// The connection's socket (`MHD_get_connection_info` with `MHD_CONNECTION_INFO_CONNECTION_FD`), -1 if unknown.
+static inline int cab_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// Cuts the query string off a request line in libmicrohttpd's own buffer, from the URI log callback, before
+/// libmicrohttpd splits it into arguments (it has already found the '?', so the arguments it parses are then
+/// empty). Used for a query with too many parameters: parsing them would overflow the connection's memory
+/// pool, after which libmicrohttpd 0.9.75 answers nothing until the idle timeout.
+static inline void cab_mhd_drop_query(const char *uri) {
+    char *question = strchr((char *)uri, '?');
+    if (question != NULL) question[1] = '\0';
 }
 
 /// `MHD_CONTENT_READER_END_OF_STREAM` (a macro with a cast, invisible to Swift).

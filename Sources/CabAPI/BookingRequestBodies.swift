@@ -76,6 +76,7 @@ enum BookingRequestBodies {
         guard trimmed.count <= maximumTextLength else {
             throw .badRequest("'\(field)' is longer than \(maximumTextLength) characters; shorten it.", title: "Invalid input")
         }
+        try refuseControlCharacters(trimmed, field)
         return trimmed
     }
 

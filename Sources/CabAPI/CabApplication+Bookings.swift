@@ -18,19 +18,20 @@ extension CabApplication {
             let viewer = try authenticate(request)
             return try bookingResponse(try visibleBooking(request, to: viewer), for: viewer)
         }
+        // The QR carries the rider's secret (`RiderCodes`): the rider's and a dispatcher's, never the driver's.
         router.get("/v1/bookings/{id}/qr.svg") { [self] request in
-            let booking = try visibleBooking(request, to: try authenticate(request))
-            return Self.privateImage(Array(try QRCode(encoding: booking.id.rawValue).svg().utf8), "image/svg+xml")
+            let booking = try visibleBooking(request, to: try authenticate(request, roles: [.rider, .dispatcher]))
+            return Self.privateImage(Array(try QRCode(encoding: riderCodes.payload(for: booking.id)).svg().utf8), "image/svg+xml")
         }
         router.get("/v1/bookings/{id}/qr.png") { [self] request in
-            let booking = try visibleBooking(request, to: try authenticate(request))
-            return Self.privateImage(try QRCode(encoding: booking.id.rawValue).png(), "image/png")
+            let booking = try visibleBooking(request, to: try authenticate(request, roles: [.rider, .dispatcher]))
+            return Self.privateImage(try QRCode(encoding: riderCodes.payload(for: booking.id)).png(), "image/png")
         }
         router.post("/v1/bookings/{id}/cancel") { [self] request in
             let viewer = try authenticate(request)
             let booking = try visibleBooking(request, to: viewer)
             let body = request.body.isEmpty ? nil : try request.decodeJSON(BookingRequestBodies.Cancel.self)
-            let reason = body?.reason?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let reason = try BookingRequestBodies.optionalText(body?.reason, "reason") ?? ""
             let store = try services.requireStore()
             var outcome: Result<Booking, any Error> = .failure(CancellationError())
             services.bookingHooks.serializingTrip(booking.id) {  // ordered with dispatch's own transitions

@@ -32,12 +32,7 @@ extension CabApplication {
             let trip = try tripID(request)
             return try bookingResponse(try requireDispatch().arrive(trip, by: actor, override: body?.override ?? false), for: actor)
         }
-        router.post("/v1/trips/{id}/start") { [self] request in
-            let actor = try authenticate(request, roles: [.driver])
-            let body = try request.decodeJSON(TripBodies.Start.self)
-            let code = body.code.trimmingCharacters(in: .whitespacesAndNewlines)
-            return try bookingResponse(try requireDispatch().handle(.start(code: code), try tripID(request), by: actor), for: actor)
-        }
+        router.post("/v1/trips/{id}/start") { [self] request in try startTrip(request) }  // CabApplication+TripStart
         router.post("/v1/trips/{id}/complete") { [self] request in
             let actor = try authenticate(request, roles: [.driver, .dispatcher])
             return try bookingResponse(try requireDispatch().complete(try tripID(request), by: actor), for: actor)
@@ -46,7 +41,7 @@ extension CabApplication {
         router.post("/v1/trips/{id}/cancel") { [self] request in
             let actor = try authenticate(request, roles: [.driver, .dispatcher])
             let body = request.body.isEmpty ? nil : try request.decodeJSON(TripBodies.Cancel.self)
-            let reason = body?.reason ?? ""
+            let reason = try BookingRequestBodies.optionalText(body?.reason, "reason") ?? ""
             let dispatch = try requireDispatch()
             let trip = try tripID(request)
             let booking: Booking

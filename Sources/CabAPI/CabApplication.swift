@@ -1,4 +1,5 @@
 import CabHTTP
+import Synchronization
 
 /// Where the web app and its vendored libraries are, and other settings of the API layer.
 public struct APIConfiguration: Sendable {
@@ -25,18 +26,26 @@ public final class CabApplication: Sendable {
     public let metrics: MetricsRegistry
     /// The loaded services.
     public let services: Services
+    /// The riders' QR payloads and their check (`CabApplication+TripStart`).
+    let riderCodes: RiderCodes
+    /// Wrong start codes per trip.
+    let startAttempts = Mutex(StartAttemptLimiter())
+    let startCounters: StartCounters
 
     /// Creates the application over loaded `services`.
     public init(configuration: APIConfiguration = APIConfiguration(), services: Services, metrics: MetricsRegistry) {
         self.configuration = configuration
         self.services = services
         self.metrics = metrics
+        riderCodes = RiderCodes(store: services.store, now: services.now)
+        startCounters = StartCounters(metrics)
+        watchStoreHealth()
     }
 
     /// Every endpoint, in one router.
     public func makeRouter() -> Router {
         var router = Router()
-        router.addHealthAndMetrics(metrics)
+        registerHealthEndpoints(on: &router)  // /healthz, /readyz, /metrics with the store's health
         registerRoutingEndpoints(on: &router)
         registerMapEndpoints(on: &router)
         registerPlaceEndpoints(on: &router)

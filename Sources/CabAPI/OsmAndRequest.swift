@@ -53,13 +53,24 @@ struct OsmAndRequest {
         let speedKnots = try number("speed")
         let heading = try number("bearing", "heading")
         let accuracy = try number("accuracy")
-        fix =
-            valid
-            ? LocationFix(
-                coordinate: Coordinate(latitude: lat, longitude: lon), timeMilliseconds: time.millisecondsSinceEpoch,
-                accuracyMeters: accuracy ?? 0, speedMetersPerSecond: speedKnots.map { $0 * Self.metersPerSecondPerKnot },
-                headingDegrees: heading)
-            : nil
+        let reported = LocationFix(
+            coordinate: Coordinate(latitude: lat, longitude: lon), timeMilliseconds: time.millisecondsSinceEpoch,
+            accuracyMeters: accuracy ?? 0, speedMetersPerSecond: speedKnots.map { $0 * Self.metersPerSecondPerKnot },
+            headingDegrees: heading)
+        if let violation = FixRanges.violation(in: reported) {
+            let name: String
+            let allowed: String
+            switch violation.field {
+            case .time: (name, allowed) = ("timestamp", violation.allowed)
+            case .speed:
+                let knots = Int(FixRanges.maximumSpeedMetersPerSecond / Self.metersPerSecondPerKnot)
+                (name, allowed) = ("speed", "from 0 to \(knots) knots")
+            case .heading: (name, allowed) = (parameters["bearing"] != nil ? "bearing" : "heading", violation.allowed)
+            case .accuracy, .sequence: (name, allowed) = (violation.field.rawValue, violation.allowed)
+            }
+            throw .badRequest("'\(name)' is out of range; it must be \(allowed).", title: "Value out of range")
+        }
+        fix = valid ? reported : nil
     }
 
     /// The stored hash of a device id: SHA-256 of `osmand-device:` and the id, so a device id is no bearer token.
@@ -69,6 +80,12 @@ struct OsmAndRequest {
 
     static func time(_ text: String) throws(HTTPError) -> Instant {
         if let number = Int64(text) {
+            // Negative is never a device's time; refusing it here also keeps `seconds * 1000` from overflowing.
+            guard number >= 0 else {
+                throw .badRequest(
+                    "'timestamp' is negative; send Unix seconds or milliseconds since 1970 (from 2000 on).",
+                    title: "Invalid timestamp")
+            }
             return number < Int64(Int32.max) ? Instant(secondsSinceEpoch: number) : Instant(millisecondsSinceEpoch: number)
         }
         if let instant = RFC3339.parse(text) { return instant }

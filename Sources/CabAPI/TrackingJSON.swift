@@ -45,7 +45,22 @@ struct FixBody: Decodable, JSONBodyDecodable {
         accuracy = try json.optional("accuracy")?.double()
         speed = try json.optional("speed")?.double()
         heading = try json.optional("heading")?.double()
-        seq = try json.optional("seq")?.int64()
+        // Browsers send `null` for an unknown speed or heading; a sequence number is never unknown.
+        seq = try json.nonNull("seq", expected: "a whole number from 0")?.int64()
+        if let violation = FixRanges.violation(in: fix) {
+            throw json.outOfRange(Self.wireName(violation.field), allowed: violation.allowed)
+        }
+    }
+
+    /// The member name of `field` in this body.
+    static func wireName(_ field: FixRanges.Field) -> String {
+        switch field {
+        case .time: "time"
+        case .accuracy: "accuracy"
+        case .speed: "speed"
+        case .heading: "heading"
+        case .sequence: "seq"
+        }
     }
 
     var fix: LocationFix {

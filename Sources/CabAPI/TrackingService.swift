@@ -130,8 +130,11 @@ public final class TrackingService: Sendable {
             outcome = known
             if let position { streams.publish(driver, at: position) }
         } else {
-            // A driver's first position: its vehicle class comes from the store, outside the fleet's lock.
-            outcome = fleet.ingest(fixes, from: driver, vehicleClass: vehicleClass(of: driver), now: time)
+            // A driver's first position: its vehicle class comes from the store, outside the fleet's lock, and
+            // so does its newest stored fix, so that a fix replayed after a restart is still refused.
+            outcome = fleet.ingest(
+                fixes, from: driver, vehicleClass: vehicleClass(of: driver), resumingAfter: newestStoredFix(of: driver),
+                now: time)
             if outcome.latest != nil, let position = fleet.position(of: driver) { streams.publish(driver, at: position) }
         }
         if !outcome.accepted.isEmpty {
@@ -148,6 +151,19 @@ public final class TrackingService: Sendable {
             counters.dropped.increment(["reason": reason.rawValue], by: Double(outcome.dropped[reason]))
         }
         return outcome
+    }
+
+    /// `driver`'s newest stored fix; nil when none or when the store cannot be read (counted: the rules then
+    /// start afresh for this driver, as before replay protection survived restarts).
+    func newestStoredFix(of driver: DriverID) -> LocationFix? {
+        do {
+            guard let record = try historyStore.newestLocation(of: driver) else { return nil }
+            return LocationFix(
+                coordinate: record.coordinate, timeMilliseconds: record.time.millisecondsSinceEpoch, accuracyMeters: 0)
+        } catch {
+            counters.resumeFailures.increment()
+            return nil
+        }
     }
 
     /// Sets `driver`'s status (online drivers are `available`; dispatch sets `busy`); the fleet stream hears of it.
@@ -212,6 +228,7 @@ struct TrackingCounters: Sendable {
     let streamClients: Gauge
     let drivers: Gauge
     let lookupFailures: Counter
+    let resumeFailures: Counter
 
     init(_ metrics: MetricsRegistry) {
         accepted = metrics.counter("tracking_fixes_accepted_total", help: "Fixes that passed the ingestion rules.")
@@ -227,6 +244,9 @@ struct TrackingCounters: Sendable {
         drivers = metrics.gauge("tracking_drivers", help: "Drivers with a known position.")
         lookupFailures = metrics.counter(
             "tracking_vehicle_lookup_failures_total", help: "Vehicle look-ups that failed (the driver counted as standard).")
+        resumeFailures = metrics.counter(
+            "tracking_resume_lookup_failures_total",
+            help: "Newest-stored-fix look-ups that failed (that driver's replay protection started afresh).")
     }
 }
 

@@ -195,4 +195,13 @@ public protocol LocationHistoryRepository: Sendable {
     func append(_ records: [DriverLocationRecord]) throws -> Int
     /// A driver's positions with `from <= time < to`, oldest first, at most `limit`.
     func trail(of driver: DriverID, from: Instant, to: Instant, limit: Int) throws -> [DriverLocationRecord]
+    /// A driver's newest stored position (replay protection resumes from it after a restart); nil when none.
+    func newestLocation(of driver: DriverID) throws -> DriverLocationRecord?
+}
+
+extension LocationHistoryRepository {
+    /// The newest position through `trail` (a repository with an index on time should answer it directly).
+    public func newestLocation(of driver: DriverID) throws -> DriverLocationRecord? {
+        try trail(of: driver, from: .epoch, to: Instant(millisecondsSinceEpoch: .max), limit: .max).last
+    }
 }

@@ -6,7 +6,7 @@
 /// - a rider may act only on their own booking, a driver only on the trip assigned to them (or, for
 ///   `accept`, as themselves); dispatchers and the system act on any booking;
 /// - `expire` and `no_show` are refused before their timeout has run (`.tooEarly`);
-/// - `start` needs the booking's PIN or QR payload (`.wrongCode`);
+/// - `start` needs the booking's PIN (`.wrongCode`; the API turns a valid QR payload into it);
 /// - repeating the cancellation that ended the booking (rider twice, driver twice) changes nothing and charges
 ///   no second fee; any other event on a finished booking is `.illegalTransition` naming its state.
 public struct TripStateMachine: Sendable {
@@ -75,7 +75,8 @@ public struct TripStateMachine: Sendable {
             if event == .arrive { next.arrivedAt = time }
             actions = [.notifyRider(transition.to)]
         case .start(let code):
-            guard code == booking.pin || BookingID(code) == booking.id else {
+            // The booking id is no code: the driver has it. A QR payload is checked (and turned into the PIN) by the API.
+            guard code == booking.pin else {
                 throw CoreError(.wrongCode, "That code does not match this booking; ask the rider for their PIN.")
             }
             next.pickedUpAt = time

@@ -4,6 +4,7 @@ extension HTTPServer {
     /// The first call for a request: headers are in. Routes it and refuses an announced oversized body at once.
     func begin(_ context: RequestContext, on connection: OpaquePointer) -> Bool {
         inFlight.enter()
+        deadlines.enter(.readingBody, connection)
         context.requestID = RequestID.accept(lookup(connection, header: "X-Request-Id")) ?? RequestID.generate()
         context.remoteAddress = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
             // A 64-element allocation always has a base address.
@@ -12,6 +13,17 @@ extension HTTPServer {
         }
         context.match = router.match(method: context.method, path: context.path)
         if case .found(let route, _) = context.match { context.routePattern = route.pattern }
+        if let refusal = context.refusal {
+            return queue(refused(refusal).response(requestID: context.requestID), for: context, on: connection)
+        }
+        let headerBytes = HeaderSize.total(connection)
+        if headerBytes > configuration.maxHeaderBytes {
+            let problem = HTTPError(
+                status: 431, title: "Request Header Fields Too Large",
+                detail: "The request's headers are \(headerBytes) bytes; at most \(configuration.maxHeaderBytes) are read. "
+                    + "Send fewer or shorter headers (cookies included).")
+            return queue(problem.response(requestID: context.requestID), for: context, on: connection)
+        }
         if context.version == "HTTP/1.1" && lookup(connection, header: "Host") == nil {
             // RFC 9112 §3.2: a request without Host is answered 400 (libmicrohttpd accepts it).
             let problem = HTTPError.badRequest("HTTP/1.1 requests must carry a Host header.")
@@ -42,6 +54,7 @@ extension HTTPServer {
 
     /// The request is complete: run the handler and queue its response.
     func complete(_ context: RequestContext, on connection: OpaquePointer) -> Bool {
+        deadlines.enter(.serving, connection)
         if context.status != nil { return true }
         if let (pending, request) = context.deferred {
             // Resumed: the deferred response is complete (a spurious call finds nothing and waits on).
@@ -110,6 +123,30 @@ extension HTTPServer {
         }
     }
 
+    /// The problem for a request refused from its request line alone.
+    private func refused(_ refusal: RequestContext.Refusal) -> HTTPError {
+        switch refusal {
+        case .uriTooLong(let bytes):
+            HTTPError(
+                status: 414, title: "URI Too Long",
+                detail: "The request target is \(bytes) bytes; at most \(configuration.maxURIBytes) are read. "
+                    + "Send long inputs in a POST body.")
+        case .nulInPath:
+            HTTPError.notFound("No resource at this path: it contains %00 (a NUL byte), which no path here has.")
+        case .tooManyParameters(let count):
+            HTTPError(
+                status: 414, title: "Too many query parameters",
+                detail: "The query has \(count) parameters; at most \(configuration.maxQueryParameters) are read. "
+                    + "Send only the parameters the operation documents.")
+        }
+    }
+
+    /// The path as the access log writes it: a path whose route has a `{token}` (a share link, a tracking
+    /// link) is written as the route pattern, so that a secret in the path never reaches the log.
+    static func loggedPath(_ path: String, route: String) -> String {
+        route.contains("{token}") ? route : path
+    }
+
     private func tooLarge(_ context: RequestContext) -> HTTPResponse {
         HTTPError(
             status: 413, title: "Content Too Large",
@@ -157,6 +194,8 @@ extension HTTPServer {
 
     /// The request is over: access log line, metrics, in-flight count.
     func finish(_ context: RequestContext, completedNormally: Bool) {
+        // A request that ended before its headers were in (cut off, refused by libmicrohttpd, client gone).
+        guard context.begun else { return }
         // A deferred response whose request ends unanswered (the client left, the server stopped): its closure
         // runs now for its effects if it was completed, else `complete` runs it when it comes.
         if let (pending, _) = context.deferred, let make = pending.end() { _ = try? make() }
@@ -171,7 +210,7 @@ extension HTTPServer {
             accessLog(
                 JSONLine.object([
                     ("time", .string(context.startedAt)), ("request_id", .string(context.requestID)),
-                    ("method", .string(context.method)), ("path", .string(context.path)),
+                    ("method", .string(context.method)), ("path", .string(Self.loggedPath(context.path, route: context.routePattern))),
                     ("route", .string(context.routePattern)), ("status", .int(status)),
                     ("bytes", .int(context.bytesSent)), ("duration_ms", .double(seconds * 1000)),
                     ("remote", .string(context.remoteAddress)), ("completed", .bool(completedNormally)),
@@ -185,4 +224,28 @@ extension HTTPServer {
     private func lookup(_ connection: OpaquePointer, header: String) -> String? {
         MHD_lookup_connection_value(connection, .HEADER_KIND, header).map { String(cString: $0) }
     }
+}
+
+/// Counts the bytes of a request's headers (`MHD_get_connection_values`): names, values and the ": " and CRLF
+/// of each line.
+enum HeaderSize {
+    final class Total {
+        var bytes = 0
+    }
+
+    static func total(_ connection: OpaquePointer) -> Int {
+        let total = Total()
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, cabCountHeaderBytes, Unmanaged.passUnretained(total).toOpaque())
+        return total.bytes
+    }
+}
+
+/// `MHD_KeyValueIterator` adding one header's size to a `HeaderSize.Total`.
+func cabCountHeaderBytes(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls else { return .YES }
+    let total = Unmanaged<HeaderSize.Total>.fromOpaque(cls).takeUnretainedValue()
+    total.bytes += (key.map { strlen($0) } ?? 0) + (value.map { strlen($0) } ?? 0) + 4
+    return .YES
 }

@@ -28,6 +28,8 @@ public final class HTTPServer: Sendable {
     private let lifecycle = Mutex<Lifecycle>(.idle)
     /// Set once `shutdown()` begins: responses then carry `Connection: close`.
     let isStopping = Atomic<Bool>(false)
+    /// Header and body read deadlines per connection.
+    let deadlines: ConnectionDeadlines
 
     private enum Lifecycle {
         case idle
@@ -54,6 +56,9 @@ public final class HTTPServer: Sendable {
         self.requestsTotal = metrics.counter(
             "http_requests_total", help: "HTTP requests answered, by route pattern, method and status.",
             labelNames: ["route", "method", "status"])
+        self.deadlines = ConnectionDeadlines(
+            headerTimeout: configuration.requestHeaderTimeout, bodyTimeout: configuration.requestBodyTimeout,
+            sweepInterval: configuration.deadlineSweepInterval, metrics: metrics)
         self.requestDuration = metrics.histogram(
             "http_request_duration_seconds", help: "Time from request headers to the last byte sent, by route.",
             labelNames: ["route"])
@@ -71,6 +76,9 @@ public final class HTTPServer: Sendable {
     @discardableResult
     public func start() throws(HTTPServerError) -> Int {
         try configuration.validate()
+        let descriptors = Self.raiseDescriptorLimit()
+        // Keep descriptors for the store, the map files and the log: connections get what is left.
+        let connectionLimit = max(1, min(configuration.maxConnections, descriptors - 128))
         let host: String? =
             switch configuration.host {
             case "", "*": nil
@@ -87,10 +95,14 @@ public final class HTTPServer: Sendable {
                 var options = cab_mhd_options(
                     host: hostPointer, port: UInt16(configuration.port),
                     thread_pool_size: UInt32(configuration.workerThreads),
-                    connection_limit: UInt32(configuration.maxConnections),
+                    connection_limit: UInt32(connectionLimit),
                     connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
                     access_handler: cabAccessHandler, access_handler_cls: context,
-                    completed: cabRequestCompleted, completed_cls: context)
+                    completed: cabRequestCompleted, completed_cls: context,
+                    per_ip_connection_limit: UInt32(configuration.maxConnectionsPerAddress),
+                    connection_memory_limit: configuration.connectionMemoryBytes,
+                    notify_connection: cabNotifyConnection, notify_connection_cls: context,
+                    uri_log: cabURILog, uri_log_cls: context)
                 return cab_mhd_start(&options)
             }
             guard let daemon else {
@@ -104,6 +116,7 @@ public final class HTTPServer: Sendable {
             }
             let port = Int(cab_mhd_bound_port(daemon))
             state = .running(DaemonHandle(daemon), port: port)
+            deadlines.startSweeping()
             return .success(port)
         }
         return try started.get()
@@ -127,6 +140,7 @@ public final class HTTPServer: Sendable {
         for stream in streams.withLock({ Array($0.values) }) { stream.endForShutdown() }
         inFlight.waitUntilIdle(timeout: configuration.shutdownGracePeriod)
         MHD_stop_daemon(handle.daemon)
+        deadlines.stop()
         Unmanaged.passUnretained(self).release()
     }
 
@@ -137,7 +151,8 @@ public final class HTTPServer: Sendable {
                 JSONLine.object([
                     ("time", .string(JSONLine.timestamp())), ("level", .string("error")),
                     ("message", .string("unhandled error")), ("request_id", .string(request.requestID)),
-                    ("method", .string(request.method)), ("path", .string(request.path)),
+                    ("method", .string(request.method)),
+                    ("path", .string(request.pathParameters["token"] == nil ? request.path : "(a path with a token)")),
                     ("error", .string(String(describing: error))),
                 ]))
             return HTTPError(
@@ -145,6 +160,22 @@ public final class HTTPServer: Sendable {
                 detail: "The server failed to handle this request; quote the request id when reporting it."
             ).response(requestID: request.requestID)
         }
+    }
+}
+
+extension HTTPServer {
+    /// Raises this process's soft limit on open descriptors to its hard limit (`setrlimit(RLIMIT_NOFILE)`), so
+    /// that idle connections do not exhaust a 1,024-descriptor default; returns the soft limit now in force.
+    @discardableResult
+    public static func raiseDescriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(min(limit.rlim_cur, rlim_t(Int32.max)))
     }
 }
 

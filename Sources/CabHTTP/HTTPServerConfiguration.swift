@@ -14,13 +14,42 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxConnections: Int
     /// How long `shutdown()` waits for in-flight requests before stopping anyway.
     public var shutdownGracePeriod: Duration
+    /// Connections open at once from one client address (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`); 0: no limit.
+    public var maxConnectionsPerAddress: Int
+    /// How long a connection may take to send a request's headers, from its opening or the end of the previous
+    /// response (a keep-alive connection idle this long is closed too).
+    public var requestHeaderTimeout: Duration
+    /// How long a request may take to send its body once the headers are in.
+    public var requestBodyTimeout: Duration
+    /// How often deadlines are checked.
+    public var deadlineSweepInterval: Duration
+    /// The longest request target (path and query) read; longer ones are answered 414.
+    public var maxURIBytes: Int
+    /// The most query parameters read; more are answered 414.
+    public var maxQueryParameters: Int
+    /// The most header bytes read; more are answered 431.
+    public var maxHeaderBytes: Int
+    /// libmicrohttpd's memory per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); requests larger than this
+    /// are answered by libmicrohttpd itself (414 or 431 in HTML), so it is kept well above the limits above.
+    public var connectionMemoryBytes: Int
 
     /// Creates a configuration; every parameter has a serviceable default.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, workerThreads: Int = HTTPServerConfiguration.processorCount,
         maxBodyBytes: Int = 1 << 20, connectionTimeoutSeconds: Int = 60, maxConnections: Int = 10_000,
-        shutdownGracePeriod: Duration = .seconds(10)
+        shutdownGracePeriod: Duration = .seconds(10), maxConnectionsPerAddress: Int = 256,
+        requestHeaderTimeout: Duration = .seconds(10), requestBodyTimeout: Duration = .seconds(30),
+        deadlineSweepInterval: Duration = .milliseconds(500), maxURIBytes: Int = 16_384, maxQueryParameters: Int = 200,
+        maxHeaderBytes: Int = 16_384, connectionMemoryBytes: Int = 256 * 1024
     ) {
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.requestHeaderTimeout = requestHeaderTimeout
+        self.requestBodyTimeout = requestBodyTimeout
+        self.deadlineSweepInterval = deadlineSweepInterval
+        self.maxURIBytes = maxURIBytes
+        self.maxQueryParameters = maxQueryParameters
+        self.maxHeaderBytes = maxHeaderBytes
+        self.connectionMemoryBytes = connectionMemoryBytes
         self.host = host
         self.port = port
         self.workerThreads = workerThreads
@@ -43,6 +72,16 @@ public struct HTTPServerConfiguration: Sendable {
         guard maxBodyBytes >= 0 else { throw fail("maxBodyBytes must not be negative") }
         guard connectionTimeoutSeconds >= 0 else { throw fail("connectionTimeoutSeconds must not be negative") }
         guard maxConnections > 0 else { throw fail("maxConnections must be positive") }
+        guard maxConnectionsPerAddress >= 0 else { throw fail("maxConnectionsPerAddress must not be negative") }
+        guard requestHeaderTimeout > .zero, requestBodyTimeout > .zero, deadlineSweepInterval > .zero else {
+            throw fail("the request timeouts and the sweep interval must be positive")
+        }
+        guard maxURIBytes > 0, maxQueryParameters > 0, maxHeaderBytes > 0 else {
+            throw fail("maxURIBytes, maxQueryParameters and maxHeaderBytes must be positive")
+        }
+        guard connectionMemoryBytes >= 2 * (maxURIBytes + maxHeaderBytes) + 64 * maxQueryParameters else {
+            throw fail("connectionMemoryBytes must leave room for the URI, header and parameter limits")
+        }
     }
 }
 

@@ -75,6 +75,24 @@ public struct JSONField: Sendable {
         return JSONField(value: member.value, path: path + [.key(key)])
     }
 
+    /// The member `key` of this object; nil when absent, a problem when null (for fields that are either left
+    /// out or given, never "unknown").
+    public func nonNull(_ key: String, expected: String) throws(HTTPError) -> JSONField? {
+        let members = try members()
+        guard let member = members.last(where: { $0.key == key }) else { return nil }
+        let field = JSONField(value: member.value, path: path + [.key(key)])
+        guard member.value != .null else {
+            throw .badRequest("\(field.pathDescription) is null; leave it out or give \(expected).", title: "Malformed JSON")
+        }
+        return field
+    }
+
+    /// A 400 problem saying the member `key` of this object is outside the range it must be in.
+    public func outOfRange(_ key: String, allowed: String) -> HTTPError {
+        let field = JSONField(value: value[key] ?? .null, path: path + [.key(key)])
+        return .badRequest("\(field.pathDescription) is out of range; it must be \(allowed).", title: "Value out of range")
+    }
+
     /// The member `key` of this object, or a problem saying it is missing (or null).
     public func required(_ key: String) throws(HTTPError) -> JSONField {
         let members = try members()

@@ -11,8 +11,17 @@ func cabAccessHandler(
 ) -> MHD_Result {
     guard let cls, let connection, let uploadDataSize, let requestContext else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    func requestLine(_ context: RequestContext) {
+        context.setRequestLine(
+            method: method.map { String(cString: $0) } ?? "GET", url: url.map { String(cString: $0) } ?? "/",
+            version: version.map { String(cString: $0) } ?? "")
+    }
     if let existing = requestContext.pointee {
         let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+        if !context.begun {  // made by `cabURILog`: this is the call after the headers
+            requestLine(context)
+            return server.begin(context, on: connection) ? .YES : .NO
+        }
         if uploadDataSize.pointee > 0, let uploadData {
             let bytes = UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee)
             uploadDataSize.pointee = 0
@@ -20,9 +29,8 @@ func cabAccessHandler(
         }
         return server.complete(context, on: connection) ? .YES : .NO
     }
-    let context = RequestContext(
-        method: method.map { String(cString: $0) } ?? "GET", url: url.map { String(cString: $0) } ?? "/",
-        version: version.map { String(cString: $0) } ?? "")
+    let context = RequestContext()
+    requestLine(context)
     // The request owns one reference until `cabRequestCompleted` takes it back.
     requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
     return server.begin(context, on: connection) ? .YES : .NO
@@ -37,6 +45,7 @@ func cabRequestCompleted(
     requestContext.pointee = nil
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+    if let connection { server.deadlines.enter(.awaitingRequest, connection) }
     server.finish(context, completedNormally: reason == .REQUEST_TERMINATED_COMPLETED_OK)
 }
 

@@ -1,11 +1,23 @@
 /// What the server remembers about one request between libmicrohttpd's calls. Touched only by the worker thread
 /// that owns the connection (libmicrohttpd calls a connection's callbacks from one thread at a time).
 final class RequestContext {
-    let method: String
+    /// Why the request is refused before its handler runs (found from the request line alone).
+    enum Refusal {
+        case uriTooLong(bytes: Int)
+        case tooManyParameters(count: Int)
+        /// `%00` in the path: decoded, it would cut the path short (`rider.js%00` would serve `rider.js`).
+        case nulInPath
+    }
+
+    var method = "GET"
     /// The path as libmicrohttpd delivered it (already percent-decoded, query removed).
-    let path: String
+    var path = "/"
     /// "HTTP/1.1" or "HTTP/1.0".
-    let version: String
+    var version = ""
+    /// Set once the headers are in and `HTTPServer.begin` ran; a context made from the request line alone
+    /// (`cabURILog`) whose request never got that far is not counted as in flight.
+    var begun = false
+    let refusal: Refusal?
     let started = ContinuousClock.now
     let startedAt = JSONLine.timestamp()
     var requestID = ""
@@ -24,9 +36,14 @@ final class RequestContext {
     /// A response a handler deferred, with its request (for error mapping) while the connection is parked.
     var deferred: (response: DeferredResponse, request: HTTPRequest)?
 
-    init(method: String, url: String, version: String) {
+    /// A context made when the request line arrives.
+    init(refusal: Refusal? = nil) { self.refusal = refusal }
+
+    /// Records what the headers said.
+    func setRequestLine(method: String, url: String, version: String) {
         self.method = method
         self.path = url
         self.version = version
+        begun = true
     }
 }

@@ -5,7 +5,8 @@ import Darwin
 #endif
 
 /// Serves the files under a directory: `index.html` for directories, content types by extension, a size bound,
-/// `Cache-Control`. Paths with `..`, `.` or hidden segments, NUL bytes or backslashes are answered 404.
+/// `Cache-Control`. Paths with `..`, `.` or hidden segments, NUL bytes or backslashes are answered 404, and so
+/// is a symbolic link that leads out of the root. (A `%00` in the request is refused by `HTTPServer` itself.)
 ///
 /// ```swift
 /// let web = StaticFiles(root: "Public")
@@ -47,7 +48,11 @@ public struct StaticFiles: Sendable {
             guard stat(path, &info) == 0 else { throw notFound }
         }
         guard (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= maxFileBytes else { throw notFound }
-        guard let bytes = Self.read(path, limit: maxFileBytes) else { throw notFound }
+        // A symbolic link may point anywhere: the file served must resolve to a place inside the root.
+        guard let resolved = Self.realPath(path), let resolvedRoot = Self.realPath(root),
+            resolved.hasPrefix(resolvedRoot == "/" ? "/" : resolvedRoot + "/")
+        else { throw notFound }
+        guard let bytes = Self.read(resolved, limit: maxFileBytes) else { throw notFound }
         var response = HTTPResponse.bytes(bytes, contentType: Self.contentType(forPath: path))
         response.headers.append(("Cache-Control", cacheControl))
         response.headers.append(("X-Content-Type-Options", "nosniff"))
@@ -70,6 +75,13 @@ public struct StaticFiles: Sendable {
         case "txt": return "text/plain; charset=utf-8"
         default: return "application/octet-stream"
         }
+    }
+
+    /// `path` with every symbolic link, `.` and `..` resolved (`realpath`); nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Reads at most `limit` bytes of the regular file at `path`; nil if it cannot be opened or grew past `limit`.

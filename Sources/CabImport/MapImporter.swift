@@ -35,7 +35,9 @@ public enum MapImporter {
         } catch {
             throw ImportError(.unreadableMap, "Cannot read the map \(mapPath): \(error.message)", underlying: error)
         }
-        let staging = DataDirectory(path: directory.path + "/.import-\(UInt32.random(in: 0...UInt32.max))")
+        removeAbandonedStaging(in: directory)
+        let staging = DataDirectory(
+            path: directory.path + "/\(stagingPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         do {
             try FileManager.default.createDirectory(atPath: staging.path, withIntermediateDirectories: true)
         } catch {

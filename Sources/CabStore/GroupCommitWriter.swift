@@ -25,7 +25,14 @@ final class GroupCommitWriter: @unchecked Sendable {
     private(set) var batches = 0
     private(set) var jobs = 0
 
-    init(connection: Connection, maximumBatch: Int, checkpointer: Checkpointer, walFrameLimit: Int) {
+    /// Hears of every SQLite failure and every commit.
+    private let health: StoreHealth?
+
+    init(
+        connection: Connection, maximumBatch: Int, checkpointer: Checkpointer, walFrameLimit: Int,
+        health: StoreHealth? = nil
+    ) {
+        self.health = health
         self.connection = connection
         walRestartFrames = walFrameLimit
         self.maximumBatch = maximumBatch
@@ -100,19 +107,24 @@ final class GroupCommitWriter: @unchecked Sendable {
         do {
             try db.execute("BEGIN IMMEDIATE")
         } catch {
+            health?.record(error)
             for job in batch { job.finish(failure: StoreError.wrapping(error)) }
             return
         }
+        var applied = 0
         for job in batch {
             do {
                 try connection.run("SAVEPOINT job")  // prepared once, reused for every job
                 if job.run(connection) {
                     try connection.run("RELEASE job")
+                    applied += 1
                 } else {
+                    if let failure = job.failure { health?.record(failure) }
                     try connection.run("ROLLBACK TO job")
                     try connection.run("RELEASE job")
                 }
             } catch {
+                health?.record(error)
                 job.fail(StoreError.wrapping(error))
             }
         }
@@ -122,6 +134,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         condition.unlock()
         do {
             try db.execute("COMMIT")
+            if applied > 0 { health?.commitSucceeded() }
             for job in batch { job.finish(failure: nil) }
             // The checkpointer trails by a few batches. Past the limit, wait for it to copy them (a few
             // milliseconds, while new requests queue up for the next batch): that batch then restarts the WAL.
@@ -130,6 +143,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         } catch {
             // Nothing of the batch is on disk; tell every caller, including those whose closure succeeded.
             // After a failed COMMIT SQLite may already have rolled back; the commit error is what callers need.
+            health?.record(error)
             try? db.execute("ROLLBACK")
             for job in batch { job.finish(failure: StoreError.wrapping(error)) }
         }
@@ -142,6 +156,8 @@ private protocol WriteJob: AnyObject {
     func run(_ connection: Connection) -> Bool
     /// Records an error without waking the caller yet.
     func fail(_ error: any Error)
+    /// The error the closure threw, if it did.
+    var failure: (any Error)? { get }
     /// Hands the result to the job's completion; a non-nil `failure` replaces any result.
     func finish(failure: (any Error)?)
 }
@@ -176,6 +192,11 @@ private final class Job<T: Sendable>: WriteJob, @unchecked Sendable {
     }
 
     func fail(_ error: any Error) { result = .failure(error) }
+
+    var failure: (any Error)? {
+        if case .failure(let error) = result { return error }
+        return nil
+    }
 
     func finish(failure: (any Error)?) {
         if let failure { result = .failure(failure) }

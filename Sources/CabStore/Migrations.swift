@@ -68,6 +68,10 @@ enum Migrations {
                     PRIMARY KEY (rider_id, label_key)
                 ) STRICT, WITHOUT ROWID;
                 """),
+        // Keys the server makes once and keeps (the key that signs riders' QR codes), by name.
+        Migration(
+            version: 7,
+            sql: "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_ms INTEGER NOT NULL) STRICT"),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

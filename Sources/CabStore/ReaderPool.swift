@@ -13,9 +13,12 @@ final class ReaderPool: Sendable {
         let connection: Connection
     }
 
-    init(connections: [Connection]) {
+    private let health: StoreHealth?
+
+    init(connections: [Connection], health: StoreHealth? = nil) {
         free = Mutex(connections.map(UncheckedConnection.init))
         available = DispatchSemaphore(value: connections.count)
+        self.health = health
     }
 
     /// Runs `body` with a connection of its own, waiting for one when all are busy.
@@ -29,6 +32,7 @@ final class ReaderPool: Sendable {
         do {
             return try body(lease.connection)
         } catch {
+            health?.record(error)
             throw StoreError.translating(error)
         }
     }

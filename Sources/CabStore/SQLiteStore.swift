@@ -27,14 +27,18 @@ public final class SQLiteStore: Sendable {
         /// checkpoint to catch up so that the next batch restarts the WAL: 16,384 frames, 64 MiB. Larger means
         /// fewer such pauses and a longer WAL to replay after a crash.
         public var walFrameLimit: Int
+        /// The time health reports carry (injected by tests).
+        public var wallClock: @Sendable () -> Instant
 
         /// Creates a configuration.
         public init(
             readers: Int = 4, maximumBatch: Int = 256, durable: Bool = true, tokenCacheCapacity: Int = 100_000,
             tokenCacheMilliseconds: Int64 = 30_000,
             monotonicMilliseconds: @escaping @Sendable () -> Int64 = Configuration.systemMonotonicMilliseconds,
-            walFrameLimit: Int = 16_384
+            walFrameLimit: Int = 16_384,
+            wallClock: @escaping @Sendable () -> Instant = Configuration.systemWallClock
         ) {
+            self.wallClock = wallClock
             precondition(readers > 0 && maximumBatch > 0, "need at least one reader and a batch of one")
             precondition(tokenCacheCapacity >= 0 && tokenCacheMilliseconds >= 0, "token cache settings are not negative")
             precondition(walFrameLimit > 0, "the WAL limit is at least one frame")
@@ -59,6 +63,8 @@ public final class SQLiteStore: Sendable {
     let writer: GroupCommitWriter
     let readers: ReaderPool
     let tokens: TokenCache
+    /// What the store's failures say about it (`/healthz`, `/readyz`, `/metrics`, the log).
+    public let health: StoreHealth
 
     /// The schema version this binary writes.
     public static var schemaVersion: Int { Migrations.latestVersion }
@@ -67,6 +73,9 @@ public final class SQLiteStore: Sendable {
     /// by a newer SwiftCab, `.notAStore` for another application's SQLite file.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
+        let health = StoreHealth(path: path, now: configuration.wallClock)
+        self.health = health
+        try Self.refuseEmptiedStore(at: path)
         tokens = TokenCache(
             capacity: configuration.tokenCacheCapacity, lifetimeMilliseconds: configuration.tokenCacheMilliseconds,
             now: configuration.monotonicMilliseconds)
@@ -95,13 +104,15 @@ public final class SQLiteStore: Sendable {
                 try reader.execute("PRAGMA query_only = ON")
                 pool.append(Connection(reader))
             }
-            readers = ReaderPool(connections: pool)
+            readers = ReaderPool(connections: pool, health: health)
             writer = GroupCommitWriter(
                 connection: Connection(db), maximumBatch: configuration.maximumBatch,
-                checkpointer: Checkpointer(connection: Connection(checkpointDB)), walFrameLimit: configuration.walFrameLimit)
+                checkpointer: Checkpointer(connection: Connection(checkpointDB)), walFrameLimit: configuration.walFrameLimit,
+                health: health)
         } catch {
             throw StoreError.translating(error)
         }
+        try Self.markHoldsData(at: path)
     }
 
     /// Finishes queued writes and stops the writer; later writes throw `.closed`. Also run on deinit.

@@ -13,6 +13,8 @@ extension StoreError.Code {
     public static let corruptRow = Self("corrupt_row")
     /// The store was closed.
     public static let closed = Self("closed")
+    /// The store file is empty or missing although the data directory shows it held data.
+    public static let emptied = Self("emptied")
 }
 
 extension StoreError {

@@ -41,6 +41,16 @@ public struct DriverIngestState: Sendable, Hashable {
     /// A driver that has sent nothing yet.
     public init() {}
 
+    /// A driver whose newest applied fix (before a restart) was at `timeMilliseconds` and `coordinate`: older
+    /// or equal fixes are dropped as out of order or duplicates, as they were before the restart.
+    public init(resumingAfter timeMilliseconds: Int64, at coordinate: Coordinate) {
+        newestTimeMilliseconds = timeMilliseconds
+        if coordinate.isValid {
+            newestLatitudeE7 = Int32((coordinate.latitude * 1e7).rounded())
+            newestLongitudeE7 = Int32((coordinate.longitude * 1e7).rounded())
+        }
+    }
+
     /// The time of the newest applied fix (Unix milliseconds); nil before the first.
     public var newestAppliedTimeMilliseconds: Int64? {
         newestTimeMilliseconds == .min ? nil : newestTimeMilliseconds
@@ -81,7 +91,7 @@ public struct DriverIngestState: Sendable, Hashable {
         for fix: LocationFix, now: Int64, batchNewestBefore: Int64, _ configuration: IngestConfiguration
     ) -> DropReason? {
         let time = fix.timeMilliseconds
-        guard fix.coordinate.isValid, fix.accuracyMeters.isFinite, fix.accuracyMeters >= 0 else { return .invalid }
+        guard fix.coordinate.isValid, FixRanges.violation(in: fix) == nil else { return .invalid }
         if time == newestTimeMilliseconds || (time < batchNewestBefore && wasRecentlyApplied(time)) {
             return .duplicate
         }

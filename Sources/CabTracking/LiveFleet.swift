@@ -28,11 +28,15 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Applies the ingestion rules to `fixes` from `driver` received at `now` (Unix ms) and moves the driver;
-    /// a driver new to the fleet gets `vehicleClass`.
+    /// a driver new to the fleet gets `vehicleClass`, and its rules resume after `resumingAfter` (the newest
+    /// fix stored before a restart) so that an old fix is not accepted again.
     public func ingest(
-        _ fixes: [LocationFix], from driver: Key, vehicleClass: VehicleClass = .standard, now: Int64
+        _ fixes: [LocationFix], from driver: Key, vehicleClass: VehicleClass = .standard,
+        resumingAfter previous: LocationFix? = nil, now: Int64
     ) -> IngestOutcome {
-        state.withWriteLock { apply(fixes, from: driver, vehicleClass: vehicleClass, now: now, to: &$0) }
+        state.withWriteLock {
+            apply(fixes, from: driver, vehicleClass: vehicleClass, resumingAfter: previous, now: now, to: &$0)
+        }
     }
 
     /// The request path's form of `ingest`: for a driver already in the fleet, applies `fixes` and returns the
@@ -54,14 +58,16 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
     }
 
     private func apply(
-        _ fixes: [LocationFix], from driver: Key, vehicleClass: VehicleClass, now: Int64, to state: inout State
+        _ fixes: [LocationFix], from driver: Key, vehicleClass: VehicleClass, resumingAfter previous: LocationFix? = nil,
+        now: Int64, to state: inout State
     ) -> IngestOutcome {
         var outcome: IngestOutcome
         if let slot = state.index.slotByKey[driver] {
             outcome = state.ingest[Int(slot)].ingest(fixes, now: now, configuration: ingestConfiguration)
             if let latest = outcome.latest { move(driver, to: latest, in: &state) }
         } else {
-            var fresh = DriverIngestState()
+            var fresh = previous.map { DriverIngestState(resumingAfter: $0.timeMilliseconds, at: $0.coordinate) }
+                ?? DriverIngestState()
             outcome = fresh.ingest(fixes, now: now, configuration: ingestConfiguration)
             if let latest = outcome.latest {
                 let slot = Int(move(driver, to: latest, vehicleClass: vehicleClass, in: &state))

@@ -82,7 +82,9 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
         longitudesE7[s] = Int32((coordinate.longitude * 1e7).rounded())
         timesMilliseconds[s] = timeMilliseconds
         if let h = headingDegrees, h.isFinite {
-            var whole = Int(h.rounded()) % 360
+            // Reduced to (-360, 360) before any integer conversion: a heading of 1e19 must not trap.
+            let turned = h.truncatingRemainder(dividingBy: 360).rounded()
+            var whole = Int(turned) % 360
             if whole < 0 { whole += 360 }
             headings[s] = UInt16(whole)
         } else {

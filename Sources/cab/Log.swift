@@ -4,6 +4,7 @@ import Foundation
 enum Log {
     static func info(_ message: String, _ metadata: [String: String] = [:]) { write("info", message, metadata) }
     static func warning(_ message: String, _ metadata: [String: String] = [:]) { write("warning", message, metadata) }
+    static func error(_ message: String, _ metadata: [String: String] = [:]) { write("error", message, metadata) }
 
     private static func write(_ level: String, _ message: String, _ metadata: [String: String]) {
         var object: [String: String] = metadata

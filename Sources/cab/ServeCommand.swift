@@ -11,6 +11,7 @@ enum ServeCommand {
         .init(name: "threads", valueName: "N", help: "worker threads (default: 2 per core, at least 4)"),
         .init(name: "public", valueName: "DIR", help: "web app directory (default Public)"),
         .init(name: "tariff", valueName: "FILE", help: "tariff JSON file (default: 1.20 EUR per km)"),
+        .init(name: "max-per-address", valueName: "N", help: "connections open at once from one address (default 256; 0: no cap)"),
     ]
 
     static let usage = """
@@ -46,7 +47,9 @@ enum ServeCommand {
         // Access-log lines are written in batches by a thread of their own; errors go out at once.
         let accessLog = BufferedLineWriter()
         let server = HTTPServer(
-            configuration: HTTPServerConfiguration(host: host, port: port, workerThreads: threads),
+            configuration: HTTPServerConfiguration(
+                host: host, port: port, workerThreads: threads,
+                maxConnectionsPerAddress: args.integer("max-per-address", default: 256, in: 0...1_000_000)),
             router: app.makeRouter(), metrics: metrics, accessLog: { accessLog.write($0) }, errorLog: log,
             errorMapper: app.errorMapper(log: log))
         // Trips a stopped server left open are dispatched or followed again before requests come in.

@@ -35,6 +35,14 @@ enum ServiceLoader {
             Console.fail("cannot open the store \(directory.storePath): \(error)", code: 65)
         }
         if let store = services.store {
+            // Each change of the store's state is logged once, with what to do (StoreHealth).
+            store.health.observe { snapshot in
+                if let problem = snapshot.problem {
+                    Log.error("store failing", ["problem": problem.rawValue, "detail": snapshot.detail, "store": store.path])
+                } else {
+                    Log.info("store recovered", ["store": store.path])
+                }
+            }
             services.tracking = TrackingService(accounts: store, history: store, metrics: metrics, now: services.now)
         }
         if let tariffPath = arguments.value("tariff") {
@@ -87,11 +95,19 @@ enum ServiceLoader {
             Console.fail("cannot read the tariff file \(path)", code: 66)
         }
         do {
-            return try JSONDecoder().decode(Tariff.self, from: data)
-        } catch let DecodingError.dataCorrupted(context) {
-            Console.fail("the tariff file \(path) is invalid: \(context.debugDescription)")
+            let tariff = try JSONDecoder().decode(Tariff.self, from: data)
+            if let warning = tariff.warning() { Log.warning("tariff", ["file": path, "warning": warning]) }
+            return tariff
         } catch {
-            Console.fail("the tariff file \(path) is invalid: \(error)")
+            let document = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            var detail = Tariff.explain(error, document: document)
+            if document == nil {
+                do { _ = try JSONSerialization.jsonObject(with: data) } catch let syntax as NSError {
+                    detail = "it is not valid JSON: "
+                        + ((syntax.userInfo[NSDebugDescriptionErrorKey] as? String) ?? syntax.localizedDescription)
+                }
+            }
+            Console.fail("the tariff file \(path) is invalid: \(detail)")
         }
     }
 }

@@ -55,12 +55,15 @@ final class TripHarness: @unchecked Sendable {
     let router: Router
     let mapper: HTTPErrorMapper
     let directory: URL
+    let metrics: MetricsRegistry
 
     init(
         dispatch configuration: DispatchConfiguration = DispatchConfiguration(), graph: RoadGraph = RiverMap.graph(),
         startsDispatchInBackground: Bool = false, table: TripTransitionTable = .standard, tariff: Tariff = .standard,
         withTracking: Bool = false
     ) throws {
+        let metrics = MetricsRegistry()
+        self.metrics = metrics
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cab-trips-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
@@ -71,7 +74,7 @@ final class TripHarness: @unchecked Sendable {
         let eta = RoadETAEstimator(routing: routing)
         if withTracking {
             let tracking = TrackingService(
-                configuration: TrackingFixture.configuration(), accounts: store, history: store, metrics: MetricsRegistry(),
+                configuration: TrackingFixture.configuration(), accounts: store, history: store, metrics: metrics,
                 now: { clock.now() })
             self.tracking = tracking
             fleet = tracking.fleet
@@ -87,7 +90,7 @@ final class TripHarness: @unchecked Sendable {
         services.tracking = tracking
         services.dispatch = dispatch
         services.bookingHooks = dispatch.bookingHooks
-        let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: MetricsRegistry())
+        let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: metrics)
         router = app.makeRouter()
         mapper = app.errorMapper(log: nil)
     }

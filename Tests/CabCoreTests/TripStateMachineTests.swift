@@ -49,7 +49,7 @@ import Testing
         #expect(accepted.actions.contains(.notifyDriver(Fixtures.driver, .accepted)))
         _ = try m.handle(.depart, by: .driver(Fixtures.driver), at: at(5))
         _ = try m.handle(.arrive, by: .driver(Fixtures.driver), at: at(240))
-        _ = try m.handle(.start(code: Fixtures.bookingID.rawValue.uppercased()), by: .driver(Fixtures.driver), at: at(60))
+        _ = try m.handle(.start(code: "0427"), by: .driver(Fixtures.driver), at: at(60))
         let done = try m.handle(.complete(distanceMeters: 10_000, durationSeconds: 900), by: .driver(Fixtures.driver), at: at(900))
         #expect(m.state == .completed)
         #expect(m.booking.finalFare == Money(minorUnits: 1200, currency: .eur))
@@ -76,12 +76,17 @@ import Testing
         }
     }
 
-    @Test func startNeedsThePINOrTheQRPayload() throws {
+    @Test func startNeedsThePINNotTheBookingID() throws {
         var m = TripStateMachine(booking: Fixtures.booking(in: .arrived), tariff: Fixtures.tariff())
         let error = #expect(throws: CoreError.self) {
             try m.handle(.start(code: "1234"), by: .driver(Fixtures.driver), at: later)
         }
         #expect(error?.code == .wrongCode && m.state == .arrived)
+        // The booking id is no code: the driver has it from the offer (the QR's secret is the API's to check).
+        let byID = #expect(throws: CoreError.self) {
+            try m.handle(.start(code: Fixtures.bookingID.rawValue), by: .driver(Fixtures.driver), at: later)
+        }
+        #expect(byID?.code == .wrongCode && m.state == .arrived)
         _ = try m.handle(.start(code: "0427"), by: .driver(Fixtures.driver), at: later)
         #expect(m.state == .inProgress)
     }

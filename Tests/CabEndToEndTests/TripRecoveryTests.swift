@@ -33,7 +33,7 @@ struct TripRecoveryTests {
         #expect(online.status == 200, "\(online.text)")
         let fix: [String: Any] = [
             "lat": 60.1701, "lon": 24.9386, "accuracy": 5,
-            "time": ISO8601DateFormatter().string(from: Date()),
+            "time": Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
         ]
         let located = try client.send("POST", "/v1/driver/locations", token: driver, json: ["fixes": [fix]])
         #expect(located.jsonObject?["accepted"] as? Int == 1, "\(located.text)")
@@ -58,7 +58,7 @@ struct TripRecoveryTests {
         let online = try client.send("POST", "/v1/driver/status", token: token, json: ["status": "online"])
         #expect(online.status == 200, "\(online.text)")
         let fix: [String: Any] = [
-            "lat": 60.1701, "lon": 24.9386, "accuracy": 5, "time": ISO8601DateFormatter().string(from: Date()),
+            "lat": 60.1701, "lon": 24.9386, "accuracy": 5, "time": Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
         ]
         let located = try client.send("POST", "/v1/driver/locations", token: token, json: ["fixes": [fix]])
         #expect(located.jsonObject?["accepted"] as? Int == 1, "\(located.text)")

@@ -40,10 +40,24 @@ public final class HTTPTestConnection {
     private var buffer: [UInt8] = []
     private var start = 0
 
-    /// Connects to `host:port` (numeric IPv4); reads time out after `timeoutSeconds`.
-    public init(port: Int, host: String = "127.0.0.1", timeoutSeconds: Int = 10) throws {
+    /// Connects to `host:port` (numeric IPv4), from `source` when given (another loopback address such as
+    /// 127.0.0.2, to be a second client); reads time out after `timeoutSeconds`.
+    public init(port: Int, host: String = "127.0.0.1", source: String? = nil, timeoutSeconds: Int = 10) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HTTPTestError(description: "socket() failed", errno: errno) }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let code = errno
+                close(fd)
+                throw HTTPTestError(description: "bind to \(source) failed", errno: code)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -36,7 +36,8 @@ struct SSEBenchmark {
         }
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
-                port: 0, workerThreads: configuration.serverThreads, maxConnections: configuration.clients + 100),
+                port: 0, workerThreads: configuration.serverThreads, maxConnections: configuration.clients + 100,
+                maxConnectionsPerAddress: 0),
             router: router)
         LoopbackSocket.raiseOpenFileLimit(to: 2 * configuration.clients + 1024)
         let port: Int

@@ -29,7 +29,10 @@ final class ServerProcess {
     ) throws(BenchError) {
         self.dataDirectory = dataDirectory
         self.logPath = logPath
-        let arguments = ["serve", "--data", dataDirectory, "--host", "127.0.0.1", "--port", "0"] + extraArguments
+        // Every benchmark client is on loopback: the per-address connection cap is off.
+        let arguments =
+            ["serve", "--data", dataDirectory, "--host", "127.0.0.1", "--port", "0", "--max-per-address", "0"]
+            + extraArguments
         child = try ChildProcess(executable: Self.currentExecutable(), arguments: arguments, stderrPath: logPath)
         guard let line = child.readLine(timeoutSeconds: startupTimeoutSeconds) else {
             child.send(SIGKILL)

@@ -1,0 +1,73 @@
+import CabCore
+import CabHTTP
+import CabStore
+
+extension CabApplication {
+    /// `GET /healthz` (liveness: 200 while the process serves, with the store's state), `GET /readyz`
+    /// (readiness: 503 while the store cannot take requests) and `GET /metrics` (with `store_healthy`).
+    func registerHealthEndpoints(on router: inout Router) {
+        let store = services.store
+        router.get("/healthz") { _ in
+            var json = JSONText(capacity: 256)
+            let snapshot = store?.health.snapshot
+            let ready = snapshot?.isHealthy ?? true
+            json.raw("{")
+            json.key("ready", first: true)
+            json.raw(ready ? "true" : "false")
+            json.key("status")
+            json.string(ready ? "ok" : "degraded")
+            json.key("store")
+            Self.write(snapshot, to: &json)
+            json.raw("}")
+            return .bytes(json.bytes, contentType: "application/json")
+        }
+        router.get("/readyz") { _ in
+            guard let snapshot = store?.health.snapshot, let problem = snapshot.problem else {
+                return .json(["ready": true])
+            }
+            throw HTTPError(
+                status: 503, title: "Store unavailable", detail: "\(problem.rawValue): \(snapshot.detail)",
+                headers: ["Retry-After": "5"])
+        }
+        router.get("/metrics", handler: StandardHandlers.metrics(metrics))
+    }
+
+    /// `{"status": "ok"|"failing"|"absent", "problem", "detail", "since", "failures"}`.
+    static func write(_ snapshot: StoreHealth.Snapshot?, to json: inout JSONText) {
+        json.raw("{")
+        json.key("status", first: true)
+        guard let snapshot else {
+            json.string("absent")
+            json.raw("}")
+            return
+        }
+        json.string(snapshot.isHealthy ? "ok" : "failing")
+        if let problem = snapshot.problem {
+            json.key("problem")
+            json.string(problem.rawValue)
+            json.key("detail")
+            json.string(snapshot.detail)
+            json.key("failures")
+            json.integer(snapshot.failures)
+            if let since = snapshot.since {
+                json.key("since")
+                json.string(since.description)
+            }
+        }
+        json.raw("}")
+    }
+
+    /// Keeps `store_healthy` (1 or 0) and `store_problems_total{problem}` in step with the store's health.
+    func watchStoreHealth() {
+        guard let store = services.store else { return }
+        let healthy = metrics.gauge("store_healthy", help: "1 while the store takes requests, 0 while it is failing.")
+        let problems = metrics.counter(
+            "store_problems_total", help: "Times the store began failing, by problem (disk_full, io_error, corrupt).",
+            labelNames: ["problem"])
+        healthy.set(store.health.snapshot.isHealthy ? 1 : 0)
+        store.health.observe { snapshot in
+            healthy.set(snapshot.isHealthy ? 1 : 0)
+            if let problem = snapshot.problem { problems.increment(["problem": problem.rawValue]) }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import CabCore
+import CabSQLite
+import Synchronization
+
+/// What the store's own failures say about it, for `/healthz`, `/readyz`, `/metrics` and the log: the writer and
+/// the readers report every SQLite failure here, the writer every commit.
+///
+/// | problem | seen when | clears |
+/// | --- | --- | --- |
+/// | `disk_full` | a write fails with `SQLITE_FULL` | on the next commit that reaches the disk |
+/// | `io_error` | a read or write fails with `SQLITE_IOERR` | on the next commit |
+/// | `corrupt` | a read or write fails with `SQLITE_CORRUPT` or `SQLITE_NOTADB` | never: the file needs an operator |
+///
+/// Other failures (a broken constraint, a busy lock) are the request's, not the store's. Observers hear of each
+/// change of state once (not of every failure), with a message that says what to do.
+public final class StoreHealth: Sendable {
+    /// What is wrong with the store.
+    public enum Problem: String, Sendable, Hashable, CaseIterable {
+        case diskFull = "disk_full"
+        case ioError = "io_error"
+        case corrupt
+    }
+
+    /// The store's state as of the last failure or commit.
+    public struct Snapshot: Sendable, Hashable {
+        /// Nil while the store is healthy.
+        public var problem: Problem?
+        /// What happened and what to do (empty while healthy).
+        public var detail: String
+        /// When the problem was first seen.
+        public var since: Instant?
+        /// Failures seen since the problem began.
+        public var failures: Int
+
+        /// Whether the store can take requests.
+        public var isHealthy: Bool { problem == nil }
+    }
+
+    private let state = Mutex(Snapshot(problem: nil, detail: "", since: nil, failures: 0))
+    private let observers = Mutex<[@Sendable (Snapshot) -> Void]>([])
+    private let now: @Sendable () -> Instant
+    private let path: String
+
+    init(path: String, now: @escaping @Sendable () -> Instant) {
+        self.path = path
+        self.now = now
+    }
+
+    /// The current state.
+    public var snapshot: Snapshot { state.withLock { $0 } }
+
+    /// Calls `observer` on every change of state (from the thread that saw it).
+    public func observe(_ observer: @escaping @Sendable (Snapshot) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    /// A SQLite failure on a read or a write.
+    func record(_ error: any Error) {
+        let sqlite = (error as? SQLiteError) ?? ((error as? StoreError)?.underlying as? SQLiteError)
+        guard let sqlite, let problem = Self.problem(sqlite.code) else { return }
+        let changed: Snapshot? = state.withLock { current in
+            current.failures += 1
+            // A damaged file stays reported as damaged whatever fails next.
+            guard current.problem != problem, current.problem != .corrupt else { return nil }
+            current = Snapshot(
+                problem: problem, detail: Self.advice(problem, path: path, sqlite: sqlite), since: now(), failures: 1)
+            return current
+        }
+        if let changed { notify(changed) }
+    }
+
+    /// A commit reached the disk: a full disk or an I/O error is over.
+    func commitSucceeded() {
+        let changed: Snapshot? = state.withLock { current in
+            guard let problem = current.problem, problem != .corrupt else { return nil }
+            current = Snapshot(problem: nil, detail: "", since: nil, failures: 0)
+            return current
+        }
+        if let changed { notify(changed) }
+    }
+
+    private func notify(_ snapshot: Snapshot) {
+        for observer in observers.withLock({ $0 }) { observer(snapshot) }
+    }
+
+    static func problem(_ code: SQLiteError.Code) -> Problem? {
+        switch code.rawValue {
+        case 13: .diskFull  // SQLITE_FULL
+        case 10: .ioError  // SQLITE_IOERR
+        case SQLiteError.Code.corrupt.rawValue, SQLiteError.Code.notADatabase.rawValue: .corrupt
+        default: nil
+        }
+    }
+
+    static func advice(_ problem: Problem, path: String, sqlite: SQLiteError) -> String {
+        switch problem {
+        case .diskFull:
+            "The disk holding \(path) is full (\(sqlite.message)): bookings and trip steps are refused with 503. "
+                + "Free space on that disk; the store recovers on its own with the next write that fits."
+        case .ioError:
+            "The disk holding \(path) returned an I/O error (\(sqlite.message)). Check the disk (dmesg, SMART) "
+                + "and free space; the store recovers on the next write that succeeds."
+        case .corrupt:
+            "\(path) is damaged (\(sqlite.message)). Stop cab serve, keep a copy of the data directory, check it "
+                + "with `sqlite3 \(path) 'PRAGMA integrity_check'`, and restore the file from a backup "
+                + "(or `sqlite3 \(path) .recover`); cab serve must be restarted afterwards."
+        }
+    }
+}
