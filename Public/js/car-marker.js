@@ -12,7 +12,25 @@ export function interpolate(from, to, t) {
   return [from[0] + (to[0] - from[0]) * k, from[1] + (to[1] - from[1]) * k];
 }
 
-/** A car marker. `moveTo` animates over the time since the previous report (capped), so motion looks continuous. */
+/** Initial bearing in degrees from one [lat, lon] to another. */
+function bearing(from, to) {
+  const rad = Math.PI / 180;
+  const y = Math.sin((to[1] - from[1]) * rad) * Math.cos(to[0] * rad);
+  const x = Math.cos(from[0] * rad) * Math.sin(to[0] * rad)
+    - Math.sin(from[0] * rad) * Math.cos(to[0] * rad) * Math.cos((to[1] - from[1]) * rad);
+  return ((Math.atan2(y, x) / rad) + 360) % 360;
+}
+
+/** A car icon facing `heading` degrees (the nearby cars on the rider's map use it too). */
+export function carIcon(heading = null, className = 'car-icon') {
+  const turn = Number.isFinite(heading) ? ` style="transform: rotate(${Math.round(heading)}deg)"` : '';
+  return L.divIcon({ className, html: CAR_SVG.replace('<svg ', `<svg${turn} `), iconSize: [30, 30], iconAnchor: [15, 15] });
+}
+
+/**
+ * A car marker. `moveTo` animates over the time since the previous report (capped at 16 s), so the car keeps
+ * moving between fixes instead of jumping; it faces the reported heading, or the direction it moves in.
+ */
 export class CarMarker {
   constructor(map, { title = 'Driver', colour = null, onMove = null } = {}) {
     this.map = map;
@@ -21,6 +39,7 @@ export class CarMarker {
     this.title = title;
     this.colour = colour;
     this.shown = null;
+    this.target = null;
     this.lastReport = 0;
     this.frame = null;
   }
@@ -31,18 +50,20 @@ export class CarMarker {
     const gap = this.lastReport ? now - this.lastReport : 0;
     this.lastReport = now;
     if (!this.marker) {
-      const icon = L.divIcon({ className: 'car-icon', html: CAR_SVG, iconSize: [30, 30], iconAnchor: [15, 15] });
-      this.marker = L.marker(target, { icon, title: this.title, alt: this.title, keyboard: false, zIndexOffset: 1000 })
+      this.marker = L.marker(target, { icon: carIcon(), title: this.title, alt: this.title, keyboard: false, zIndexOffset: 1000 })
         .addTo(this.map);
       this.shown = target;
+      this.target = target;
       this.setHeading(heading);
       this.onMove?.(target);
       return;
     }
-    this.setHeading(heading);
+    const moved = Math.abs(target[0] - this.shown[0]) + Math.abs(target[1] - this.shown[1]) > 2e-5; // ~2 m
+    this.setHeading(Number.isFinite(heading) ? heading : moved ? bearing(this.shown, target) : null);
     cancelAnimationFrame(this.frame);
     const from = this.shown;
-    const duration = Math.min(Math.max(gap, 300), 5000);
+    this.target = target;
+    const duration = Math.min(Math.max(gap, 300), 16000);
     const start = now;
     const step = (time) => {
       const t = (time - start) / duration;
@@ -56,7 +77,10 @@ export class CarMarker {
 
   setHeading(heading) {
     const svg = this.marker?.getElement()?.querySelector('svg');
-    if (svg && Number.isFinite(heading)) svg.style.transform = `rotate(${heading}deg)`;
+    if (svg && Number.isFinite(heading)) {
+      svg.style.transform = `rotate(${Math.round(heading)}deg)`;
+      this.marker.getElement().dataset.heading = String(Math.round(heading));
+    }
   }
 
   remove() {
@@ -64,6 +88,8 @@ export class CarMarker {
     this.marker?.remove();
     this.marker = null;
     this.shown = null;
+    this.target = null;
+    this.lastReport = 0;
   }
 }
 
