@@ -52,6 +52,8 @@ extension BookingResponse {
         if let f = finalFare { Self.write(f, to: &out) } else { out.raw("null") }
         out.key("id")
         out.string(id)
+        out.key("late")
+        out.raw(late ? "true" : "false")
         out.key("pickup")
         out.coordinate(pickup)
         out.key("pickup_name")
@@ -64,6 +66,48 @@ extension BookingResponse {
         out.integer(promisedPickupEtaSeconds)
         out.key("qr")
         out.string(qr)
+        out.key("rating")
+        if let r = rating {
+            out.raw("{")
+            out.key("comment", first: true)
+            out.string(r.comment)
+            out.key("stars")
+            out.integer(r.stars)
+            out.raw("}")
+        } else {
+            out.raw("null")
+        }
+        out.key("receipt")
+        if let r = receipt {
+            out.raw("{")
+            out.key("basis", first: true)
+            out.string(r.basis)
+            out.key("distance_m")
+            out.integer(r.distanceMeters)
+            out.key("duration_s")
+            out.integer(r.durationSeconds)
+            out.key("lines")
+            out.raw("[")
+            for (i, line) in r.lines.enumerated() {
+                if i > 0 { out.raw(",") }
+                out.raw("{")
+                out.key("amount", first: true)
+                Self.write(line.amount, to: &out)
+                out.key("label")
+                out.string(line.label)
+                out.raw("}")
+            }
+            out.raw("]")
+            out.key("total")
+            Self.write(r.total, to: &out)
+            out.key("trail_polyline")
+            out.string(r.trailPolyline)
+            out.raw("}")
+        } else {
+            out.raw("null")
+        }
+        out.key("redispatch_count")
+        out.integer(redispatchCount)
         out.key("route")
         out.raw("{")
         out.key("distance_m", first: true)

@@ -59,6 +59,81 @@ struct BookingResponse: Encodable, Sendable {
         var fee: MoneyResponse
     }
 
+    /// The final fare's figures, basis, lines and the driven trail.
+    struct Receipt: Encodable, Sendable {
+        struct Line: Encodable, Sendable {
+            var label: String
+            var amount: MoneyResponse
+        }
+
+        var distanceMeters: Int
+        var durationSeconds: Int
+        var basis: String
+        var lines: [Line]
+        var total: MoneyResponse
+        var trailPolyline: String?
+
+        /// Lines from `tariff` when it reproduces the charged total, else the total as one "Fare" line.
+        init(_ receipt: TripReceipt, charged: Money, tariff: Tariff) {
+            distanceMeters = receipt.distanceMeters
+            durationSeconds = receipt.durationSeconds
+            basis = receipt.basis.rawValue
+            total = MoneyResponse(charged)
+            trailPolyline = receipt.trailPolyline
+            lines = [Line(label: "Fare", amount: MoneyResponse(charged))]
+            if tariff.currency == charged.currency,
+                (0...Tariff.maximumDistanceMeters).contains(receipt.distanceMeters),
+                (0...Tariff.maximumDurationSeconds).contains(receipt.durationSeconds)
+            {
+                let fare = tariff.fare(distanceMeters: receipt.distanceMeters, durationSeconds: receipt.durationSeconds)
+                if fare.total == charged, !fare.lines.isEmpty {
+                    lines = fare.lines.map { Line(label: Self.label($0.kind), amount: MoneyResponse($0.amount)) }
+                }
+            }
+        }
+
+        static func label(_ kind: FareBreakdown.Kind) -> String {
+            switch kind {
+            case .base: "Base fare"
+            case .distance: "Distance"
+            case .time: "Time"
+            case .minimum: "Minimum fare"
+            case .bookingFee: "Booking fee"
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(distanceMeters, forKey: .distanceMeters)
+            try c.encode(durationSeconds, forKey: .durationSeconds)
+            try c.encode(basis, forKey: .basis)
+            try c.encode(lines, forKey: .lines)
+            try c.encode(total, forKey: .total)
+            try c.encode(trailPolyline, forKey: .trailPolyline)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case basis, lines, total
+            case distanceMeters = "distance_m"
+            case durationSeconds = "duration_s"
+            case trailPolyline = "trail_polyline"
+        }
+    }
+
+    /// The rider's stars and comment.
+    struct Rating: Encodable, Sendable {
+        var stars: Int
+        var comment: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(stars, forKey: .stars)
+            try c.encode(comment, forKey: .comment)
+        }
+
+        enum CodingKeys: String, CodingKey { case stars, comment }
+    }
+
     var id: String
     var status: String
     var pickup: Coordinate
@@ -77,9 +152,14 @@ struct BookingResponse: Encodable, Sendable {
     var actualPickupAt: Instant?
     var cancellation: CancellationSummary?
     var finalFare: FareResponse?
+    var redispatchCount: Int
+    var late: Bool
+    var receipt: Receipt?
+    var rating: Rating?
 
-    /// Shapes `booking` for `viewer`; `driver` is the assigned driver's account, `tariff` itemises the fare.
-    init(_ booking: Booking, viewer: Principal, driver: Driver?, tariff: Tariff) {
+    /// Shapes `booking` for `viewer` at `now` (whether it is late; nil: as of its last change); `driver` is the
+    /// assigned driver's account, `tariff` itemises the fare.
+    init(_ booking: Booking, viewer: Principal, driver: Driver?, tariff: Tariff, now: Instant? = nil) {
         id = booking.id.rawValue
         status = booking.status.rawValue
         pickup = booking.pickup
@@ -105,6 +185,12 @@ struct BookingResponse: Encodable, Sendable {
             CancellationSummary(by: $0.by.role.rawValue, at: $0.at, reason: $0.reason, fee: MoneyResponse($0.fee))
         }
         finalFare = booking.finalFare.map { FareResponse(total: $0, label: "final fare") }
+        redispatchCount = booking.redispatchCount
+        late = booking.isLate(at: now ?? booking.statusChangedAt)
+        if let r = booking.receipt, let charged = booking.finalFare {
+            receipt = Receipt(r, charged: charged, tariff: tariff)
+        }
+        rating = booking.rating.map { Rating(stars: $0.stars, comment: $0.comment) }
     }
 
     /// The itemised estimate when the current tariff reproduces the stored total, else the stored total alone.
@@ -140,10 +226,15 @@ struct BookingResponse: Encodable, Sendable {
         try c.encode(actualPickupAt, forKey: .actualPickupAt)
         try c.encode(cancellation, forKey: .cancellation)
         try c.encode(finalFare, forKey: .finalFare)
+        try c.encode(redispatchCount, forKey: .redispatchCount)
+        try c.encode(late, forKey: .late)
+        try c.encode(receipt, forKey: .receipt)
+        try c.encode(rating, forKey: .rating)
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, status, pickup, dropoff, route, fare, qr, pin, driver, cancellation
+        case id, status, pickup, dropoff, route, fare, qr, pin, driver, cancellation, late, receipt, rating
+        case redispatchCount = "redispatch_count"
         case pickupName = "pickup_name"
         case dropoffName = "dropoff_name"
         case vehicleType = "vehicle_type"

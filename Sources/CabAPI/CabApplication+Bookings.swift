@@ -43,7 +43,7 @@ extension CabApplication {
             }
             return try bookingResponse(try outcome.get(), for: viewer)
         }
-        router.get("/v1/trip-states") { _ in .json(TripTransitionTable.standard) }
+        router.get("/v1/trip-states") { [services] _ in .json(services.dispatch?.configuration.table ?? .standard) }
     }
 
     func createBooking(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -114,7 +114,10 @@ extension CabApplication {
         case .dispatcher, .system: break
         }
         let page = try services.requireStore().bookings(query)
-        let items = try page.items.map { try BookingResponse($0, viewer: viewer, driver: driver(of: $0), tariff: services.tariff) }
+        let now = services.now()
+        let items = try page.items.map {
+            try BookingResponse($0, viewer: viewer, driver: driver(of: $0), tariff: services.tariff, now: now)
+        }
         return .json(BookingPage(bookings: items, nextCursor: page.nextCursor))
     }
 
@@ -140,7 +143,8 @@ extension CabApplication {
 
     /// BOOKING as JSON for `viewer` (the PIN only for the rider and dispatchers).
     func bookingResponse(_ booking: Booking, for viewer: Principal, status: Int = 200) throws -> HTTPResponse {
-        let body = BookingResponse(booking, viewer: viewer, driver: try driver(of: booking), tariff: services.tariff)
+        let body = BookingResponse(
+            booking, viewer: viewer, driver: try driver(of: booking), tariff: services.tariff, now: services.now())
         return .bytes(body.jsonBytes(), contentType: "application/json", status: status)
     }
 

@@ -14,7 +14,7 @@ extension CabApplication {
             let viewer = try authenticate(request, roles: [.rider, .dispatcher])
             let booking = try visibleBooking(request, to: viewer)
             guard !booking.status.isTerminal else {
-                throw HTTPError(status: 409, title: "Trip over", detail: "This trip is \(booking.status.rawValue); there is nothing to share.")
+                throw HTTPError(status: 409, title: "Trip over", detail: "This trip is over (\(booking.status.situation)); there is nothing to share.")
             }
             let token = try requireDispatch().links.create(for: booking.id)
             return .json(ShareResponse(token: token, url: "/t/\(token)"), status: 201)
@@ -27,7 +27,7 @@ extension CabApplication {
         router.get("/v1/track/{token}/stream") { [self] request in try followingStream(try sharedBooking(request)) }
         router.get("/v1/stats") { [self] request in
             _ = try authenticate(request, roles: [.dispatcher])
-            return .json(try services.requireStore().pickupStatistics())
+            return .json(try services.requireStore().pickupStatistics(now: services.now()))
         }
     }
 
@@ -38,7 +38,7 @@ extension CabApplication {
             throw HTTPError.notFound("This tracking link does not exist; ask for a new one.")
         }
         guard !booking.status.isTerminal else {
-            throw HTTPError(status: 410, title: "Link ended", detail: "This trip has ended (\(booking.status.rawValue)); the link no longer works.")
+            throw HTTPError(status: 410, title: "Link ended", detail: "This trip has ended (\(booking.status.situation)); the link no longer works.")
         }
         return booking
     }
@@ -58,6 +58,9 @@ extension CabApplication {
         let live = dispatch.liveView(of: booking.id)
         if let p = live.position { stream.send(event: "position", data: TripNotifier.encode(p)) }
         if let e = live.etaSeconds { stream.send(event: "eta", data: TripNotifier.encode(TripEvents.ETA(etaSeconds: e))) }
+        if let e = dispatch.dropoffETA(of: booking.id) {
+            stream.send(event: "dropoff_eta", data: TripNotifier.encode(TripEvents.DropoffETA(tripID: booking.id, etaSeconds: e)))
+        }
         dispatch.notifier.subscribe(booking: booking.id, stream)
         return stream.response()
     }

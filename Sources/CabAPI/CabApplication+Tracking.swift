@@ -60,8 +60,9 @@ extension CabApplication {
             let found = tracking.fleet.nearest(
                 to: point, k: k, filter: DriverFilter(statuses: statuses, vehicleClasses: vehicles),
                 now: services.now().millisecondsSinceEpoch)
-            // Names and plates for the dispatcher's list (at most 100 reads of the accounts table).
+            // Names and plates for the dispatcher's list (at most 100 reads of the accounts table), and ratings.
             let store = services.store
+            let ratings = try store?.ratings(of: found.map(\.driver)) ?? [:]
             return .json(
                 NearbyDriversJSON(
                     drivers: try found.map { nearby in
@@ -70,7 +71,7 @@ extension CabApplication {
                             json.name = account.name
                             json.plate = account.plate
                         }
-                        return json
+                        return RatedDriverJSON(json, ratings[nearby.driver])
                     }))
         }
 

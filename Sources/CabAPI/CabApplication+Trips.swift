@@ -2,8 +2,8 @@ import CabCore
 import CabHTTP
 
 extension CabApplication {
-    /// Driver status and the trip commands of issue 7: `POST /v1/driver/status`,
-    /// `POST /v1/trips/{id}/accept|decline|depart|arrived|start|complete|cancel|assign`.
+    /// Driver status and the trip commands of issues 7 and 13: `POST /v1/driver/status`,
+    /// `POST /v1/trips/{id}/accept|decline|depart|arrived|start|complete|cancel|assign|redispatch`.
     func registerTripEndpoints(on router: inout Router) {
         router.post("/v1/driver/status") { [self] request in
             let driver = try authenticatedDriver(request)
@@ -22,12 +22,15 @@ extension CabApplication {
             let driver = try authenticatedDriver(request)
             return try bookingResponse(try requireDispatch().decline(try tripID(request), by: driver), for: .driver(driver))
         }
-        let simple: [(String, TripCommand)] = [("depart", .depart), ("arrived", .arrive)]
-        for (path, command) in simple {
-            router.post("/v1/trips/{id}/\(path)") { [self] request in
-                let actor = try authenticate(request, roles: [.driver])
-                return try bookingResponse(try requireDispatch().handle(command, try tripID(request), by: actor), for: actor)
-            }
+        router.post("/v1/trips/{id}/depart") { [self] request in
+            let actor = try authenticate(request, roles: [.driver])
+            return try bookingResponse(try requireDispatch().handle(.depart, try tripID(request), by: actor), for: actor)
+        }
+        router.post("/v1/trips/{id}/arrived") { [self] request in
+            let actor = try authenticate(request, roles: [.driver, .dispatcher])
+            let body = request.body.isEmpty ? nil : try request.decodeJSON(TripBodies.Arrived.self)
+            let trip = try tripID(request)
+            return try bookingResponse(try requireDispatch().arrive(trip, by: actor, override: body?.override ?? false), for: actor)
         }
         router.post("/v1/trips/{id}/start") { [self] request in
             let actor = try authenticate(request, roles: [.driver])
@@ -39,12 +42,24 @@ extension CabApplication {
             let actor = try authenticate(request, roles: [.driver, .dispatcher])
             return try bookingResponse(try requireDispatch().complete(try tripID(request), by: actor), for: actor)
         }
+        // A driver's cancel hands the trip back to dispatch (or reports a no-show); a dispatcher's ends it.
         router.post("/v1/trips/{id}/cancel") { [self] request in
             let actor = try authenticate(request, roles: [.driver, .dispatcher])
             let body = request.body.isEmpty ? nil : try request.decodeJSON(TripBodies.Cancel.self)
             let reason = body?.reason ?? ""
-            let command: TripCommand = reason == "no_show" ? .noShow : .driverCancel(reason: reason)
-            return try bookingResponse(try requireDispatch().handle(command, try tripID(request), by: actor), for: actor)
+            let dispatch = try requireDispatch()
+            let trip = try tripID(request)
+            let booking: Booking
+            if actor.role == .driver {
+                booking = try reason == "no_show" ? dispatch.handle(.noShow, trip, by: actor) : dispatch.redispatch(trip, by: actor)
+            } else {
+                booking = try dispatch.dispatcherCancel(trip, by: actor, reason: reason)
+            }
+            return try bookingResponse(booking, for: actor)
+        }
+        router.post("/v1/trips/{id}/redispatch") { [self] request in
+            let actor = try authenticate(request, roles: [.dispatcher])
+            return try bookingResponse(try requireDispatch().redispatch(try tripID(request), by: actor), for: actor)
         }
         router.post("/v1/trips/{id}/assign") { [self] request in
             let actor = try authenticate(request, roles: [.dispatcher])
@@ -83,6 +98,8 @@ enum TripBodies {
     struct Start: Decodable { var code: String }
     /// `{"reason"?}`.
     struct Cancel: Decodable { var reason: String? }
+    /// `{"override"?}`: a dispatcher marks the arrival without the driver's position.
+    struct Arrived: Decodable { var override: Bool? }
     /// `{"driver_id"}`.
     struct Assign: Decodable {
         var driverID: DriverID

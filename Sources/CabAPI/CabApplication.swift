@@ -43,6 +43,7 @@ public final class CabApplication: Sendable {
         registerAccountEndpoints(on: &router)
         registerBookingEndpoints(on: &router)
         registerTripEndpoints(on: &router)
+        registerJourneyEndpoints(on: &router)
         registerDriverStream(on: &router)
         registerRiderStream(on: &router)
         registerTrackingEndpoints(on: &router)
@@ -57,7 +58,9 @@ public final class CabApplication: Sendable {
     public func errorMapper(log: (@Sendable (String) -> Void)?) -> HTTPErrorMapper {
         let fallback = HTTPServer.defaultErrorMapper(log: log)
         return { error, request in
-            if let problem = ErrorTable.problem(for: error) { return problem.response(requestID: request.requestID) }
+            if let problem = ErrorTable.problem(for: error) {
+                return ErrorTable.response(problem, members: ErrorTable.members(for: error), requestID: request.requestID)
+            }
             return fallback(error, request)
         }
     }

@@ -49,26 +49,40 @@ extension DispatchCoordinator {
             lat: p.coordinate.latitude, lon: p.coordinate.longitude, heading: p.headingDegrees,
             time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
         var etaSeconds: Int?
-        if f.booking.status == .accepted || f.booking.status == .arriving {
-            etaSeconds = (eta.durationsMilliseconds(from: [p.coordinate], to: f.booking.pickup).first ?? nil)
-                .map { ($0 + 999) / 1000 }
+        var dropoffSeconds: Int?
+        func roadSeconds(to target: Coordinate) -> Int? {
+            (eta.durationsMilliseconds(from: [p.coordinate], to: target).first ?? nil).map { ($0 + 999) / 1000 }
+        }
+        switch f.booking.status {
+        case .accepted, .arriving: etaSeconds = roadSeconds(to: f.booking.pickup)
+        case .inProgress: dropoffSeconds = roadSeconds(to: f.booking.dropoff)
+        default: break
         }
         let alerts: [ArrivalAlert] = state.withLock { s in
             guard var current = s.following[id] else { return [] }
             current.lastFixTime = p.timeMilliseconds
             current.position = position
             current.etaSeconds = etaSeconds
+            current.dropoffETASeconds = dropoffSeconds
             let alerts = etaSeconds.map { current.alerts.etaChanged(toSeconds: $0) } ?? []
             s.following[id] = current
             return alerts
         }
         notifier.send("position", position, toBooking: id)
         if let etaSeconds { notifier.send("eta", TripEvents.ETA(etaSeconds: etaSeconds), toBooking: id) }
+        if let dropoffSeconds {
+            notifier.send("dropoff_eta", TripEvents.DropoffETA(tripID: id, etaSeconds: dropoffSeconds), toBooking: id)
+        }
         for a in alerts { notifier.send("alert", a, toBooking: id) }
     }
 
     /// The latest position and ETA known for `trip` (for a new follower and the tracking JSON).
     func liveView(of trip: BookingID) -> (position: TripEvents.Position?, etaSeconds: Int?) {
         state.withLock { s in s.following[trip].map { ($0.position, $0.etaSeconds) } ?? (nil, nil) }
+    }
+
+    /// The latest road ETA to the drop-off of `trip` during the ride (for a new follower).
+    func dropoffETA(of trip: BookingID) -> Int? {
+        state.withLock { $0.following[trip]?.dropoffETASeconds }
     }
 }

@@ -55,7 +55,7 @@ extension DispatchCoordinator {
                 var alerts = ArrivalAlertTracker(configuration: configuration.alerts)
                 if booking.status == .arrived || booking.status == .inProgress { _ = alerts.driverArrived() }
                 let following = Following(booking: booking, driver: driver, alerts: alerts, deadline: deadline(of: booking))
-                state.withLock { $0.following[booking.id] = following }
+                state.withLock { $0.startFollowing(following) }
                 report.followed += 1
             default:
                 continue  // terminal: openTrips() does not return these

@@ -14,6 +14,7 @@ extension DispatchCoordinator {
             if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
             throw APIError(.offerNotOpen, "This trip is not offered to you (or the offer expired); wait for the next offer.")
         }
+        try requireFree(driver, for: trip)
         return try transition(.accept(driver), trip, by: .driver(driver), at: t) { booking in
             booking.promisedPickupAt = t.adding(seconds: offer.etaSeconds)
         }
@@ -37,6 +38,7 @@ extension DispatchCoordinator {
     /// A dispatcher assigns `driver` by hand (from `requested` or `dispatching`); open offers are withdrawn.
     public func assign(_ trip: BookingID, to driver: DriverID, by dispatcher: Principal) throws -> Booking {
         guard try store.driver(driver) != nil else { throw CoreError(.notFound, "No driver \(driver).") }
+        try requireFree(driver, for: trip)
         let t = now()
         var promised: Instant?
         if let booking = try store.booking(trip), let p = fleet.position(of: driver),
@@ -47,27 +49,93 @@ extension DispatchCoordinator {
         return try transition(.assign(driver), trip, by: dispatcher, at: t) { $0.promisedPickupAt = promised }
     }
 
-    /// The driver of `trip` completes it: the fare comes from the distance driven since pickup (the stored trail)
-    /// and the time since pickup, with the tariff.
+    /// The driver of `trip` completes it: the fare comes from every fix the driver took from pickup up to now
+    /// (the stored trail, with every fix accepted so far written first) and the time since pickup, with the
+    /// tariff. With fewer than two fixes, from the booked route's distance and duration instead (the receipt
+    /// says so: `basis` `booked_route`).
     public func complete(_ trip: BookingID, by actor: Principal) throws -> Booking {
         let t = now()
         guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
-        var meters = 0
-        var seconds = 0
+        var command = TripCommand.complete(
+            distanceMeters: current.routeDistanceMeters, durationSeconds: current.routeDurationSeconds, basis: .bookedRoute)
         if let driver = current.driverID, let start = current.pickedUpAt {
             tracking?.history.flush()  // the trail must hold every fix accepted so far
-            let trail = try store.trail(of: driver, from: start, to: t.adding(milliseconds: 1), limit: 1_000_000)
-            var total = 0.0
-            for (a, b) in zip(trail, trail.dropFirst()) { total += a.coordinate.distanceMeters(to: b.coordinate) }
-            meters = Int(total.rounded())
-            seconds = Int(max(0, t.milliseconds(since: start)) / 1000)
+            // Up to now, or to the newest accepted fix when the phone's clock runs a little ahead of ours.
+            let newest = fleet.position(of: driver).map { Instant(millisecondsSinceEpoch: $0.timeMilliseconds) } ?? t
+            let trail = try store.trail(of: driver, from: start, to: max(t, newest).adding(milliseconds: 1), limit: 1_000_000)
+            if trail.count >= 2 {
+                var total = 0.0
+                for (a, b) in zip(trail, trail.dropFirst()) { total += a.coordinate.distanceMeters(to: b.coordinate) }
+                command = .complete(
+                    distanceMeters: Int(total.rounded()), durationSeconds: Int(max(0, t.milliseconds(since: start)) / 1000),
+                    basis: .trail, trailPolyline: Self.thinnedPolyline(trail.map(\.coordinate)))
+            }
         }
-        return try transition(.complete(distanceMeters: meters, durationSeconds: seconds), trip, by: actor, at: t)
+        return try transition(command, trip, by: actor, at: t)
+    }
+
+    /// `points` as a polyline of at most `TripReceipt.maximumTrailPoints` points (evenly thinned, ends kept).
+    static func thinnedPolyline(_ points: [Coordinate]) -> String {
+        let limit = TripReceipt.maximumTrailPoints
+        guard points.count > limit else { return Polyline.encode(points) }
+        let stride = Double(points.count - 1) / Double(limit - 1)
+        let kept = (0..<limit).map { points[min(points.count - 1, Int((Double($0) * stride).rounded()))] }
+        return Polyline.encode(kept)
+    }
+
+    /// `actor` marks the driver's arrival at the pickup. The driver needs a fix no older than
+    /// `arrivalFixMaxAgeSeconds` within `arrivalMaxDistanceMeters` of the pickup (`no_recent_position`,
+    /// `too_far_from_pickup`, both 409); a dispatcher with `override` marks it anyway.
+    public func arrive(_ trip: BookingID, by actor: Principal, override: Bool = false) throws -> Booking {
+        let t = now()
+        guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
+        var trial = TripStateMachine(booking: current, tariff: tariff, table: configuration.table)
+        _ = try trial.handle(.arrive, by: actor, at: t)  // state, role and ownership first
+        if !(override && actor.role == .dispatcher), let driver = current.driverID {
+            let you = actor.role == .driver ? "You are" : "The driver is"
+            let age = configuration.arrivalFixMaxAgeSeconds
+            guard let p = fleet.position(of: driver), t.millisecondsSinceEpoch - p.timeMilliseconds <= Int64(age) * 1000
+            else {
+                throw APIError(
+                    .noRecentPosition,
+                    "SwiftCab has no position of \(actor.role == .driver ? "yours" : "the driver's") from the last \(age) s, "
+                        + "so it can't tell that \(actor.role == .driver ? "you are" : "they are") at the pickup; turn on "
+                        + "location sharing, wait for the map to show \(actor.role == .driver ? "you" : "them") there, and try again.")
+            }
+            let meters = p.coordinate.distanceMeters(to: current.pickup)
+            let limit = configuration.arrivalMaxDistanceMeters
+            guard meters <= limit else {
+                throw APIError(
+                    .tooFarFromPickup,
+                    "\(you) \(Int(meters.rounded())) m from the pickup; mark the arrival within \(Int(limit)) m of it, "
+                        + "when the rider can see the car.")
+            }
+        }
+        return try transition(.arrive, trip, by: actor, at: t)
+    }
+
+    /// Hands `trip` back to dispatch: the driver cancelling after accepting (`driver_cancelled`) or a dispatcher
+    /// re-dispatching (`dispatcher`). The trip goes back to `dispatching` at once and is offered to other drivers.
+    public func redispatch(_ trip: BookingID, by actor: Principal) throws -> Booking {
+        let reason: RedispatchReason = actor.role == .driver ? .driverCancelled : .dispatcher
+        return try transition(.redispatch(reason: reason), trip, by: actor, at: now())
+    }
+
+    /// A dispatcher cancels `trip` from any open state: before a driver has it for the rider (`rider_cancel`,
+    /// free), after that for the driver's side (`driver_cancel`, no fee for the rider).
+    public func dispatcherCancel(_ trip: BookingID, by actor: Principal, reason: String) throws -> Booking {
+        guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
+        let command: TripCommand =
+            current.status == .requested || current.status == .dispatching
+            ? .riderCancel(reason: reason) : .driverCancel(reason: reason)
+        return try transition(command, trip, by: actor, at: now())
     }
 
     /// Any other trip command by `actor` (depart, arrive, start with the rider's code, cancel, no-show).
+    /// `arrive` goes through `arrive(_:by:override:)` (the driver's position is checked).
     public func handle(_ command: TripCommand, _ trip: BookingID, by actor: Principal) throws -> Booking {
-        try transition(command, trip, by: actor, at: now())
+        if command == .arrive { return try arrive(trip, by: actor) }
+        return try transition(command, trip, by: actor, at: now())
     }
 
     /// A transition made elsewhere (the rider's cancel through the booking endpoints): perform its actions.
@@ -122,9 +190,10 @@ extension DispatchCoordinator {
                 state.withLock { s in
                     s.dispatching[id] = nil
                     if s.offerHeld[driver] == id { s.offerHeld[driver] = nil }
-                    s.following[id] = Following(
-                        booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts),
-                        deadline: deadline(of: booking))
+                    s.startFollowing(
+                        Following(
+                            booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts),
+                            deadline: deadline(of: booking)))
                 }
                 setFleetStatus(.busy, for: driver)
             }
@@ -133,7 +202,9 @@ extension DispatchCoordinator {
                 runDispatch(id) { $0.cancelled(at: $1) }
                 state.withLock { _ = $0.dispatching.removeValue(forKey: id) }
             }
-            state.withLock { _ = $0.following.removeValue(forKey: id) }
+            state.withLock { $0.stopFollowing(id) }
+        case .dispatching where step.record?.event == .redispatch:
+            state.withLock { $0.stopFollowing(id) }  // dispatch starts again in `perform` (`.redispatch`)
         default:
             let due = deadline(of: booking)
             state.withLock { s in
@@ -166,6 +237,14 @@ extension DispatchCoordinator {
                 } else {
                     notifier.send("assigned", TripEvents.Assigned(tripID: booking.id, status: status), toDriver: driver)
                 }
+            case .redispatch(let driver, let reason):
+                notifier.send(
+                    "redispatch", TripEvents.Redispatch(tripID: booking.id, reason: reason.rawValue), toBooking: booking.id)
+                notifier.send(
+                    "cancelled",
+                    TripEvents.Cancelled(tripID: booking.id, by: actor.role.rawValue, status: nil, reason: reason.rawValue),
+                    toDriver: driver)
+                restartDispatch(booking, without: driver)
             case .releaseDriver(let driver):
                 setFleetStatus(isOnline(driver) ? .available : .offline, for: driver)
             case .chargeRider(let amount):
@@ -174,5 +253,22 @@ extension DispatchCoordinator {
                 break  // dispatch starts in bookingCreated; links die by the trip's status, streams end below
             }
         }
+    }
+
+    /// Dispatch again for a trip handed back by `driver`: remembered as a decline (also across a restart), so
+    /// the trip is never offered to them again; the dispatch deadline counts from now.
+    func restartDispatch(_ booking: Booking, without driver: DriverID) {
+        var declined: Set<DriverID> = [driver]
+        do {
+            try store.recordDecline(of: booking.id, by: driver, at: now())
+            declined.formUnion(try store.declines(of: booking.id))
+        } catch {
+            log("re-dispatch decline not stored", ["trip": booking.id.rawValue, "error": "\(error)"])
+        }
+        let dispatch = TripDispatch(
+            machine: DispatchMachine(configuration: configuration.dispatch, declined: declined), booking: booking,
+            deadline: deadline(of: booking))
+        state.withLock { $0.dispatching[booking.id] = dispatch }
+        runDispatch(booking.id) { machine, time in machine.start(at: time) }
     }
 }

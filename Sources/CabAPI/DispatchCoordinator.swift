@@ -24,17 +24,25 @@ public final class DispatchCoordinator: Sendable {
         /// True: `bookingHooks.bookingCreated` queues the booking and returns; dispatch starts on the coordinator's
         /// own queue, for many new bookings in one store write (`cab serve`). False: it starts in the caller.
         public var startsDispatchInBackground: Bool
+        /// What `arrived` needs: a fix of the driver no older than this many seconds ...
+        public var arrivalFixMaxAgeSeconds: Int
+        /// ... within this many metres of the pickup (a dispatcher may override both).
+        public var arrivalMaxDistanceMeters: Double
 
-        /// Creates a configuration.
+        /// Creates a configuration. The pickup-overdue margin is the table's (`TripTimeouts.pickupOverdueSeconds`).
         public init(
             dispatch: DispatchConfiguration = DispatchConfiguration(),
             alerts: ArrivalAlertConfiguration = ArrivalAlertConfiguration(), table: TripTransitionTable = .standard,
-            startsDispatchInBackground: Bool = false
+            startsDispatchInBackground: Bool = false, arrivalFixMaxAgeSeconds: Int = 60,
+            arrivalMaxDistanceMeters: Double = 150
         ) {
+            precondition(arrivalFixMaxAgeSeconds > 0 && arrivalMaxDistanceMeters > 0, "arrival limits must be positive")
             self.dispatch = dispatch
             self.alerts = alerts
             self.table = table
             self.startsDispatchInBackground = startsDispatchInBackground
+            self.arrivalFixMaxAgeSeconds = arrivalFixMaxAgeSeconds
+            self.arrivalMaxDistanceMeters = arrivalMaxDistanceMeters
         }
     }
 
@@ -60,7 +68,10 @@ public final class DispatchCoordinator: Sendable {
         var driver: DriverID
         var lastFixTime: Int64 = .min
         var position: TripEvents.Position?
+        /// Seconds by road to the pickup (before pickup) ...
         var etaSeconds: Int?
+        /// ... or to the drop-off (during the ride).
+        var dropoffETASeconds: Int?
         var alerts: ArrivalAlertTracker
         /// As `TripDispatch.deadline`.
         var deadline: Instant?
@@ -79,11 +90,24 @@ public final class DispatchCoordinator: Sendable {
         /// The trip each driver holds an open offer for (a driver gets one offer at a time).
         var offerHeld: [DriverID: BookingID] = [:]
         var online: [DriverID: VehicleType] = [:]
+        /// Change only through `startFollowing` and `stopFollowing`, which keep `tripOfDriver` in step.
         var following: [BookingID: Following] = [:]
+        /// The open trip each followed driver holds (dispatch offers nothing to them).
+        var tripOfDriver: [DriverID: BookingID] = [:]
         var firstOfferMilliseconds: [Int64] = []
         /// Admitted trips (stored as `dispatching`) that changed before dispatch started on them (a rider's quick
         /// cancel): their queued start is dropped. Ids are removed when their start comes; kept small.
         var movedBeforeStart: Set<BookingID> = []
+
+        mutating func startFollowing(_ f: Following) {
+            following[f.booking.id] = f
+            tripOfDriver[f.driver] = f.booking.id
+        }
+
+        mutating func stopFollowing(_ id: BookingID) {
+            guard let f = following.removeValue(forKey: id) else { return }
+            if tripOfDriver[f.driver] == id { tripOfDriver[f.driver] = nil }
+        }
     }
 
     /// A booking handed to dispatch: stored in `requested`, or already `dispatching` with its admission's step.
@@ -150,9 +174,17 @@ public final class DispatchCoordinator: Sendable {
     // MARK: Drivers
 
     /// Puts `driver` online (offers may come) or offline (open offers are withdrawn and dispatch moves on).
+    /// A driver holding an open trip (accepted to in progress) may not go offline: `trip_open` (409).
     public func setOnline(_ driver: DriverID, _ online: Bool) throws {
         guard let account = try store.driver(driver) else { throw CoreError(.notFound, "No driver \(driver).") }
-        let busy = try isBusy(driver)
+        let open = try openTrip(of: driver)
+        if !online, let open {
+            throw APIError(
+                .tripOpen,
+                "You still have trip \(open.id.rawValue.prefix(8)) (\(open.status.situation)); complete it or cancel it "
+                    + "before you go offline.")
+        }
+        let busy = open != nil
         let held: BookingID? = state.withLock { s in
             if online { s.online[driver] = account.vehicleType } else { s.online[driver] = nil }
             return online ? nil : s.offerHeld[driver]
@@ -171,9 +203,21 @@ public final class DispatchCoordinator: Sendable {
         return state.withLock { $0.dispatching[trip]?.machine.isOffered(to: driver, at: t) ?? false }
     }
 
-    func isBusy(_ driver: DriverID) throws -> Bool {
-        let open: Set<TripState> = [.accepted, .arriving, .arrived, .inProgress]
-        return try !store.bookings(BookingQuery(driverID: driver, statuses: open, limit: 1)).items.isEmpty
+    /// The trip `driver` holds (accepted to in progress), if any, from the store.
+    func openTrip(of driver: DriverID) throws -> Booking? {
+        try store.bookings(BookingQuery(driverID: driver, statuses: Self.heldStates, limit: 1)).items.first
+    }
+
+    /// The states in which a trip holds its driver.
+    static let heldStates: Set<TripState> = [.accepted, .arriving, .arrived, .inProgress]
+
+    /// Refuses (`driver_busy`, 409) to give `driver` a trip while they hold another one.
+    func requireFree(_ driver: DriverID, for trip: BookingID) throws {
+        guard let open = try openTrip(of: driver), open.id != trip else { return }
+        throw APIError(
+            .driverBusy,
+            "This driver already has trip \(open.id.rawValue.prefix(8)) (\(open.status.situation)); a driver takes one "
+                + "trip at a time. Choose another driver, or finish that trip first.")
     }
 
 
@@ -358,10 +402,11 @@ public final class DispatchCoordinator: Sendable {
         let filter = DriverFilter(
             statuses: [.available], vehicleClasses: booking.vehicleType.map { [VehicleClass($0)] },
             maxDistanceMeters: radiusMeters)
-        let (online, held) = state.withLock { ($0.online, $0.offerHeld) }
+        let (online, held, busy) = state.withLock { ($0.online, $0.offerHeld, $0.tripOfDriver) }
         let near = fleet.nearest(to: booking.pickup, k: k + excluding.count + held.count, filter: filter, now: t.millisecondsSinceEpoch)
         let eligible = near.filter { n in
-            guard let type = online[n.driver], !excluding.contains(n.driver), held[n.driver] == nil else { return false }
+            guard let type = online[n.driver], !excluding.contains(n.driver), held[n.driver] == nil, busy[n.driver] == nil
+            else { return false }
             return booking.vehicleType.map { $0 == type } ?? true
         }.prefix(k)
         let durations = eta.durationsMilliseconds(from: eligible.map(\.position.coordinate), to: booking.pickup)

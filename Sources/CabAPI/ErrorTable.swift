@@ -1,4 +1,5 @@
 import CabCore
+import Foundation
 import CabHTTP
 import CabPlaces
 import CabRouting
@@ -24,6 +25,13 @@ enum ErrorTable {
         switch error.code.name {
         // Dispatch and trips (issue 7).
         case APIError.Code.offerNotOpen.name: return HTTPError(status: 409, title: "No open offer", detail: error.message)
+        // The journey (issue 13).
+        case APIError.Code.tripOpen.name: return HTTPError(status: 409, title: "Trip still open", detail: error.message)
+        case APIError.Code.driverBusy.name: return HTTPError(status: 409, title: "Driver busy", detail: error.message)
+        case APIError.Code.tooFarFromPickup.name:
+            return HTTPError(status: 409, title: "Too far from the pickup", detail: error.message)
+        case APIError.Code.noRecentPosition.name: return HTTPError(status: 409, title: "No recent position", detail: error.message)
+        case APIError.Code.invalidRating.name: return HTTPError(status: 422, title: "Invalid rating", detail: error.message)
         default: return nil
         }
     }
@@ -46,6 +54,8 @@ enum ErrorTable {
         case .illegalTransition, .transitionConflict, .tooEarly:
             return HTTPError(status: 409, title: "Not possible now", detail: error.message)
         case .notPermitted: return HTTPError(status: 403, title: "Forbidden", detail: error.message)
+        case .alreadyRated: return HTTPError(status: 409, title: "Already rated", detail: error.message)
+        case .notCompleted: return HTTPError(status: 409, title: "Trip not completed", detail: error.message)
         case .wrongCode: return HTTPError(status: 422, title: "Wrong code", detail: error.message)
         case .idempotencyConflict: return HTTPError(status: 422, title: "Idempotency-Key reused", detail: error.message)
         case .notFound: return .notFound(error.message)
@@ -65,5 +75,30 @@ enum ErrorTable {
             return HTTPError(status: 409, title: "Conflict", detail: "The request conflicts with stored data; re-read and try again.")
         default: return nil
         }
+    }
+
+    /// Members added to the problem document beside RFC 9457's: the machine-readable `code` of a domain or API
+    /// error, and for a refused trip event the trip's `current_state` (details never name states).
+    static func members(for error: any Error) -> [String: String] {
+        switch error {
+        case let e as CoreError:
+            var members = ["code": e.code.name]
+            if let state = e.currentTripState { members["current_state"] = state.rawValue }
+            return members
+        case let e as APIError: return ["code": e.code.name]
+        default: return [:]
+        }
+    }
+
+    /// `problem` as a response with `members` added to its JSON object (a member the problem has already wins).
+    static func response(_ problem: HTTPError, members: [String: String], requestID: String?) -> HTTPResponse {
+        var response = problem.response(requestID: requestID)
+        guard !members.isEmpty, case .bytes(let bytes) = response.body,
+            let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any],
+            let data = try? JSONSerialization.data(
+                withJSONObject: object.merging(members) { old, _ in old }, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return response }
+        response.body = .bytes(Array(data))
+        return response
     }
 }

@@ -1,4 +1,5 @@
 import CabCore
+import CabStore
 import CabGeo
 import CabHTTP
 import CabTracking
@@ -135,5 +136,31 @@ struct DriverLocationJSON: Encodable {
 
 /// `{"drivers": [...]}`.
 struct NearbyDriversJSON: Encodable {
-    var drivers: [DriverLocationJSON]
+    var drivers: [RatedDriverJSON]
+}
+
+/// A driver of `GET /v1/drivers/nearby` with their riders' rating: `rating` (mean stars, 1 decimal; null when
+/// none) and `ratings_count`, beside the fields of `DriverLocationJSON`.
+struct RatedDriverJSON: Encodable {
+    var location: DriverLocationJSON
+    var rating: Double?
+    var ratingsCount: Int
+
+    init(_ location: DriverLocationJSON, _ summary: DriverRatingSummary?) {
+        self.location = location
+        rating = summary.map { ($0.average * 10).rounded() / 10 }
+        ratingsCount = summary?.count ?? 0
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try location.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(rating, forKey: .rating)
+        try c.encode(ratingsCount, forKey: .ratingsCount)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rating
+        case ratingsCount = "ratings_count"
+    }
 }

@@ -29,7 +29,8 @@ enum TripEvents {
         /// The role that ended it (`rider`, `driver`, `dispatcher`, `system`).
         var by: String
         var status: TripState?
-        /// For withdrawn offers: `taken`, `expired`, `cancelled`.
+        /// For withdrawn offers: `taken`, `expired`, `cancelled`; for a trip taken back from its driver:
+        /// `driver_cancelled`, `pickup_overdue`, `dispatcher`.
         var reason: String?
 
         enum CodingKeys: String, CodingKey {
@@ -96,6 +97,29 @@ enum TripEvents {
         var time: Instant
     }
 
+    /// `event: redispatch` to a booking's followers: the driver is gone and SwiftCab looks for another one.
+    struct Redispatch: Encodable, Sendable {
+        var tripID: BookingID
+        /// `driver_cancelled`, `pickup_overdue` or `dispatcher`.
+        var reason: String
+
+        enum CodingKeys: String, CodingKey {
+            case reason
+            case tripID = "trip_id"
+        }
+    }
+
+    /// `event: dropoff_eta` during the ride: seconds by road from the driver to the drop-off.
+    struct DropoffETA: Encodable, Sendable, Hashable {
+        var tripID: BookingID
+        var etaSeconds: Int
+
+        enum CodingKeys: String, CodingKey {
+            case tripID = "trip_id"
+            case etaSeconds = "eta_s"
+        }
+    }
+
     /// `event: eta`: seconds by road from the driver to the pickup.
     struct ETA: Encodable, Sendable, Hashable {
         var etaSeconds: Int
@@ -109,4 +133,14 @@ enum TripEvents {
 extension APIError.Code {
     /// A driver accepted or declined a trip they hold no open offer for (409).
     static let offerNotOpen = APIError.Code("offer_not_open")
+    /// A driver holding an open trip tried to go offline (409).
+    static let tripOpen = APIError.Code("trip_open")
+    /// A driver who holds an open trip was given another one (accept or assign; 409).
+    static let driverBusy = APIError.Code("driver_busy")
+    /// `arrived` from farther than the configured distance of the pickup (409).
+    static let tooFarFromPickup = APIError.Code("too_far_from_pickup")
+    /// `arrived` without a recent fix of the driver (409).
+    static let noRecentPosition = APIError.Code("no_recent_position")
+    /// A rating with stars outside 1 to 5, or a comment too long (422).
+    static let invalidRating = APIError.Code("invalid_rating")
 }

@@ -79,7 +79,8 @@ extension TripSimulation {
 
     private func drive(_ d: inout SimulatedDriver, at t: Instant) throws {
         if let trip = d.trip {
-            guard let b = try store.booking(trip), !b.status.isTerminal else {
+            // Over, or taken back from this driver (cancelled by them, or their pickup went overdue).
+            guard let b = try store.booking(trip), !b.status.isTerminal, b.driverID == d.id else {
                 d.trip = nil
                 d.phase = .idle
                 d.leg = nil
@@ -92,8 +93,11 @@ extension TripSimulation {
             switch d.phase {
             case .toPickup:
                 if let at = d.cancelAt, t >= at {
-                    _ = try? coordinator.handle(.driverCancel(reason: "simulated"), trip, by: .driver(d.id))
+                    _ = try? coordinator.redispatch(trip, by: .driver(d.id))  // hands the trip back
                     d.cancelAt = nil
+                    d.trip = nil
+                    d.phase = .idle
+                    d.leg = nil
                 } else if d.leg?.isDone(at: t) ?? true {
                     _ = try coordinator.handle(.arrive, trip, by: .driver(d.id))
                     d.phase = .atPickup(until: t.adding(seconds: 15))

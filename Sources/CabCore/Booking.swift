@@ -50,6 +50,14 @@ public struct Booking: Hashable, Sendable, Codable {
     public var finalFare: Money?
     /// Who cancelled, when, why and for what fee.
     public var cancellation: Cancellation?
+    /// How many times the trip went back to dispatch after a driver had it (`redispatch`).
+    public var redispatchCount: Int = 0
+    /// When the pickup first went overdue; the trip counts as late from then on, whatever happens next.
+    public var pickupOverdueAt: Instant?
+    /// What the final fare was computed from; nil until completed.
+    public var receipt: TripReceipt?
+    /// The rider's rating of the trip; nil until rated.
+    public var rating: TripRating?
 
     /// Creates a new booking in `requested`, with `createdAt` as its status time.
     public init(
@@ -75,6 +83,15 @@ public struct Booking: Hashable, Sendable, Codable {
         self.statusChangedAt = createdAt
         self.pin = pin
         self.promisedPickupAt = promisedPickupAt
+    }
+
+    /// True when the pickup is late at `now`: it went overdue once, or the driver reached the pickup after the
+    /// promised time, or (still on the way) the promised time has passed.
+    public func isLate(at now: Instant) -> Bool {
+        if pickupOverdueAt != nil { return true }
+        guard let promised = promisedPickupAt else { return false }
+        if let reached = arrivedAt ?? pickedUpAt { return reached > promised }
+        return (status == .accepted || status == .arriving) && now > promised
     }
 
     /// True for exactly four ASCII digits.
@@ -108,6 +125,9 @@ public struct Booking: Hashable, Sendable, Codable {
         case pickedUpAt = "picked_up_at"
         case completedAt = "completed_at"
         case finalFare = "final_fare"
+        case redispatchCount = "redispatch_count"
+        case pickupOverdueAt = "pickup_overdue_at"
+        case receipt, rating
     }
 }
 

@@ -19,6 +19,10 @@ extension CoreError.Code {
     public static let notFound = Self("not_found")
     /// A value given to the domain is out of range (negative distance, empty name, ...).
     public static let invalidValue = Self("invalid_value")
+    /// The booking was rated already (a trip is rated once).
+    public static let alreadyRated = Self("already_rated")
+    /// The booking is not completed, so it cannot be rated yet.
+    public static let notCompleted = Self("not_completed")
 }
 
 /// Why a trip event was refused, attached as `CoreError.underlying` so the API can name the current state.
@@ -39,14 +43,28 @@ extension CoreError {
     /// The state named by an `illegalTransition` or `transitionConflict` error, if any.
     public var currentTripState: TripState? { (underlying as? TripRefusal)?.currentState }
 
-    /// An illegal transition naming the current state.
+    /// An illegal transition: the detail says in words for people where the trip stands (never a state's name);
+    /// the state itself travels in `currentTripState` (the API sends it as `current_state`).
     public static func illegalTransition(_ event: TripEvent, in state: TripState) -> CoreError {
-        let why =
-            state.isTerminal
-            ? "the booking is already \(state.rawValue) and can no longer change"
-            : "allowed from: \(TripTransitionTable.standard.states(accepting: event).map(\.rawValue).joined(separator: ", "))"
-        return CoreError(
-            .illegalTransition, "Cannot \(event.rawValue) a booking that is \(state.rawValue): \(why).",
-            underlying: TripRefusal(currentState: state, event: event))
+        let message: String
+        switch (event, state) {
+        case (.riderCancel, .inProgress):
+            message =
+                "Your ride has already started, so it can't be cancelled. If you want to stop early, ask your driver "
+                + "to end the trip where it is safe; you pay only for the distance driven."
+        case (.riderCancel, _) where state.isTerminal, (.driverCancel, _) where state.isTerminal:
+            message = "This trip can no longer be cancelled: \(state.situation)."
+        case (.arrive, .inProgress), (.arrive, .arrived):
+            message = "You have already arrived at the pickup; start the trip with the rider's code."
+        case (.start, .accepted), (.start, .arriving):
+            message = "Mark your arrival at the pickup first; then start the trip with the rider's code."
+        case (.complete, .accepted), (.complete, .arriving), (.complete, .arrived):
+            message = "The ride has not started yet; start it with the rider's code before completing it."
+        case (.accept, _), (.assign, _):
+            message = "This trip can't take a driver now: \(state.situation)."
+        default:
+            message = "You can't \(event.verb) this trip now: \(state.situation)."
+        }
+        return CoreError(.illegalTransition, message, underlying: TripRefusal(currentState: state, event: event))
     }
 }

@@ -10,6 +10,9 @@ extension Tariff {
         case cancellationGraceSeconds = "cancellation_grace_seconds"
     }
 
+    /// The short spelling of `minimum_fare` in tariff files.
+    static let minimumAlias = "minimum"
+
     struct AnyKey: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
@@ -21,7 +24,7 @@ extension Tariff {
     /// amounts are refused with a message naming the field.
     public init(from decoder: any Decoder) throws {
         let any = try decoder.container(keyedBy: AnyKey.self)
-        let allowed = Set(CodingKeys.allCases.map(\.stringValue))
+        let allowed = Set(CodingKeys.allCases.map(\.stringValue) + [Self.minimumAlias])
         if let unknown = any.allKeys.first(where: { !allowed.contains($0.stringValue) }) {
             throw DecodingError.dataCorruptedError(
                 forKey: unknown, in: any,
@@ -29,13 +32,20 @@ extension Tariff {
             )
         }
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        // `minimum` is the short spelling of `minimum_fare` (issue 13); giving both is ambiguous.
+        let alias = AnyKey(stringValue: Self.minimumAlias)
+        if any.contains(alias), c.contains(.minimumFare) {
+            throw DecodingError.dataCorruptedError(
+                forKey: alias, in: any, debugDescription: "give either 'minimum' or 'minimum_fare', not both")
+        }
+        let minimum = try any.decodeIfPresent(Int64.self, forKey: alias) ?? c.decodeIfPresent(Int64.self, forKey: .minimumFare)
         do {
             try self.init(
                 currency: c.decode(Currency.self, forKey: .currency),
                 baseFare: c.decodeIfPresent(Int64.self, forKey: .baseFare) ?? 0,
                 perKilometer: c.decode(Int64.self, forKey: .perKilometer),
                 perMinute: c.decodeIfPresent(Int64.self, forKey: .perMinute) ?? 0,
-                minimumFare: c.decodeIfPresent(Int64.self, forKey: .minimumFare) ?? 0,
+                minimumFare: minimum ?? 0,
                 bookingFee: c.decodeIfPresent(Int64.self, forKey: .bookingFee) ?? 0,
                 cancellationFee: c.decodeIfPresent(Int64.self, forKey: .cancellationFee) ?? 0,
                 cancellationGraceSeconds: c.decodeIfPresent(Int.self, forKey: .cancellationGraceSeconds) ?? 120)

@@ -18,7 +18,8 @@
 /// show up (`no_show`) pays it too. A driver's cancellation never costs the rider anything.
 ///
 /// **JSON file** (`cab serve --tariff FILE`): an object, amounts in minor units, unknown keys refused.
-/// Only `currency` and `per_km` are required; the others default to 0 (grace: 120 s).
+/// Only `currency` and `per_km` are required; the others default to 0 (grace: 120 s). `minimum` is accepted
+/// for `minimum_fare` (not both); the default tariff has no minimum.
 ///
 ///     {"currency": "EUR", "base_fare": 250, "per_km": 120, "per_minute": 30, "minimum_fare": 700,
 ///      "booking_fee": 50, "cancellation_fee": 500, "cancellation_grace_seconds": 120}

@@ -16,14 +16,18 @@ public enum TripCommand: Hashable, Sendable {
     case arrive
     /// The rider is on board; `code` is the booking's PIN or its QR payload (the booking id).
     case start(code: String)
-    /// Dropped off after driving `distanceMeters` in `durationSeconds` (from the trail), which set the final fare.
-    case complete(distanceMeters: Int, durationSeconds: Int)
+    /// Dropped off after `distanceMeters` in `durationSeconds`, which set the final fare; `basis` says where the
+    /// figures come from (the driven trail, or the booked route when there was no trail), `trailPolyline` is the
+    /// driven trail for the receipt.
+    case complete(distanceMeters: Int, durationSeconds: Int, basis: FareBasis = .trail, trailPolyline: String? = nil)
     /// The rider cancels, saying why.
     case riderCancel(reason: String)
     /// The driver cancels, saying why.
     case driverCancel(reason: String)
     /// The rider did not show up within the wait.
     case noShow
+    /// The trip goes back to dispatch without its driver, for `reason`.
+    case redispatch(reason: RedispatchReason)
 
     /// The event this command causes.
     public var event: TripEvent {
@@ -40,8 +44,19 @@ public enum TripCommand: Hashable, Sendable {
         case .riderCancel: .riderCancel
         case .driverCancel: .driverCancel
         case .noShow: .noShow
+        case .redispatch: .redispatch
         }
     }
+}
+
+/// Why a trip went back to dispatch (`redispatch`); snake case in JSON.
+public enum RedispatchReason: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The driver cancelled after accepting.
+    case driverCancelled = "driver_cancelled"
+    /// The driver had not arrived by the promised pickup time plus the margin (`TripTimeouts`).
+    case pickupOverdue = "pickup_overdue"
+    /// A dispatcher sent it back.
+    case dispatcher
 }
 
 /// What the owner of a trip must do after a transition (the machine itself does no I/O).
@@ -50,6 +65,9 @@ public enum TripAction: Hashable, Sendable {
     case notifyRider(TripState)
     /// Tell this driver the new state.
     case notifyDriver(DriverID, TripState)
+    /// The trip was taken from `from` for `reason`: tell that driver and the rider, and dispatch again without
+    /// offering it to `from`.
+    case redispatch(from: DriverID, reason: RedispatchReason)
     /// Start offering the trip to drivers.
     case startDispatch
     /// The driver is free for other offers.

@@ -36,6 +36,24 @@ public enum TripState: String, Hashable, Sendable, Codable, CaseIterable, Custom
 
     /// The raw value.
     public var description: String { rawValue }
+
+    /// Where the trip stands, in words for the people in it (never the state's name): "the ride has already
+    /// started". Problem details are built from it.
+    public var situation: String {
+        switch self {
+        case .requested: "the trip is still waiting for dispatch to start"
+        case .dispatching: "SwiftCab is still looking for a driver"
+        case .accepted: "a driver has already taken this trip"
+        case .arriving: "the driver is already on the way to the pickup"
+        case .arrived: "the driver is already waiting at the pickup"
+        case .inProgress: "the ride has already started"
+        case .completed: "the ride is already over"
+        case .cancelledByRider: "the trip was cancelled by the rider"
+        case .cancelledByDriver: "the trip was cancelled on the driver's side"
+        case .noDriverFound: "no driver was found for this trip"
+        case .expired: "this trip expired before a driver was found"
+        }
+    }
 }
 
 /// What can happen to a booking: the events of the transition table (snake case in JSON).
@@ -66,6 +84,28 @@ public enum TripEvent: String, Hashable, Sendable, Codable, CaseIterable, Custom
     case driverCancel = "driver_cancel"
     /// The rider did not come within the wait at the pickup.
     case noShow = "no_show"
+    /// The trip goes back to dispatch without its driver (the driver cancelled, the pickup is overdue, or a
+    /// dispatcher sent it back); `RedispatchReason` says which.
+    case redispatch
+
+    /// What the event does, in words for people: "cancel", "accept".
+    public var verb: String {
+        switch self {
+        case .book: "book"
+        case .dispatch: "dispatch"
+        case .expire: "expire"
+        case .assign: "assign a driver to"
+        case .accept: "accept"
+        case .noDriverFound: "give up on"
+        case .depart: "set off for"
+        case .arrive: "mark arrival for"
+        case .start: "start"
+        case .complete: "complete"
+        case .riderCancel, .driverCancel: "cancel"
+        case .noShow: "report a no-show for"
+        case .redispatch: "hand back"
+        }
+    }
 
     /// The raw value.
     public var description: String { rawValue }

@@ -46,15 +46,13 @@ public struct TripStateMachine: Sendable {
             throw .illegalTransition(event, in: state)
         }
         guard transition.roles.contains(actor.role) else {
-            throw CoreError(
-                .notPermitted, "A \(actor.role) may not \(event.rawValue) a booking; allowed: "
-                    + transition.roles.map(\.rawValue).joined(separator: ", ") + ".")
+            let who = transition.roles.filter { $0 != .system }.map { "a \($0.rawValue)" }.joined(separator: " or ")
+            throw CoreError(.notPermitted, "Only \(who) can \(event.verb) this trip.")
         }
         try checkOwnership(command, actor)
-        if let timeout = transition.timeout, event != .noDriverFound {
-            let due = booking.statusChangedAt.adding(seconds: timeout.seconds)
-            guard time >= due else {
-                throw CoreError(.tooEarly, "Cannot \(event.rawValue) before \(due) (\(timeout.name) timeout).")
+        if let timeout = transition.timeout, isTimed(command) {
+            guard let due = dueTime(of: timeout), time >= due else {
+                throw Self.tooEarly(event, due: dueTime(of: timeout), timeout: timeout)
             }
         }
         var next = booking
@@ -80,7 +78,7 @@ public struct TripStateMachine: Sendable {
             }
             next.pickedUpAt = time
             actions = [.notifyRider(.inProgress)]
-        case .complete(let meters, let seconds):
+        case .complete(let meters, let seconds, let basis, let polyline):
             guard (0...Tariff.maximumDistanceMeters).contains(meters),
                 (0...Tariff.maximumDurationSeconds).contains(seconds)
             else {
@@ -89,6 +87,7 @@ public struct TripStateMachine: Sendable {
             let fare = tariff.fare(distanceMeters: meters, durationSeconds: seconds).total
             next.finalFare = fare
             next.completedAt = time
+            next.receipt = TripReceipt(distanceMeters: meters, durationSeconds: seconds, basis: basis, trailPolyline: polyline)
             actions = [.notifyRider(.completed), .chargeRider(fare), .endTrackingLinks]
         case .riderCancel(let text), .driverCancel(let text):
             reason = try Self.checkedReason(text)
@@ -108,6 +107,21 @@ public struct TripStateMachine: Sendable {
             actions = [.notifyRider(.cancelledByDriver)]
             if !tariff.noShowFee.isZero { actions.append(.chargeRider(tariff.noShowFee)) }
             actions.append(.endTrackingLinks)
+        case .redispatch(let why):
+            // accepted, arriving and arrived always have a driver (accept and assign set it).
+            guard let driver = booking.driverID else { preconditionFailure("a trip with a driver has no driver id") }
+            reason = why.rawValue
+            if next.pickupOverdueAt == nil, why == .pickupOverdue || (booking.promisedPickupAt.map { time > $0 } ?? false),
+                booking.arrivedAt == nil
+            {
+                next.pickupOverdueAt = time
+            }
+            next.driverID = nil
+            next.acceptedAt = nil
+            next.arrivedAt = nil
+            next.promisedPickupAt = nil
+            next.redispatchCount += 1
+            actions = [.notifyRider(.dispatching), .redispatch(from: driver, reason: why), .releaseDriver(driver)]
         }
         if let driver = booking.driverID, next.status.isTerminal {
             if actor.driverID != driver { actions.append(.notifyDriver(driver, next.status)) }
@@ -128,15 +142,51 @@ public struct TripStateMachine: Sendable {
     /// The earliest timed transition out of the current state and when it is due; nil in untimed states.
     public var nextDeadline: (command: TripCommand, at: Instant)? {
         let timed = table.timedTransitions(from: state).compactMap { t -> (TripCommand, Instant)? in
-            let at = booking.statusChangedAt.adding(seconds: t.timeout?.seconds ?? 0)
+            guard let timeout = t.timeout, let at = dueTime(of: timeout) else { return nil }
             switch t.event {
             case .expire: return (.expire, at)
             case .noDriverFound: return (.noDriverFound, at)
             case .noShow: return (.noShow, at)
+            case .redispatch: return (.redispatch(reason: .pickupOverdue), at)
             default: return nil
             }
         }
         return timed.min { $0.1 < $1.1 }.map { (command: $0.0, at: $0.1) }
+    }
+
+    /// When `timeout` runs out for the booking as it stands: the promised pickup time plus the margin for
+    /// `pickup_overdue` (nil without a promise), else entering the state plus the timeout.
+    func dueTime(of timeout: TripTimeout) -> Instant? {
+        if timeout.name == TripTransitionTable.pickupOverdueTimeout {
+            return booking.promisedPickupAt?.adding(seconds: timeout.seconds)
+        }
+        return booking.statusChangedAt.adding(seconds: timeout.seconds)
+    }
+
+    /// True when `command` may only come once its transition's timeout has run: `expire` and `no_show`, and a
+    /// re-dispatch for an overdue pickup (a driver's or dispatcher's re-dispatch may come at any time).
+    /// `no_driver_found` also comes earlier, when dispatch runs out of batches.
+    func isTimed(_ command: TripCommand) -> Bool {
+        switch command {
+        case .noDriverFound: false
+        case .redispatch(let why): why == .pickupOverdue
+        default: true
+        }
+    }
+
+    static func tooEarly(_ event: TripEvent, due: Instant?, timeout: TripTimeout) -> CoreError {
+        let minutes = max(1, (timeout.seconds + 30) / 60)
+        switch event {
+        case .noShow:
+            return CoreError(
+                .tooEarly,
+                "The rider still has time to come: you can report a no-show once you have waited \(minutes) "
+                    + "minute\(minutes == 1 ? "" : "s")\(due.map { " (from \($0))" } ?? "").")
+        case .redispatch:
+            return CoreError(.tooEarly, "The pickup is not overdue yet; it is overdue \(minutes) minutes after the promised time.")
+        default:
+            return CoreError(.tooEarly, "It is too early to \(event.verb) this trip\(due.map { "; wait until \($0)" } ?? "").")
+        }
     }
 
     func isHarmlessRepeat(_ command: TripCommand) -> Bool {

@@ -44,6 +44,7 @@ public struct TripTransitionTable: Hashable, Sendable, Codable {
         let expiry = TripTimeout(name: "request_expiry", seconds: timeouts.requestExpirySeconds)
         let dispatchDeadline = TripTimeout(name: "dispatch", seconds: timeouts.dispatchSeconds)
         let noShowWait = TripTimeout(name: "no_show", seconds: timeouts.noShowSeconds)
+        let overdue = TripTimeout(name: Self.pickupOverdueTimeout, seconds: timeouts.pickupOverdueSeconds)
         var rows: [Transition] = []
         func add(_ from: [TripState], _ event: TripEvent, _ to: TripState, _ roles: [Role], _ timeout: TripTimeout? = nil) {
             for state in from { rows.append(Transition(from: state, event: event, to: to, roles: roles, timeout: timeout)) }
@@ -54,14 +55,19 @@ public struct TripTransitionTable: Hashable, Sendable, Codable {
         add([.dispatching], .accept, .accepted, [.driver])
         add([.dispatching], .noDriverFound, .noDriverFound, [.system], dispatchDeadline)
         add([.accepted], .depart, .arriving, [.driver, .system])
-        add([.accepted, .arriving], .arrive, .arrived, [.driver])
+        add([.accepted, .arriving], .arrive, .arrived, [.driver, .dispatcher])
         add([.arrived], .start, .inProgress, [.driver])
         add([.inProgress], .complete, .completed, [.driver, .dispatcher])
         add([.requested, .dispatching, .accepted, .arriving, .arrived], .riderCancel, .cancelledByRider, [.rider, .dispatcher])
-        add([.accepted, .arriving, .arrived], .driverCancel, .cancelledByDriver, [.driver, .dispatcher])
+        add([.accepted, .arriving, .arrived, .inProgress], .driverCancel, .cancelledByDriver, [.dispatcher])
         add([.arrived], .noShow, .cancelledByDriver, [.driver, .system], noShowWait)
+        add([.accepted, .arriving], .redispatch, .dispatching, [.driver, .dispatcher, .system], overdue)
+        add([.arrived], .redispatch, .dispatching, [.driver, .dispatcher])
         transitions = rows
     }
+
+    /// The timeout counted from the promised pickup time rather than from entering the state.
+    public static let pickupOverdueTimeout = "pickup_overdue"
 
     /// The table with default timeouts.
     public static let standard = TripTransitionTable()

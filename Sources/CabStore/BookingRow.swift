@@ -9,17 +9,19 @@ enum BookingRow {
         route_distance_m, route_duration_s, currency, fare_estimate_minor, vehicle_type, status, created_ms, \
         status_changed_ms, pin, promised_pickup_ms, driver_id, accepted_ms, arrived_ms, picked_up_ms, \
         completed_ms, final_fare_minor, cancel_role, cancel_actor_id, cancel_ms, cancel_reason, cancel_fee_minor, \
-        route_polyline
+        route_polyline, redispatch_count, pickup_overdue_ms, fare_distance_m, fare_duration_s, fare_basis, \
+        trail_polyline, rating_stars, rating_comment, rated_ms
         """
 
-    static let insert = "INSERT INTO bookings (\(columns)) VALUES (\(Array(repeating: "?", count: 30).joined(separator: ", ")))"
+    static let insert = "INSERT INTO bookings (\(columns)) VALUES (\(Array(repeating: "?", count: 39).joined(separator: ", ")))"
 
     /// Every column but the immutable ones, compare-and-set on the status (`?16` id, `?17` expected status).
     static let update = """
         UPDATE bookings SET status = ?1, status_changed_ms = ?2, promised_pickup_ms = ?3, driver_id = ?4, \
         accepted_ms = ?5, arrived_ms = ?6, picked_up_ms = ?7, completed_ms = ?8, final_fare_minor = ?9, \
         cancel_role = ?10, cancel_actor_id = ?11, cancel_ms = ?12, cancel_reason = ?13, cancel_fee_minor = ?14, \
-        vehicle_type = ?15 WHERE id = ?16 AND status = ?17
+        vehicle_type = ?15, redispatch_count = ?18, pickup_overdue_ms = ?19, fare_distance_m = ?20, \
+        fare_duration_s = ?21, fare_basis = ?22, trail_polyline = ?23 WHERE id = ?16 AND status = ?17
         """
 
     static func values(_ b: Booking) -> [any SQLiteBindable] {
@@ -28,12 +30,21 @@ enum BookingRow {
             b.dropoff.latitude, b.dropoff.longitude, b.dropoffName, b.routeDistanceMeters, b.routeDurationSeconds,
             b.fareEstimate.currency.code, b.fareEstimate.minorUnits, b.vehicleType?.rawValue, b.status.rawValue,
             b.createdAt.millisecondsSinceEpoch, b.statusChangedAt.millisecondsSinceEpoch, b.pin,
-        ] + tripValues(b) + [b.routePolyline]
+        ] + tripValues(b) + [b.routePolyline] + journeyValues(b)
+            + [b.rating?.stars, b.rating?.comment, b.rating?.at.millisecondsSinceEpoch]
     }
 
     static func updateValues(_ b: Booking, expected: TripState) -> [any SQLiteBindable] {
         [b.status.rawValue, b.statusChangedAt.millisecondsSinceEpoch] + tripValues(b)
-            + [b.vehicleType?.rawValue, b.id.rawValue, expected.rawValue]
+            + [b.vehicleType?.rawValue, b.id.rawValue, expected.rawValue] + journeyValues(b)
+    }
+
+    /// Re-dispatches, the late mark and the receipt, in column order from `redispatch_count` to `trail_polyline`.
+    private static func journeyValues(_ b: Booking) -> [any SQLiteBindable] {
+        [
+            b.redispatchCount, b.pickupOverdueAt?.millisecondsSinceEpoch, b.receipt?.distanceMeters,
+            b.receipt?.durationSeconds, b.receipt?.basis.rawValue, b.receipt?.trailPolyline,
+        ]
     }
 
     /// What the trip fills in as it goes, in column order from `promised_pickup_ms` to `cancel_fee_minor` (the
@@ -77,6 +88,17 @@ enum BookingRow {
         b.pickedUpAt = instant(21)
         b.completedAt = instant(22)
         b.finalFare = money(23)
+        b.redispatchCount = r.int(30)
+        b.pickupOverdueAt = instant(31)
+        if let meters = r.optionalInt64(32), let seconds = r.optionalInt64(33),
+            let basis = r.optionalString(34).flatMap(FareBasis.init(rawValue:))
+        {
+            b.receipt = TripReceipt(
+                distanceMeters: Int(meters), durationSeconds: Int(seconds), basis: basis, trailPolyline: r.optionalString(35))
+        }
+        if let stars = r.optionalInt64(36), let at = instant(38) {
+            b.rating = try? TripRating(stars: Int(stars), comment: r.optionalString(37), at: at)
+        }
         if let role = r.optionalString(24).flatMap(Role.init(rawValue:)), let at = instant(26) {
             let actorID = role == .system ? nil : r.optionalString(25)
             guard (role == .system) == (actorID == nil) else { throw corrupt("cancelling actor") }

@@ -37,6 +37,21 @@ enum Migrations {
                 DROP INDEX bookings_by_driver;
                 CREATE INDEX bookings_by_driver ON bookings (driver_id, created_ms, id) WHERE driver_id IS NOT NULL;
                 """),
+        // The journey of issue 13: re-dispatches and late pickups, the receipt's figures and trail, the rider's
+        // rating (on the booking: one per trip; drivers' averages read their bookings through the driver index).
+        Migration(
+            version: 5,
+            sql: """
+                ALTER TABLE bookings ADD COLUMN redispatch_count INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE bookings ADD COLUMN pickup_overdue_ms INTEGER;
+                ALTER TABLE bookings ADD COLUMN fare_distance_m INTEGER;
+                ALTER TABLE bookings ADD COLUMN fare_duration_s INTEGER;
+                ALTER TABLE bookings ADD COLUMN fare_basis TEXT;
+                ALTER TABLE bookings ADD COLUMN trail_polyline TEXT;
+                ALTER TABLE bookings ADD COLUMN rating_stars INTEGER CHECK (rating_stars BETWEEN 1 AND 5);
+                ALTER TABLE bookings ADD COLUMN rating_comment TEXT;
+                ALTER TABLE bookings ADD COLUMN rated_ms INTEGER;
+                """),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

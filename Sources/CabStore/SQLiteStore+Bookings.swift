@@ -149,7 +149,7 @@ extension SQLiteStore: BookingRepository {
                 }
                 throw CoreError(
                     .transitionConflict,
-                    "Cannot \(record.event.rawValue): the booking is now \(state.rawValue), not \(from.rawValue).",
+                    "This trip changed just now (\(state.situation)); look at it again before you \(record.event.verb) it.",
                     underlying: TripRefusal(currentState: state, event: record.event))
             }
             try Self.appendHistory(record, on: c)

@@ -56,7 +56,7 @@ final class TripHarness: @unchecked Sendable {
 
     init(
         dispatch configuration: DispatchConfiguration = DispatchConfiguration(), graph: RoadGraph = RiverMap.graph(),
-        startsDispatchInBackground: Bool = false
+        startsDispatchInBackground: Bool = false, table: TripTransitionTable = .standard, tariff: Tariff = .standard
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cab-trips-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -64,10 +64,10 @@ final class TripHarness: @unchecked Sendable {
         let routing = RoutingService(graph: graph, index: nil)
         let clock = self.clock
         dispatch = DispatchCoordinator(
-            store: store, fleet: fleet, eta: RoadETAEstimator(routing: routing), tariff: .standard,
-            configuration: .init(dispatch: configuration, startsDispatchInBackground: startsDispatchInBackground),
+            store: store, fleet: fleet, eta: RoadETAEstimator(routing: routing), tariff: tariff,
+            configuration: .init(dispatch: configuration, table: table, startsDispatchInBackground: startsDispatchInBackground),
             now: { clock.now() })
-        var services = Services(routing: routing, store: store, now: { clock.now() })
+        var services = Services(routing: routing, store: store, tariff: tariff, now: { clock.now() })
         services.dispatch = dispatch
         services.bookingHooks = dispatch.bookingHooks
         let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: MetricsRegistry())
@@ -134,10 +134,11 @@ final class TripHarness: @unchecked Sendable {
     }
 
     /// Reports a fix for `driver` at the current time (live index and stored trail).
-    func move(_ driver: Account, to position: Coordinate) {
+    func move(_ driver: Account, to position: Coordinate, heading: Double? = nil) {
         let id = DriverID(driver.id)!
         let t = clock.now()
-        _ = fleet.ingest([LocationFix(coordinate: position, timeMilliseconds: t.millisecondsSinceEpoch, accuracyMeters: 5)], from: id, now: t.millisecondsSinceEpoch)
+        let fix = LocationFix(coordinate: position, timeMilliseconds: t.millisecondsSinceEpoch, accuracyMeters: 5, headingDegrees: heading)
+        _ = fleet.ingest([fix], from: id, now: t.millisecondsSinceEpoch)
         _ = try? store.append([DriverLocationRecord(driverID: id, time: t, coordinate: position)])
     }
 
@@ -147,6 +148,23 @@ final class TripHarness: @unchecked Sendable {
             "POST", "/v1/bookings", token: rider.token,
             body: ["pickup": ["lat": pickup.latitude, "lon": pickup.longitude], "dropoff": ["lat": dropoff.latitude, "lon": dropoff.longitude]])
     }
+
+    /// A driver who has accepted a new booking from `pickup` to `dropoff` (standing at `at`, default the pickup):
+    /// the booking's id and PIN, its rider and the driver.
+    func acceptedTrip(
+        from pickup: Coordinate = RiverMap.south(1), to dropoff: Coordinate = RiverMap.south(8), driverAt: Coordinate? = nil
+    ) throws -> (id: String, pin: String, rider: Account, driver: Account) {
+        let driver = self.driver(at: driverAt ?? pickup)
+        let rider = self.rider()
+        let booked = book(rider, from: pickup, to: dropoff)
+        let id = try #require(booked.string("id"))
+        let accepted = call("POST", "/v1/trips/\(id)/accept", token: driver.token)
+        try #require(accepted.status == 200, "\(accepted.json)")
+        return (id, try #require(booked.string("pin")), rider, driver)
+    }
+
+    /// The `code` of a problem answer.
+    func code(_ answer: Answer) -> String? { answer.string("code") }
 
     func status(of booking: String) throws -> TripState {
         try #require(try store.booking(BookingID(booking)!)).status

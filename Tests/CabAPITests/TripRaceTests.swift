@@ -18,10 +18,12 @@ import Testing
 
     static func trip(in state: TripState) throws -> Trip {
         let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1, maximumBatches: 2))
-        let driver = h.driver(at: RiverMap.south(3), online: state != .noDriverFound)
+        // 100 m from the pickup: near enough to mark the arrival (issue 13).
+        let driver = h.driver(at: RiverMap.south(2), online: state != .noDriverFound)
         let rider = h.rider()
         let booked = h.book(rider, from: RiverMap.south(1), to: RiverMap.south(8))
         let trip = Trip(h: h, id: booked.string("id")!, driver: driver, rider: rider, pin: booked.string("pin")!)
+        let dispatcher = TripHarness.Account(id: "", token: try h.dispatcherToken())
         func post(_ action: String, _ body: [String: Any]? = nil, as who: TripHarness.Account? = nil) {
             let a = h.call("POST", "/v1/trips/\(trip.id)/\(action)", token: (who ?? driver).token, body: body)
             precondition(a.status == 200, "\(action): \(a.json)")
@@ -34,7 +36,8 @@ import Testing
             .inProgress: [{ post("accept") }, { post("arrived") }, { post("start", ["code": trip.pin]) }],
             .completed: [{ post("accept") }, { post("arrived") }, { post("start", ["code": trip.pin]) }, { post("complete") }],
             .cancelledByRider: [{ h.call("POST", "/v1/bookings/\(trip.id)/cancel", token: rider.token, body: ["reason": "x"]) }],
-            .cancelledByDriver: [{ post("accept") }, { post("cancel", ["reason": "flat tyre"]) }],
+            // A driver's cancel hands the trip back (issue 13); a dispatcher's ends it.
+            .cancelledByDriver: [{ post("accept") }, { post("cancel", ["reason": "flat tyre"], as: dispatcher) }],
             .noDriverFound: [{ for _ in 0..<3 { h.advance(seconds: 10) } }],
         ]
         for step in try #require(path[state]) { step() }
@@ -45,7 +48,7 @@ import Testing
     /// The API calls of issue 7 and the table event each one causes (nil: decline, which changes no state).
     static let calls: [(name: String, event: TripEvent?)] = [
         ("accept", .accept), ("decline", nil), ("depart", .depart), ("arrived", .arrive), ("start", .start),
-        ("complete", .complete), ("cancel", .driverCancel), ("rider_cancel", .riderCancel), ("assign", .assign),
+        ("complete", .complete), ("cancel", .redispatch), ("rider_cancel", .riderCancel), ("assign", .assign),
     ]
 
     static let states: [TripState] = [
@@ -78,14 +81,18 @@ import Testing
                 allowed = state == .dispatching
             }
             let after = try t.h.status(of: t.id)
-            let repeatedCancel = (state == .cancelledByRider && call.event == .riderCancel)
-                || (state == .cancelledByDriver && call.event == .driverCancel)
+            let repeatedCancel = state == .cancelledByRider && call.event == .riderCancel
             if repeatedCancel {  // repeating the cancellation that ended it: 200, nothing changes, no second fee
                 #expect(answer.status == 200 && after == state)
                 #expect(try t.h.store.history(BookingID(t.id)!).filter { $0.to == state }.count == 1)
             } else if allowed {
                 #expect(answer.status == 200, "\(call.name) in \(state): \(answer.json)")
-                if let event = call.event {
+                if let event = call.event, event == .redispatch {
+                    // Handed back to dispatch, which may already have given up (nobody else is on the map).
+                    let history = try t.h.store.history(BookingID(t.id)!)
+                    #expect(history.contains { $0.from == state && $0.event == .redispatch && $0.to == .dispatching })
+                    #expect(after == .dispatching || after == .noDriverFound, "\(call.name) in \(state)")
+                } else if let event = call.event {
                     #expect(after == TripTransitionTable.standard.transition(from: state, on: event)?.to, "\(call.name) in \(state)")
                 }
             } else {
@@ -97,15 +104,16 @@ import Testing
         }
     }
 
-    /// Runs `a` and `b` at the same time on two threads.
+    /// Runs `a` and `b` at the same time on two threads; answers their statuses and the `current_state` of
+    /// the problems (details are for people and name no states since issue 13).
     static func race(_ a: @escaping @Sendable () -> TripHarness.Answer, _ b: @escaping @Sendable () -> TripHarness.Answer)
         -> (Int, Int, String)
     {
         let results = Mutex<[Int: (Int, String)]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { i in
             let answer = i == 0 ? a() : b()
-            let detail = answer.json["detail"] as? String ?? ""
-            results.withLock { $0[i] = (answer.status, detail) }
+            let state = answer.json["current_state"] as? String ?? ""
+            results.withLock { $0[i] = (answer.status, state) }
         }
         let r = results.withLock { $0 }
         return (r[0]!.0, r[1]!.0, r[0]!.1 + r[1]!.1)

@@ -96,27 +96,56 @@ import Testing
     }
 }
 
-/// Arrival alerts: once per tier, smallest tier crossed wins, jitter does not repeat.
+/// Arrival alerts: a tier fires only when crossed from above, once, the smallest tier crossed wins, jitter
+/// does not repeat, and the text states the real ETA.
 @Suite struct ArrivalAlertTrackerTests {
     @Test func eachTierFiresOnceDespiteJitter() {
         var t = ArrivalAlertTracker()
         #expect(t.etaChanged(toSeconds: 420).isEmpty)
         #expect(t.etaChanged(toSeconds: 299).map(\.kind) == ["arriving_5_min"])
         for eta in [310, 295, 330, 290, 305] { #expect(t.etaChanged(toSeconds: eta).isEmpty) }
-        #expect(t.etaChanged(toSeconds: 59).map(\.message) == ["Your driver is arriving in 1 minute"])
+        #expect(t.etaChanged(toSeconds: 59).map(\.message) == ["Your driver arrives in 1 minute"])
         #expect(t.etaChanged(toSeconds: 65).isEmpty && t.etaChanged(toSeconds: 40).isEmpty)
         #expect(t.driverArrived() == [.arrived])
         #expect(t.driverArrived().isEmpty && t.etaChanged(toSeconds: 5).isEmpty)
     }
 
-    @Test func aFirstETABelowBothTiersSendsOnlyTheSmaller() {
+    /// Issue 13: "Arriving in 5 minutes" fired when the first ETA was already 2 minutes.
+    @Test func aFirstETAUnderATierNeverFiresItButTheNextTierCrossedDoes() {
         var t = ArrivalAlertTracker()
+        #expect(t.etaChanged(toSeconds: 120).isEmpty)
+        #expect(t.etaChanged(toSeconds: 100).isEmpty)  // still under 5 min, never crossed it from above
+        let one = t.etaChanged(toSeconds: 50)
+        #expect(one.map(\.kind) == ["arriving_1_min"])
+        #expect(one.first?.etaSeconds == 50)
+        #expect(t.etaChanged(toSeconds: 200).isEmpty)
+    }
+
+    @Test func aFirstETAUnderBothTiersSendsNothing() {
+        var t = ArrivalAlertTracker()
+        #expect(t.etaChanged(toSeconds: 45).isEmpty)
+        #expect(t.etaChanged(toSeconds: 20).isEmpty)
+    }
+
+    @Test func oneDropAcrossBothTiersSendsOnlyTheSmaller() {
+        var t = ArrivalAlertTracker()
+        #expect(t.etaChanged(toSeconds: 400).isEmpty)
         #expect(t.etaChanged(toSeconds: 45).map(\.kind) == ["arriving_1_min"])
         #expect(t.etaChanged(toSeconds: 200).isEmpty)
     }
 
+    @Test(arguments: [(299, "5 minutes"), (250, "4 minutes"), (130, "2 minutes"), (89, "1 minute"), (29, "less than a minute")])
+    func theTextStatesTheRealMinutes(eta: Int, words: String) {
+        var t = ArrivalAlertTracker(configuration: ArrivalAlertConfiguration(tiersSeconds: [300]))
+        _ = t.etaChanged(toSeconds: 600)
+        let alert = t.etaChanged(toSeconds: eta).first
+        #expect(alert?.message == "Your driver arrives in \(words)")
+        #expect(alert?.kind == "arriving_5_min" && alert?.thresholdSeconds == 300)
+    }
+
     @Test func aRealDetourBeyondTheBandReArmsTheTier() {
         var t = ArrivalAlertTracker(configuration: ArrivalAlertConfiguration(tiersSeconds: [120], hysteresisSeconds: 60))
+        #expect(t.etaChanged(toSeconds: 150).isEmpty)
         #expect(t.etaChanged(toSeconds: 100).count == 1)
         #expect(t.etaChanged(toSeconds: 170).isEmpty)  // within the band
         #expect(t.etaChanged(toSeconds: 110).isEmpty)

@@ -51,8 +51,9 @@ enum Fixtures {
         case .start: (.start(code: "0427"), .driver(driver))
         case .complete: (.complete(distanceMeters: 12_345, durationSeconds: 1_000), .driver(driver))
         case .riderCancel: (.riderCancel(reason: "changed my mind"), .rider(rider))
-        case .driverCancel: (.driverCancel(reason: "flat tyre"), .driver(driver))
+        case .driverCancel: (.driverCancel(reason: "flat tyre"), .dispatcher(dispatcher))
         case .noShow: (.noShow, .system)
+        case .redispatch: (.redispatch(reason: .driverCancelled), .driver(driver))
         }
     }
 }

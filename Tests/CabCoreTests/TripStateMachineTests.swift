@@ -31,7 +31,8 @@ import Testing
             let error = #expect(throws: CoreError.self) { try machine.handle(command, by: actor, at: later) }
             #expect(error?.code == .illegalTransition)
             #expect(error?.currentTripState == state)
-            #expect(error?.message.contains(state.rawValue) == true)
+            // Issue 13: details are for people; the state travels in `currentTripState` (`current_state`).
+            #expect(error?.message.contains("_") == false, "\(error?.message ?? "")")
             #expect(machine.booking == before)
         }
     }
@@ -130,6 +131,83 @@ import Testing
         let error = #expect(throws: CoreError.self) {
             try m.handle(.riderCancel(reason: "late"), by: .rider(Fixtures.rider), at: later)
         }
-        #expect(error?.message == "Cannot rider_cancel a booking that is completed: the booking is already completed and can no longer change.")
+        #expect(error?.message == "This trip can no longer be cancelled: the ride is already over.")
+    }
+
+    /// Issue 13: the rider is told in their words why a ride under way cannot be cancelled.
+    @Test func aRiderCannotCancelARideUnderWayAndIsToldWhy() {
+        var m = TripStateMachine(booking: Fixtures.booking(in: .inProgress), tariff: Fixtures.tariff())
+        let error = #expect(throws: CoreError.self) {
+            try m.handle(.riderCancel(reason: ""), by: .rider(Fixtures.rider), at: later)
+        }
+        #expect(error?.code == .illegalTransition && error?.currentTripState == .inProgress)
+        #expect(error?.message.hasPrefix("Your ride has already started, so it can't be cancelled.") == true)
+    }
+
+    /// Issue 13: a driver who cancels after accepting hands the trip back: it goes back to dispatch without
+    /// them, the rider is told, the driver is released, and the count goes up.
+    @Test func aDriversCancelHandsTheTripBackToDispatch() throws {
+        for state in [TripState.accepted, .arriving, .arrived] {
+            var b = Fixtures.booking(in: state, promisedPickupAt: Fixtures.created.adding(seconds: 400))
+            b.arrivedAt = state == .arrived ? Fixtures.created.adding(seconds: 300) : nil
+            var m = TripStateMachine(booking: b, tariff: Fixtures.tariff())
+            let at = Fixtures.created.adding(seconds: 350)
+            let step = try m.handle(.redispatch(reason: .driverCancelled), by: .driver(Fixtures.driver), at: at)
+            #expect(m.state == .dispatching && m.booking.statusChangedAt == at)
+            #expect(m.booking.driverID == nil && m.booking.acceptedAt == nil && m.booking.promisedPickupAt == nil)
+            #expect(m.booking.arrivedAt == nil && m.booking.redispatchCount == 1)
+            #expect(m.booking.pickupOverdueAt == nil && !m.booking.isLate(at: at))
+            #expect(step.record?.event == .redispatch && step.record?.reason == "driver_cancelled")
+            #expect(
+                step.actions == [
+                    .notifyRider(.dispatching), .redispatch(from: Fixtures.driver, reason: .driverCancelled),
+                    .releaseDriver(Fixtures.driver),
+                ])
+            #expect(m.nextDeadline?.command == .noDriverFound)
+        }
+        // Someone else's trip, or a rider: refused.
+        var other = TripStateMachine(booking: Fixtures.booking(in: .accepted), tariff: Fixtures.tariff())
+        #expect(throws: CoreError.self) {
+            try other.handle(.redispatch(reason: .driverCancelled), by: .driver(Fixtures.otherDriver), at: later)
+        }
+        #expect(throws: CoreError.self) {
+            try other.handle(.redispatch(reason: .dispatcher), by: .rider(Fixtures.rider), at: later)
+        }
+    }
+
+    /// Issue 13: an accepted trip whose promised pickup plus the margin passes is due for re-dispatch and
+    /// counts as late for good.
+    @Test func anOverduePickupIsRedispatchedAtThePromisePlusTheMarginAndStaysLate() throws {
+        let promised = Fixtures.created.adding(seconds: 400)
+        let table = TripTransitionTable(timeouts: TripTimeouts(pickupOverdueSeconds: 120))
+        var m = TripStateMachine(
+            booking: Fixtures.booking(in: .arriving, promisedPickupAt: promised), tariff: Fixtures.tariff(), table: table)
+        let deadline = try #require(m.nextDeadline)
+        #expect(deadline.command == .redispatch(reason: .pickupOverdue) && deadline.at == promised.adding(seconds: 120))
+        #expect(m.dueTimeout(at: promised.adding(seconds: 119)) == nil)
+        #expect(m.booking.isLate(at: promised.adding(seconds: 1)) && !m.booking.isLate(at: promised))
+        let early = #expect(throws: CoreError.self) {
+            try m.handle(.redispatch(reason: .pickupOverdue), by: .system, at: promised.adding(seconds: 119))
+        }
+        #expect(early?.code == .tooEarly)
+        let at = promised.adding(seconds: 120)
+        let step = try m.handle(.redispatch(reason: .pickupOverdue), by: .system, at: at)
+        #expect(step.actions.contains(.redispatch(from: Fixtures.driver, reason: .pickupOverdue)))
+        #expect(m.state == .dispatching && m.booking.pickupOverdueAt == at && m.booking.isLate(at: at))
+        // The next driver is on time, yet the trip stays late.
+        _ = try m.handle(.accept(Fixtures.otherDriver), by: .driver(Fixtures.otherDriver), at: at.adding(seconds: 5))
+        #expect(m.booking.isLate(at: at.adding(seconds: 6)) && m.booking.redispatchCount == 1)
+        // Without a promised time there is no overdue deadline.
+        let unpromised = TripStateMachine(booking: Fixtures.booking(in: .accepted), tariff: Fixtures.tariff(), table: table)
+        #expect(unpromised.nextDeadline == nil)
+    }
+
+    /// Issue 13: the receipt keeps the figures and where they come from.
+    @Test func completionKeepsTheReceiptsBasis() throws {
+        var m = TripStateMachine(booking: Fixtures.booking(in: .inProgress), tariff: Fixtures.tariff())
+        _ = try m.handle(
+            .complete(distanceMeters: 10_000, durationSeconds: 900, basis: .bookedRoute), by: .driver(Fixtures.driver), at: later)
+        #expect(m.booking.receipt == TripReceipt(distanceMeters: 10_000, durationSeconds: 900, basis: .bookedRoute, trailPolyline: nil))
+        #expect(m.booking.finalFare == Money(minorUnits: 1200, currency: .eur))
     }
 }

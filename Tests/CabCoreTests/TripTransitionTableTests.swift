@@ -37,6 +37,19 @@ import Testing
         #expect(table.transition(from: .inProgress, on: .riderCancel) == nil)
     }
 
+    /// Issue 13: a trip with a driver goes back to dispatch on `redispatch`; only the system's overdue one waits
+    /// for the `pickup_overdue` timeout; a driver never ends a trip by cancelling (a dispatcher does).
+    @Test func aTripWithADriverCanGoBackToDispatch() {
+        #expect(table.states(accepting: .redispatch) == [.accepted, .arriving, .arrived])
+        #expect(table.transitions.filter { $0.event == .redispatch }.allSatisfy { $0.to == .dispatching })
+        #expect(table.transition(from: .accepted, on: .redispatch)?.timeout?.name == "pickup_overdue")
+        #expect(table.transition(from: .accepted, on: .redispatch)?.timeout?.seconds == 600)
+        #expect(table.transition(from: .arrived, on: .redispatch)?.roles == [.driver, .dispatcher])
+        #expect(table.transitions.filter { $0.event == .driverCancel }.allSatisfy { $0.roles == [.dispatcher] })
+        #expect(table.transition(from: .inProgress, on: .driverCancel)?.to == .cancelledByDriver)
+        #expect(table.transition(from: .accepted, on: .arrive)?.roles == [.driver, .dispatcher])
+    }
+
     @Test func servesAsJSONWithSnakeCaseNamesRolesAndTimeouts() throws {
         let table = TripTransitionTable(timeouts: TripTimeouts(noShowSeconds: 240))
         let encoder = JSONEncoder()
