@@ -321,6 +321,10 @@ async function refreshStats() {
       ['Promised wait (mean)', picked ? seconds(stats.mean_promised_wait_s) : '–'],
       ['Actual wait (mean)', picked ? seconds(stats.mean_actual_wait_s) : '–'],
       ['Lateness (median / 90 %)', picked ? `${seconds(stats.median_delay_s)} / ${seconds(stats.p90_delay_s)}` : '–'],
+      ['Late pickups', Number.isFinite(stats.late) ? String(stats.late) : '–'],
+      ['Abandoned (no driver found, expired)', Number.isFinite(stats.abandoned) ? String(stats.abandoned) : '–'],
+      ['Re-dispatched', Number.isFinite(stats.redispatched)
+        ? `${stats.redispatched} trips (${stats.redispatches ?? stats.redispatched} times)` : '–'],
       ['Trips by state', Object.entries(stats.trips || {}).map(([k, n]) => `${n} ${statusText[k] || k}`).join('; ') || 'none yet'],
     ];
     $('#stats').replaceChildren(...rows.flatMap(([term, value]) => {

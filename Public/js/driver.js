@@ -183,9 +183,14 @@ function listen() {
     cancelled: (data) => {
       if (offer?.trip_id === data.trip_id) hideOffer();
       if (trip?.id === data.trip_id) {
-        const status = data.status || (data.by === 'rider' ? 'cancelled_by_rider' : 'cancelled_by_driver');
+        // Without a status and with a re-dispatch reason, the trip goes on with another driver.
+        const handedOn = !data.status && ['driver_cancelled', 'pickup_overdue', 'dispatcher'].includes(data.reason);
+        const status = handedOn ? 'reassigned'
+          : data.status || (data.by === 'rider' ? 'cancelled_by_rider' : 'cancelled_by_driver');
         setTripStatus(tripOver(status) ? status : 'reassigned');
-        announce(tripOver(status) ? 'The trip was cancelled.' : 'The trip was handed to another driver.');
+        if (data.reason === 'pickup_overdue') notify('The pickup was overdue, so the trip went to another driver.');
+        else if (data.reason === 'dispatcher') notify('A dispatcher gave the trip to another driver.');
+        announce(tripOver(status) && !handedOn ? 'The trip was cancelled.' : 'The trip was handed to another driver.');
       }
     },
     assigned: async (data) => {
@@ -205,7 +210,7 @@ function followCar() {
   const car = [here.lat, here.lon];
   if (!centred) {
     centred = true;
-    map.setView(car, Math.max(map.getZoom(), 16));
+    map.setView(car, Math.max(map.getZoom(), 16), { animate: false });
     $('#map').dataset.centredOnCar = 'true';
     return;
   }

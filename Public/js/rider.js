@@ -141,6 +141,14 @@ async function refreshNearbyCars() {
   nearbyLayer = L.layerGroup(cars.map((c) => L.marker([c.lat, c.lon], {
     icon: carIcon(c.heading, 'nearby-car'), interactive: false, keyboard: false,
   }))).addTo(map);
+  if (cars.length && !state.dropoff && !state.shownNearestCar) {
+    // Once, before a destination: the pickup and the nearest car together, so the rider sees a car is near.
+    state.shownNearestCar = true;
+    const from = L.latLng(state.pickup.lat, state.pickup.lon);
+    const nearest = cars.map((c) => L.latLng(c.lat, c.lon)).sort((a, b) => from.distanceTo(a) - from.distanceTo(b))[0];
+    map.invalidateSize({ pan: false }); // the panel may just have changed the map's size
+    if (!map.getBounds().pad(-0.1).contains(nearest)) fitTo(map, L.latLngBounds([from, nearest]));
+  }
   line.dataset.cars = String(cars.length);
   line.dataset.nearestEtaS = Number.isFinite(answer?.nearest_eta_s) ? String(Math.round(answer.nearest_eta_s)) : '';
   line.textContent = !cars.length ? 'No cars near your pickup right now; you can still book.'
@@ -170,7 +178,7 @@ function locate() {
   navigator.geolocation.getCurrentPosition(
     (position) => {
       const p = { lat: +position.coords.latitude.toFixed(6), lon: +position.coords.longitude.toFixed(6) };
-      map.setView([p.lat, p.lon], 16);
+      map.setView([p.lat, p.lon], 16, { animate: false }); // at once: a fit that follows must not race a zoom animation
       setPickup(p).catch(fail);
     },
     (error) => denied(error.code === 1 ? 'Location access is off for this site.' : 'Your location could not be found.'),
@@ -324,6 +332,7 @@ function clearTripView() {
 
 function showBooking(booking) {
   clearTripView();
+  state.redispatched = false;
   clearNearbyCars();
   state.booking = booking;
   $('#planner').hidden = true;
@@ -363,7 +372,9 @@ function setAlert(text, kind = '') {
 /** Shows `status`; `detail` (a booking or a status event) may say the trip is being re-dispatched. */
 function setStatus(status, detail = null) {
   const previous = $('#status').dataset.status;
-  const redispatched = status === 'dispatching' && (detail?.redispatch || detail?.redispatch_count > 0);
+  if (status !== 'dispatching') state.redispatched = false;
+  const redispatched = status === 'dispatching'
+    && (state.redispatched || !!detail?.redispatch || detail?.redispatch_count > 0);
   $('#status').textContent = redispatched ? statusText.redispatching : statusText[status] || 'Trip updated';
   $('#status').dataset.status = status;
   $('#status').dataset.redispatch = redispatched ? 'true' : 'false';
@@ -426,6 +437,12 @@ function follow(id) {
       announce($('#status').textContent);
       if (data?.driver && !['dispatching', 'requested'].includes(status) && !isTerminal(status)) showDriver(data.driver);
       if (status === 'completed') loadReceipt(id);
+    },
+    // The driver handed the trip back (or was late, or a dispatcher moved it): SwiftCab looks for another one.
+    redispatch: (data) => {
+      state.redispatched = true;
+      setStatus('dispatching', { redispatch: data });
+      announce(statusText.redispatching);
     },
     driver: (data) => showDriver(data?.driver || data),
     position: (data) => {

@@ -14,6 +14,7 @@ let stream = null;
 let lastUpdate = null;
 let placed = false;
 let currentStatus = null;
+let redispatching = false; // the trip went back to dispatch: "Finding you another driver"
 let tripLayers = [];
 
 function end() {
@@ -54,7 +55,8 @@ function show(trip) {
 }
 
 function setStatus(status, detail = null) {
-  const redispatched = status === 'dispatching' && (detail?.redispatch || detail?.redispatch_count > 0);
+  if (status !== 'dispatching') redispatching = false;
+  const redispatched = status === 'dispatching' && (redispatching || !!detail?.redispatch || detail?.redispatch_count > 0);
   $('#status').textContent = redispatched ? statusText.redispatching : statusText[status] || 'Trip updated';
   $('#status').dataset.status = status;
   if (status === 'dispatching' || status === 'requested') {
@@ -125,6 +127,11 @@ function follow() {
       currentStatus = data?.status || data;
       setStatus(currentStatus, data);
       if (data?.driver && !['dispatching', 'requested'].includes(currentStatus)) showDriver(data.driver);
+    },
+    redispatch: (data) => {
+      redispatching = true;
+      currentStatus = 'dispatching';
+      setStatus('dispatching', { redispatch: data });
     },
     driver: (data) => showDriver(data?.driver || data),
     position: (data) => moved(data, data.time),

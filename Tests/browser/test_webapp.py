@@ -555,6 +555,15 @@ def test_whole_journey_on_phones(server, open_browser):
         check.that('trip_open' not in driver_page.text('#error'), f'a code, not words: {driver_page.text("#error")!r}')
     else:
         skipped(server, 'going offline with an open trip refused (409 trip_open)')
+    if rules:  # "I have arrived" 500 m away is refused with how far the driver is, beside the button (defect 5)
+        driver_page.tap('#arrived')
+        check.wait(driver_page, 'the refusal to arrive from afar', lambda: driver_page.in_viewport('#error')
+                   and driver_page.js("return document.getElementById('error').previousElementSibling"
+                                      ".contains(document.getElementById('arrived'))"))
+        check.that(re.search(r'\d+ m', driver_page.text('#error')), f'how far? {driver_page.text("#error")!r}')
+        check.that(driver_page.data('#trip-status', 'status') == 'accepted', 'arrived from 500 m away')
+    else:
+        skipped(server, '"I have arrived" far from the pickup refused (409 too_far_from_pickup)')
 
     rider.wait('the rider to hear of the driver', lambda: rider.data('#status', 'status') in ('accepted', 'arriving'))
     check.wait(rider, "the driver's name", lambda: 'Test Driver' in rider.text('#driver'))
