@@ -28,8 +28,54 @@ export function carIcon(heading = null, className = 'car-icon') {
 }
 
 /**
+ * A road the car is expected to follow, as [lat, lon] points: `project` finds where a point lies along it, `at`
+ * the point a distance along it (metres on a local flat projection: fine over a city).
+ */
+export class RoadPath {
+  constructor(points) {
+    this.points = points;
+    this.kx = 111320 * Math.cos((points[0][0] * Math.PI) / 180);
+    this.along = [0];
+    for (let i = 1; i < points.length; i++) this.along.push(this.along[i - 1] + this.metres(points[i - 1], points[i]));
+  }
+
+  metres(a, b) {
+    return Math.hypot((b[0] - a[0]) * 110540, (b[1] - a[1]) * this.kx);
+  }
+
+  /** `{along, off}`: the distance along the road of the nearest road point to `p`, and how far `p` is from it. */
+  project(p) {
+    let best = { along: 0, off: Infinity };
+    for (let i = 1; i < this.points.length; i++) {
+      const [a, b] = [this.points[i - 1], this.points[i]];
+      const dx = (b[1] - a[1]) * this.kx;
+      const dy = (b[0] - a[0]) * 110540;
+      const px = (p[1] - a[1]) * this.kx;
+      const py = (p[0] - a[0]) * 110540;
+      const length2 = dx * dx + dy * dy;
+      const t = length2 ? Math.min(1, Math.max(0, (px * dx + py * dy) / length2)) : 0;
+      const off = Math.hypot(px - t * dx, py - t * dy);
+      if (off < best.off) best = { along: this.along[i - 1] + t * Math.sqrt(length2), off };
+    }
+    return best;
+  }
+
+  /** The road point `distance` metres along, and the bearing of the road there. */
+  at(distance) {
+    let i = 1;
+    while (i < this.points.length - 1 && this.along[i] < distance) i++;
+    const [a, b] = [this.points[i - 1], this.points[i]];
+    const span = this.along[i] - this.along[i - 1] || 1;
+    return { point: interpolate(a, b, (distance - this.along[i - 1]) / span), heading: bearing(a, b) };
+  }
+}
+
+const ON_ROAD_M = 30; // a fix this near the road is on it
+
+/**
  * A car marker. `moveTo` animates over the time since the previous report (capped at 16 s), so the car keeps
- * moving between fixes instead of jumping; it faces the reported heading, or the direction it moves in.
+ * moving between fixes instead of jumping; it faces the reported heading, or the direction it moves in. With a
+ * road set (`followRoad`), a move between two points on that road goes along it, turning with the street.
  */
 export class CarMarker {
   constructor(map, { title = 'Driver', colour = null, onMove = null } = {}) {
@@ -42,6 +88,12 @@ export class CarMarker {
     this.target = null;
     this.lastReport = 0;
     this.frame = null;
+    this.road = null;
+  }
+
+  /** The road the car is expected to follow ([lat, lon] points), or null for straight moves. */
+  followRoad(points) {
+    this.road = points && points.length > 1 ? new RoadPath(points) : null;
   }
 
   /** Moves the car to `[lat, lon]` facing `heading` degrees. */
@@ -65,9 +117,20 @@ export class CarMarker {
     this.target = target;
     const duration = Math.min(Math.max(gap, 300), 16000);
     const start = now;
+    const a = this.road?.project(from);
+    const b = this.road?.project(target);
+    // Along the road only when both ends are on it, forwards, and the road is not a long detour from the line.
+    const alongRoad = a && b && a.off < ON_ROAD_M && b.off < ON_ROAD_M && b.along > a.along
+      && b.along - a.along < 3 * this.road.metres(from, target) + 60;
     const step = (time) => {
-      const t = (time - start) / duration;
-      this.shown = interpolate(from, target, t);
+      const t = Math.min(1, (time - start) / duration);
+      if (alongRoad && t < 1) {
+        const spot = this.road.at(a.along + (b.along - a.along) * t);
+        this.shown = spot.point;
+        if (!Number.isFinite(heading)) this.setHeading(spot.heading);
+      } else {
+        this.shown = interpolate(from, target, t);
+      }
       this.marker.setLatLng(this.shown);
       this.onMove?.(this.shown);
       if (t < 1) this.frame = requestAnimationFrame(step);
@@ -90,6 +153,7 @@ export class CarMarker {
     this.shown = null;
     this.target = null;
     this.lastReport = 0;
+    this.road = null;
   }
 }
 

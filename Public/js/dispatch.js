@@ -30,6 +30,7 @@ let nearbyLayer = null;
 let openTrips = []; // the open trips as last listed
 let selected = null; // the id of the trip shown in #trip-detail
 let selectedLayer = null;
+let pickupsLayer = null; // every open trip's pickup
 
 const map = createMap($('#map'), { onError: fail });
 
@@ -204,6 +205,15 @@ async function refreshTrips() {
     return row;
   }));
   $('#trips-empty').hidden = open.length > 0;
+  // Every open trip's pickup on the map (red when late); a click opens the trip.
+  pickupsLayer?.remove();
+  pickupsLayer = L.layerGroup(open.map((b) => L.circleMarker([b.pickup.lat, b.pickup.lon], {
+    radius: 6, color: '#fff', weight: 2, fillOpacity: 1, fillColor: isLate(b) ? '#b3261e' : '#146c2e',
+    className: 'open-pickup',
+  }).bindTooltip(`Pickup of ${shortId(b)}: ${b.pickup_name || 'on the map'}`).on('click', (event) => {
+    L.DomEvent.stopPropagation(event);
+    select(b.id);
+  }))).addTo(map);
   if (selected && !open.some((b) => b.id === selected)) unselect();
   else if (selected) showDetail(open.find((b) => b.id === selected), false);
 }

@@ -309,6 +309,8 @@ $('#book').addEventListener('click', () => whileBusy($('#book'), 'Booking…', a
 /** Everything a previous trip left on the page: driver, ETA, alerts, receipt, rating, car, trail, link. */
 function clearTripView() {
   car.remove();
+  road.kind = null;
+  road.askedAt = 0;
   trailLine?.remove();
   trailLine = null;
   delete $('#map').dataset.carShownLat;
@@ -389,6 +391,7 @@ function setStatus(status, detail = null) {
     $('#driver').hidden = true;
     $('#driver').textContent = '';
     car.remove();
+    road.kind = null;
     setEta('', null, '');
     setAlert('');
   }
@@ -407,6 +410,7 @@ function setStatus(status, detail = null) {
     setEta('', null, '');
     setAlert('');
     $('#share-box').hidden = true;
+    $('#notice').hidden = true; // "link copied" is over with the trip
     $('#handover').hidden = true;
     stored.set('cab.booking', null);
   }
@@ -426,6 +430,32 @@ function keepCarInView(target) {
   const points = [car.shown, car.target || car.shown, [target.lat, target.lon]];
   if (points.every((p) => view.contains(p))) return;
   fitTo(map, L.latLngBounds(points));
+}
+
+// The road the car takes, so it glides along the streets between fixes: the booked route during the ride, the
+// road route from the car to the pickup during the approach (asked again when the car leaves it).
+const road = { kind: null, askedAt: 0 };
+const lineOf = (geometry) => geometry?.coordinates?.map(([lon, lat]) => [lat, lon]) || null;
+
+function followTheRoad(status, at) {
+  if (status === 'in_progress') {
+    if (road.kind !== 'ride') car.followRoad(lineOf(state.booking.route?.geometry));
+    road.kind = 'ride';
+    return;
+  }
+  if (!APPROACH.includes(status)) {
+    car.followRoad(null);
+    road.kind = null;
+    return;
+  }
+  const offRoad = !car.road || car.road.project(at).off > 30;
+  if ((road.kind === 'approach' && !offRoad) || Date.now() - road.askedAt < 10000) return;
+  road.kind = 'approach';
+  road.askedAt = Date.now();
+  const to = state.booking.pickup;
+  api('GET', `/v1/route?from=${at[0]},${at[1]}&to=${to.lat},${to.lon}`)
+    .then((route) => { if (APPROACH.includes(state.booking?.status)) car.followRoad(lineOf(route.geometry)); })
+    .catch(() => car.followRoad(null)); // without a road the car moves straight, which is only less pretty
 }
 
 function follow(id) {
@@ -451,6 +481,7 @@ function follow(id) {
       const first = !car.marker;
       $('#map').dataset.carLat = String(data.lat);
       $('#map').dataset.carLon = String(data.lon);
+      followTheRoad(status, [data.lat, data.lon]);
       car.moveTo([data.lat, data.lon], data.heading);
       const target = status === 'in_progress' ? state.booking.dropoff : state.booking.pickup;
       if (first && target) fitTo(map, L.latLngBounds([[data.lat, data.lon], [target.lat, target.lon]]));

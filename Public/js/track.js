@@ -38,7 +38,8 @@ function show(trip) {
   if (trip.driver) showDriver(trip.driver);
   if (!placed && trip.pickup && trip.dropoff) {
     placed = true;
-    ends = { pickup: trip.pickup, dropoff: trip.dropoff };
+    ends = { pickup: trip.pickup, dropoff: trip.dropoff,
+      route: trip.route?.geometry?.coordinates?.map(([lon, lat]) => [lat, lon]) || null };
     tripLayers.push(
       L.marker([trip.pickup.lat, trip.pickup.lon], { icon: pinIcon('pickup'), title: 'Pickup', keyboard: false }).addTo(map),
       L.marker([trip.dropoff.lat, trip.dropoff.lon], { icon: pinIcon('dropoff'), title: 'Drop-off', keyboard: false }).addTo(map));
@@ -93,6 +94,8 @@ function showEta(kind, seconds) {
 let ends = null; // { pickup, dropoff } of the shared trip
 
 function moved(p, time) {
+  // During the ride the car glides along the booked route between fixes.
+  car.followRoad(currentStatus === 'in_progress' ? ends?.route : null);
   car.moveTo([p.lat, p.lon], p.heading);
   const target = currentStatus === 'in_progress' ? ends?.dropoff : ends?.pickup;
   const view = map.getBounds().pad(-0.08);

@@ -474,6 +474,44 @@ def test_rider_with_location_denied_books_by_tapping_the_map(server, open_browse
     rider.screenshot('rider-booked-by-map-tap')
 
 
+def test_page_modules_upload_every_fix_and_follow_the_road(server, open_browser):
+    """The page modules the journey relies on, run in the browser: Complete's flush sends every queued fix and the
+    current position even while an upload is under way (defect 1); a car glides along the road around a corner."""
+    page = open_browser(width=1024, height=700)
+    page.open('/')
+    result = page.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        (async () => {
+          const { LocationReporter } = await import('/js/location-reporter.js');
+          const memory = new Map();
+          const storage = { getItem: (k) => memory.get(k) ?? null, setItem: (k, v) => memory.set(k, v) };
+          const sent = [];
+          let t = 60000;
+          const reporter = new LocationReporter({ storage, now: () => t, minIntervalS: 20,
+            send: async (fixes) => { await new Promise((ok) => setTimeout(ok, 30)); sent.push(...fixes); return {}; } });
+          const at = (i, extra = 0) => ({ lat: 60.17 + i * 0.0003 + extra, lon: 24.94, accuracy: 5, time: 1000 * i });
+          const first = reporter.offer(at(0));  // the first fix goes at once; its upload is still under way below
+          t = 61000; reporter.offer(at(1));
+          t = 62000; const third = reporter.offer(at(2));  // within 20 s of the upload: queued
+          await reporter.flushAll(at(2, 0.00005));  // the current position, 5.6 m on: kept although under 20 m
+          const { RoadPath } = await import('/js/car-marker.js');
+          const road = new RoadPath([[60.17, 24.94], [60.171, 24.94], [60.171, 24.942]]);  // north, then east
+          const a = road.project([60.1705, 24.94]);  // on the first leg
+          const b = road.project([60.171, 24.941]);  // on the second leg
+          const middle = road.at((a.along + b.along) / 2).point;
+          done({ first, third, sent: sent.map((f) => f.lat), left: reporter.queue.length,
+                 aOff: a.off, aAlong: a.along, middle });
+        })().catch((error) => done({ error: String(error) }));""")
+    assert 'error' not in result, result
+    assert result['first'] == 'uploading' and result['third'] == 'queued', result
+    assert len(result['sent']) == 4 and result['left'] == 0, f'flushAll left fixes behind: {result}'
+    assert abs(result['sent'][-1] - (60.17 + 2 * 0.0003 + 0.00005)) < 1e-7, f'the current position was not sent: {result}'
+    assert result['aOff'] < 0.5 and abs(result['aAlong'] - 55.3) < 1, result
+    corner = (60.171, 24.94)
+    assert meters(tuple(result['middle']), corner) < 15, \
+        f'half way round the corner the car is {meters(tuple(result["middle"]), corner):.0f} m from it: {result}'
+
+
 def test_whole_journey_on_phones(server, open_browser):
     """Issue 13: book, watch the car come, share, start with the QR code, ride, pay, rate; nothing stale or hidden."""
     rules = has_journey_rules(server)
@@ -649,6 +687,7 @@ def test_whole_journey_on_phones(server, open_browser):
                    and 'destination' in rider.text('#eta'))
         check.wait(friend, 'the ETA to the destination on the shared link',
                    lambda: friend.data('#eta', 'kind') == 'dropoff')
+        friend.screenshot('journey-friend-ride')
     else:
         skipped(server, 'the ETA to the destination during the ride (dropoff_eta)')
     check.that(rider.data('#eta', 'kind') != 'pickup', f'the pickup ETA shows during the ride: {rider.text("#eta")!r}')
@@ -790,6 +829,7 @@ def test_dispatcher_assigns_and_cancels_a_trip(server, open_browser):
     board = sign_in_dispatcher(server, open_browser)
     row = f"#trips tr[data-trip-id='{booking['id']}']"
     board.wait('the open trip on the board', lambda: board.visible(row))
+    board.wait("the open trip's pickup on the map", lambda: board.inside_map('#map .open-pickup'))
     lines = board.js("const c = document.querySelector(arguments[0]).firstElementChild; const r = document.createRange();"
                      " r.selectNodeContents(c); return r.getClientRects().length", row)
     assert lines == 1, f'the short trip id wraps over {lines} lines'
@@ -861,6 +901,7 @@ TESTS = [
     (test_rider_with_location_denied_books_by_tapping_the_map,
      [('POST', '/v1/riders'), ('GET', '/v1/places/reverse?lat=60.17&lon=24.94'), ('POST', '/v1/estimates'),
       ('POST', '/v1/bookings')]),
+    (test_page_modules_upload_every_fix_and_follow_the_road, []),
     (test_whole_journey_on_phones,
      [('POST', '/v1/drivers'), ('POST', '/v1/driver/status'), ('POST', '/v1/driver/locations'),
       ('GET', '/v1/driver/stream'), ('POST', '/v1/trips/x/accept'), ('GET', '/v1/bookings/x/stream'),
