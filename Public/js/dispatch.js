@@ -164,7 +164,9 @@ async function loadOpenTrips() {
   return (answer.bookings || []).filter((b) => !isTerminal(b.status));
 }
 
-const shortId = (trip) => trip.short_id || String(trip.id).slice(-6);
+// The id's random tail: the server's `short_id` is the id's head, which is its creation time and the same for
+// every trip booked in the same minute, so it does not tell trips apart on the board.
+const shortId = (trip) => String(trip.id).slice(-6);
 const isLate = (trip) => trip.late ?? (!!trip.promised_pickup_at && !trip.actual_pickup_at
   && Date.parse(trip.promised_pickup_at) < Date.now());
 // Abandoned: late, and its driver has not reported for two minutes (or is gone from the board).

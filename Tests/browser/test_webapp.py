@@ -816,9 +816,11 @@ def test_dispatcher_sees_drivers_live_and_nearby(server, open_browser):
 
 def test_dispatcher_assigns_and_cancels_a_trip(server, open_browser):
     """Issue 13: a dispatcher acts on an open trip: sees it with a short id, its pickup and the driver's route,
-    assigns a driver by hand, re-dispatches it and cancels it."""
+    assigns a driver by hand, sees it late, re-dispatches it and cancels it."""
     rules = has_journey_rules(server)
-    driver_page = open_browser(location=DRIVER_AT, **PHONE)
+    # The driver stands at the pickup: the promised pickup is a few seconds after the assignment, so the trip is
+    # late soon after, while the driver has not arrived.
+    driver_page = open_browser(location=RIDER_AT, **PHONE)
     driver_signs_up_and_goes_online(driver_page)
     driver_id = driver_page.js("return JSON.parse(localStorage.getItem('cab.driver')).id")
     _, rider = server.call('POST', '/v1/riders', {'name': 'Phone rider'})
@@ -847,7 +849,10 @@ def test_dispatcher_assigns_and_cancels_a_trip(server, open_browser):
                      and driver_page.data('#trip-status', 'status') == 'accepted')
     board.wait('the trip accepted on the board', lambda: board.text(row + ' td:nth-child(2)').startswith('Driver on the way'))
     board.wait("the driver's route to the pickup", lambda: 'route to the pickup' in board.text('#detail-route'))
-    board.screenshot('dispatch-trip-assigned')
+    board.wait('the late trip highlighted', lambda: board.js(
+        "const r = document.querySelector(arguments[0]); return r.classList.contains('late') && "
+        "r.querySelector('.badge').textContent === 'late'", row), timeout=20)
+    board.screenshot('dispatch-trip-assigned-late')
     if rules:
         board.find('#detail-redispatch').click()
         driver_page.wait('the driver to see the trip handed on',
