@@ -389,9 +389,25 @@ $('#start-form').addEventListener('submit', async (event) => {
   }
 });
 // The fare is the trail the server holds: every queued fix and the current position go up before Complete.
+/** A fix taken now (the browser's position right now, or the newest one it gave when it cannot say). */
+function freshFix() {
+  return new Promise((resolve) => {
+    if (!('geolocation' in navigator) || watchId === null) return resolve(hereFix);
+    navigator.geolocation.getCurrentPosition(
+      (position) => {
+        const c = position.coords;
+        resolve({ lat: c.latitude, lon: c.longitude, accuracy: c.accuracy, speed: c.speed, heading: c.heading,
+          time: position.timestamp });
+      },
+      () => resolve(hereFix),
+      { enableHighAccuracy: true, maximumAge: 0, timeout: 4000 },
+    );
+  });
+}
+
 const sendEveryFix = (why, again) => async () => {
   try {
-    await reporter.flushAll(hereFix);
+    await reporter.flushAll(await freshFix());
   } catch (error) {
     throw new Error(`Your last positions could not be sent (${error.message}), so ${why}. `
       + `Check the connection and tap ${again} again.`);

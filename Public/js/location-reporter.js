@@ -61,13 +61,15 @@ export class LocationReporter {
 
   /**
    * Takes one raw fix {lat, lon, accuracy, speed, heading, time}; answers 'dropped', 'queued' or 'uploading'.
-   * `force` keeps it even when it is nearer than `minDistanceM` to the last kept one (the last position before a
-   * trip completes) and never starts an upload by itself.
+   * `force` keeps it even when it is nearer than `minDistanceM` to the last kept one, as long as it is newer (the
+   * position when the driver taps Arrived or Complete: the server wants a fresh one), and never starts an upload.
    */
   offer(fix, { force = false } = {}) {
+    const moved = this.lastKept ? distanceMeters(this.lastKept, fix) : Infinity;
     const heading = Number.isFinite(fix.heading) ? fix.heading
-      : this.lastKept ? bearingDegrees(this.lastKept, fix) : null;
-    if (this.lastKept && distanceMeters(this.lastKept, fix) < (force ? 0.5 : this.minDistanceM)) return 'dropped';
+      : this.lastKept && moved >= 0.5 ? bearingDegrees(this.lastKept, fix) : this.lastKept?.heading ?? null;
+    const newer = !this.lastKept || new Date(fix.time ?? this.now()).getTime() > Date.parse(this.lastKept.time);
+    if (force ? !newer : moved < this.minDistanceM) return 'dropped';
     const sharp = this.lastKept && Number.isFinite(this.lastKept.heading) && Number.isFinite(heading)
       && turn(this.lastKept.heading, heading) >= this.sharpTurnDeg;
     this.seq += 1;

@@ -493,19 +493,25 @@ def test_page_modules_upload_every_fix_and_follow_the_road(server, open_browser)
           const first = reporter.offer(at(0));  // the first fix goes at once; its upload is still under way below
           t = 61000; reporter.offer(at(1));
           t = 62000; const third = reporter.offer(at(2));  // within 20 s of the upload: queued
-          await reporter.flushAll(at(2, 0.00005));  // the current position, 5.6 m on: kept although under 20 m
+          await reporter.flushAll({ ...at(2, 0.00005), time: 2500 });  // the current position, 5.6 m on: kept
+          const stillThere = sent.length;
+          await reporter.flushAll({ ...at(2, 0.00005), time: 9000 });  // standing still, later: a fresh fix goes
+          const again = sent.length - stillThere;
+          await reporter.flushAll({ ...at(2, 0.00005), time: 9000 });  // the same fix twice: once
+          const twice = sent.length - stillThere;
           const { RoadPath } = await import('/js/car-marker.js');
           const road = new RoadPath([[60.17, 24.94], [60.171, 24.94], [60.171, 24.942]]);  // north, then east
           const a = road.project([60.1705, 24.94]);  // on the first leg
           const b = road.project([60.171, 24.941]);  // on the second leg
           const middle = road.at((a.along + b.along) / 2).point;
-          done({ first, third, sent: sent.map((f) => f.lat), left: reporter.queue.length,
+          done({ first, third, sent: sent.slice(0, 4).map((f) => f.lat), left: reporter.queue.length, again, twice, stillThere,
                  aOff: a.off, aAlong: a.along, middle });
         })().catch((error) => done({ error: String(error) }));""")
     assert 'error' not in result, result
     assert result['first'] == 'uploading' and result['third'] == 'queued', result
-    assert len(result['sent']) == 4 and result['left'] == 0, f'flushAll left fixes behind: {result}'
+    assert result['stillThere'] == 4 and result['left'] == 0, f'flushAll left fixes behind: {result}'
     assert abs(result['sent'][-1] - (60.17 + 2 * 0.0003 + 0.00005)) < 1e-7, f'the current position was not sent: {result}'
+    assert result['again'] == 1 and result['twice'] == 1, f'a driver standing still sends no fresh fix: {result}'
     assert result['aOff'] < 0.5 and abs(result['aAlong'] - 55.3) < 1, result
     corner = (60.171, 24.94)
     assert meters(tuple(result['middle']), corner) < 15, \
@@ -714,11 +720,14 @@ def test_whole_journey_on_phones(server, open_browser):
         check.that(abs(float(rider.data('#receipt-distance', 'meters') or 0) - driven_m) <= driven_m * 0.02,
                    f'receipt distance {rider.data("#receipt-distance", "meters")} m, driven {driven_m:.0f} m')
         check.that(rider.text('#receipt-lines'), 'no fare lines on the receipt')
-        rider.tap('#rating [data-stars="5"]')
-        rider.find('#rating-comment').send_keys('Smooth ride')
-        rider.tap('#rating button[type=submit]')
-        check.wait(rider, 'the thanks for the rating',
-                   lambda: rider.in_viewport('#rated') and '5 stars' in rider.text('#rated'))
+        if check.that(rider.visible('#rating [data-stars="5"]'), 'no rating of the driver offered'):
+            rider.tap('#rating [data-stars="5"]')
+            rider.find('#rating-comment').send_keys('Smooth ride')
+            rider.tap('#rating button[type=submit]')
+            check.wait(rider, 'the thanks for the rating',
+                       lambda: rider.in_viewport('#rated') and '5 stars' in rider.text('#rated'))
+            _, rated = server.call('GET', f'/v1/bookings/{booking_id}', token=rider_token)
+            check.that((rated.get('rating') or {}).get('stars') == 5, f'the rating was not stored: {rated.get("rating")}')
     else:
         skipped(server, 'receipt distance and time, fare lines, rating (booking receipt, POST rating)')
     rider.screenshot('journey-rider-receipt')
