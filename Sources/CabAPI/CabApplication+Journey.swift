@@ -14,7 +14,8 @@ extension CabApplication {
             let comment = body.comment?.trimmingCharacters(in: .whitespacesAndNewlines)
             let rating: TripRating
             do {
-                rating = try TripRating(stars: body.stars, comment: comment?.isEmpty == true ? nil : comment, at: services.now())
+                rating = try TripRating(
+                    stars: body.stars, comment: comment?.isEmpty == true ? nil : comment, at: services.now())
             } catch let error as CoreError {
                 throw APIError(.invalidRating, error.message)
             }
@@ -27,13 +28,15 @@ extension CabApplication {
         router.get("/v1/trips") { [self] request in
             _ = try authenticate(request, roles: [.dispatcher])
             guard request.query["open"] == "true" else {
-                throw HTTPError.badRequest("Add 'open=true': this list shows the open trips only.", title: "Missing parameter")
+                throw HTTPError.badRequest(
+                    "Add 'open=true': this list shows the open trips only.", title: "Missing parameter")
             }
+            let limit = try request.integerParameter("limit", default: 200, in: 1...1_000)
             let now = services.now()
-            let trips = try services.requireStore().openTrips().reversed().map { booking in
+            let trips = try services.requireStore().newestOpenTrips(limit: limit).map { booking in
                 OpenTripJSON(booking, driver: try driver(of: booking), now: now)
             }
-            return .json(OpenTripsJSON(trips: Array(trips)))
+            return .json(OpenTripsJSON(trips: trips))
         }
     }
 }
@@ -108,7 +111,7 @@ struct CarsNearbyJSON: Encodable {
     }
 }
 
-/// `GET /v1/trips?open=true`: `{"trips": [OPEN_TRIP...]}`, newest first.
+/// `GET /v1/trips?open=true&limit=`: `{"trips": [OPEN_TRIP...]}`, the newest `limit` (default 200) first.
 struct OpenTripsJSON: Encodable {
     var trips: [OpenTripJSON]
 }

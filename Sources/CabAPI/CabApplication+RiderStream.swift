@@ -21,8 +21,10 @@ extension CabApplication {
         }
         router.get("/v1/track/{token}") { [self] request in
             let booking = try sharedBooking(request)
-            let live = try requireDispatch().liveView(of: booking.id)
-            return .json(TrackResponse(booking, driver: try driver(of: booking), live: live))
+            let dispatch = try requireDispatch()
+            var track = TrackResponse(booking, driver: try driver(of: booking), live: dispatch.liveView(of: booking.id))
+            track.dropoffETASeconds = dispatch.dropoffETA(of: booking.id)
+            return .json(track)
         }
         router.get("/v1/track/{token}/stream") { [self] request in try followingStream(try sharedBooking(request)) }
         router.get("/v1/stats") { [self] request in
@@ -83,6 +85,8 @@ struct TrackResponse: Encodable {
     var position: TripEvents.Position?
     var updatedAt: Instant?
     var etaSeconds: Int?
+    /// During the ride: seconds by road to the drop-off.
+    var dropoffETASeconds: Int?
     var route: Route
 
     struct Route: Encodable {
@@ -114,6 +118,7 @@ struct TrackResponse: Encodable {
         try c.encode(position, forKey: .position)
         try c.encode(updatedAt, forKey: .updatedAt)
         try c.encode(etaSeconds, forKey: .etaSeconds)
+        try c.encode(dropoffETASeconds, forKey: .dropoffETASeconds)
         try c.encode(route, forKey: .route)
     }
 
@@ -123,5 +128,6 @@ struct TrackResponse: Encodable {
         case dropoffName = "dropoff_name"
         case updatedAt = "updated_at"
         case etaSeconds = "eta_s"
+        case dropoffETASeconds = "dropoff_eta_s"
     }
 }

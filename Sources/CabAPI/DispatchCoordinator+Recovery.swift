@@ -6,7 +6,7 @@ public struct TripRecoveryReport: Hashable, Sendable {
     /// Trips left `requested` or `dispatching` that dispatch offers again.
     public var redispatched: Int = 0
     /// Trips whose deadline passed while the server was down, moved to `expired` or `no_driver_found`
-    /// (or `cancelled_by_driver` for a no-show wait that ran out).
+    /// (or `cancelled_by_driver` for a no-show wait that ran out, or back to `dispatching` for an overdue pickup).
     public var timedOut: Int = 0
     /// Trips with a driver (`accepted` … `in_progress`) followed again for position, ETA and alerts.
     public var followed: Int = 0
@@ -17,12 +17,13 @@ public struct TripRecoveryReport: Hashable, Sendable {
 extension DispatchCoordinator {
     /// Picks up the trips a stopped server left open: call once when `cab serve` starts, before it takes requests.
     ///
-    /// A trip past its timeout (per the transition table, counted from when it entered its state) gets the timed
-    /// transition now (`expire`, `no_driver_found`, `no_show`). Otherwise a `requested` trip is dispatched as if
-    /// just booked, a `dispatching` one starts dispatch again from the first batch (its deadline still counts
-    /// from the first start; drivers who declined it are remembered in the store and not asked again, other
-    /// offers made before the restart are forgotten), and a trip with a driver is followed again for the rider's position, ETA and alerts (an `arrived`
-    /// trip does not repeat its arrival alert).
+    /// A trip past its timeout (per the transition table, counted from when it entered its state, or from the
+    /// promised pickup for an overdue one) gets the timed transition now (`expire`, `no_driver_found`, `no_show`,
+    /// `redispatch`). Otherwise a `requested` trip is dispatched as if just booked, a `dispatching` one starts
+    /// dispatch again from the first batch (its deadline still counts from the first start; drivers who declined
+    /// it, or handed it back, are remembered in the store and not asked again, other offers made before the
+    /// restart are forgotten), and a trip with a driver is followed again for the rider's position, ETA and
+    /// alerts (an `arrived` trip does not repeat its arrival alert).
     @discardableResult
     public func recoverOpenTrips() throws -> TripRecoveryReport {
         var report = TripRecoveryReport()
@@ -71,13 +72,12 @@ extension DispatchCoordinator {
     }
 
     /// Starts dispatch again for a trip the store holds in `dispatching` (no transition: it is already there),
-    /// never offering it to a driver who declined it before the restart.
-    func resumeDispatch(_ booking: Booking) {
-        let declined: Set<DriverID>
+    /// never offering it to a driver who declined it before (stored), nor to `alsoDeclined`.
+    func resumeDispatch(_ booking: Booking, alsoDeclined: Set<DriverID> = []) {
+        var declined = alsoDeclined
         do {
-            declined = try store.declines(of: booking.id)
+            declined.formUnion(try store.declines(of: booking.id))
         } catch {
-            declined = []
             log("declines not read; dispatch may ask those drivers again", ["trip": booking.id.rawValue, "error": "\(error)"])
         }
         let dispatch = TripDispatch(

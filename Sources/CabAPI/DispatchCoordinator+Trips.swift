@@ -258,17 +258,11 @@ extension DispatchCoordinator {
     /// Dispatch again for a trip handed back by `driver`: remembered as a decline (also across a restart), so
     /// the trip is never offered to them again; the dispatch deadline counts from now.
     func restartDispatch(_ booking: Booking, without driver: DriverID) {
-        var declined: Set<DriverID> = [driver]
         do {
             try store.recordDecline(of: booking.id, by: driver, at: now())
-            declined.formUnion(try store.declines(of: booking.id))
         } catch {
             log("re-dispatch decline not stored", ["trip": booking.id.rawValue, "error": "\(error)"])
         }
-        let dispatch = TripDispatch(
-            machine: DispatchMachine(configuration: configuration.dispatch, declined: declined), booking: booking,
-            deadline: deadline(of: booking))
-        state.withLock { $0.dispatching[booking.id] = dispatch }
-        runDispatch(booking.id) { machine, time in machine.start(at: time) }
+        resumeDispatch(booking, alsoDeclined: [driver])
     }
 }

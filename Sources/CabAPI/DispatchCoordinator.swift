@@ -366,6 +366,7 @@ public final class DispatchCoordinator: Sendable {
                     let (stored, step) = try store.apply(
                         .noDriverFound, to: trip, by: .system, at: now(), tariff: tariff, table: configuration.table)
                     perform(step.actions, for: stored, actor: .system)
+                    notifier.finish(booking: trip)  // the rider's streams end after the terminal status
                 } catch {
                     log("no_driver_found not stored", ["trip": trip.rawValue, "error": "\(error)"])
                 }

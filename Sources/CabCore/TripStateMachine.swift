@@ -47,12 +47,14 @@ public struct TripStateMachine: Sendable {
         }
         guard transition.roles.contains(actor.role) else {
             let who = transition.roles.filter { $0 != .system }.map { "a \($0.rawValue)" }.joined(separator: " or ")
-            throw CoreError(.notPermitted, "Only \(who) can \(event.verb) this trip.")
+            throw CoreError(
+                .notPermitted,
+                who.isEmpty ? "SwiftCab does this by itself; nobody can \(event.verb) a trip by hand." : "Only \(who) can \(event.verb) this trip.")
         }
         try checkOwnership(command, actor)
         if let timeout = transition.timeout, isTimed(command) {
             guard let due = dueTime(of: timeout), time >= due else {
-                throw Self.tooEarly(event, due: dueTime(of: timeout), timeout: timeout)
+                throw Self.tooEarly(event, due: dueTime(of: timeout), now: time, timeout: timeout)
             }
         }
         var next = booking
@@ -174,18 +176,23 @@ public struct TripStateMachine: Sendable {
         }
     }
 
-    static func tooEarly(_ event: TripEvent, due: Instant?, timeout: TripTimeout) -> CoreError {
-        let minutes = max(1, (timeout.seconds + 30) / 60)
+    static func tooEarly(_ event: TripEvent, due: Instant?, now: Instant, timeout: TripTimeout) -> CoreError {
+        func minutes(_ seconds: Int) -> String {
+            let n = max(1, (seconds + 59) / 60)
+            return n == 1 ? "1 minute" : "\(n) minutes"
+        }
+        let left = due.map { minutes(Int(max(0, $0.milliseconds(since: now)) / 1000)) }
         switch event {
         case .noShow:
             return CoreError(
                 .tooEarly,
-                "The rider still has time to come: you can report a no-show once you have waited \(minutes) "
-                    + "minute\(minutes == 1 ? "" : "s")\(due.map { " (from \($0))" } ?? "").")
+                "The rider still has time to come (the wait is \(minutes(timeout.seconds))): you can report a no-show "
+                    + "in \(left ?? minutes(timeout.seconds)).")
         case .redispatch:
-            return CoreError(.tooEarly, "The pickup is not overdue yet; it is overdue \(minutes) minutes after the promised time.")
+            return CoreError(
+                .tooEarly, "The pickup is not overdue yet; it is \(minutes(timeout.seconds)) after the promised time.")
         default:
-            return CoreError(.tooEarly, "It is too early to \(event.verb) this trip\(due.map { "; wait until \($0)" } ?? "").")
+            return CoreError(.tooEarly, "It is too early to \(event.verb) this trip; try again in \(left ?? minutes(timeout.seconds)).")
         }
     }
 

@@ -1,4 +1,5 @@
 import CabCore
+import CabSQLite
 
 extension SQLiteStore {
     /// The states a trip can be left in when the server stops: not yet terminal.
@@ -14,6 +15,19 @@ extension SQLiteStore {
             try c.query(
                 "SELECT \(BookingRow.columns) FROM bookings WHERE status IN (\(placeholders)) ORDER BY created_ms, id",
                 states, row: BookingRow.decode)
+        }
+    }
+
+    /// The newest `limit` bookings not in a terminal state, newest first (the dispatcher's board).
+    /// - Complexity: an index scan of the open states, `limit` rows read.
+    public func newestOpenTrips(limit: Int) throws -> [Booking] {
+        let states = Self.openTripStates.map(\.rawValue)
+        let placeholders = Array(repeating: "?", count: states.count).joined(separator: ", ")
+        return try readers.read { c in
+            try c.query(
+                "SELECT \(BookingRow.columns) FROM bookings WHERE status IN (\(placeholders)) "
+                    + "ORDER BY created_ms DESC, id DESC LIMIT ?",
+                states.map { $0 as any SQLiteBindable } + [max(0, limit)], row: BookingRow.decode)
         }
     }
 }

@@ -18,13 +18,19 @@ extension SQLiteStore {
             let changed = try c.run(
                 "UPDATE bookings SET rating_stars = ?, rating_comment = ?, rated_ms = ? "
                     + "WHERE id = ? AND status = ? AND rating_stars IS NULL",
-                [rating.stars, rating.comment, rating.at.millisecondsSinceEpoch, booking.rawValue, TripState.completed.rawValue])
+                [
+                    rating.stars, rating.comment, rating.at.millisecondsSinceEpoch, booking.rawValue,
+                    TripState.completed.rawValue,
+                ])
             guard let stored = try Self.booking(booking.rawValue, on: c) else {
                 throw CoreError(.notFound, "No booking \(booking).")
             }
             guard changed == 1 else {
-                if stored.rating != nil { throw CoreError(.alreadyRated, "You have already rated this trip; a trip is rated once.") }
-                throw CoreError(.notCompleted, "You can rate the trip once it is completed; \(stored.status.situation).")
+                if stored.rating != nil {
+                    throw CoreError(.alreadyRated, "You have already rated this trip; a trip is rated once.")
+                }
+                throw CoreError(
+                    .notCompleted, "You can rate the trip once it is completed; \(stored.status.situation).")
             }
             return stored
         }
@@ -42,7 +48,9 @@ extension SQLiteStore {
                 "SELECT driver_id, avg(rating_stars), count(rating_stars) FROM bookings "
                     + "WHERE driver_id IN (\(placeholders)) AND rating_stars IS NOT NULL GROUP BY driver_id",
                 ids
-            ) { r in (DriverID(uncheckedRawValue: r.string(0)), DriverRatingSummary(average: r.double(1), count: r.int(2))) }
+            ) { r in
+                (DriverID(uncheckedRawValue: r.string(0)), DriverRatingSummary(average: r.double(1), count: r.int(2)))
+            }
         }
         return Dictionary(rows, uniquingKeysWith: { a, _ in a })
     }

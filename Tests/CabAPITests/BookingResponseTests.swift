@@ -47,6 +47,7 @@ import Testing
         let fields = [
             "id", "status", "pickup", "dropoff", "pickup_name", "dropoff_name", "route", "fare", "qr", "pin", "created_at",
             "driver", "promised_pickup_eta_s", "promised_pickup_at", "actual_pickup_at", "cancellation", "final_fare",
+            "redispatch_count", "late", "receipt", "rating",
         ]
         #expect(fields.filter { json[$0] == nil } == [])
         #expect(json["promised_pickup_eta_s"] as? Int == 300)
@@ -55,6 +56,18 @@ import Testing
         #expect(total["amount_minor"] as? Int == 148 && total["display"] as? String == "1.48 EUR")
         let geometry = try #require((json["route"] as? [String: Any])?["geometry"] as? [String: Any])
         #expect((geometry["coordinates"] as? [[Double]])?.first == [24.94, 60.17])
+    }
+
+    /// Issue 13: the receipt itemises a fare the tariff reproduces, and shows one "Fare" line otherwise.
+    @Test func theReceiptItemisesWhatTheTariffReproduces() throws {
+        for (booking, _) in BookingResponseBytesTests.variants.suffix(2) {
+            let response = BookingResponse(booking, viewer: .rider(Self.rider), driver: nil, tariff: .standard)
+            let receipt = try #require(response.receipt)
+            let itemised = booking.receipt?.basis == .trail
+            #expect(receipt.lines.map(\.label) == (itemised ? ["Distance"] : ["Fare"]))
+            #expect(receipt.total.amountMinor == booking.finalFare?.minorUnits)
+            #expect(response.late && response.redispatchCount == (itemised ? 2 : 0))
+        }
     }
 
     @Test func aFareTheCurrentTariffCannotReproduceIsShownAsItsStoredTotal() throws {
@@ -96,9 +109,22 @@ import Testing
         var longRoute = BookingResponseTests.booking()
         longRoute.routePolyline = Polyline.encode(
             (0..<500).map { Coordinate(latitude: 60.1 + Double($0) * 0.000_37, longitude: 24.9 - Double($0) * 0.000_91) })
+        // Issue 13: a receipt the tariff reproduces (itemised), one it does not (one line), a rating, re-dispatches.
+        var receipted = completed
+        receipted.finalFare = Money(minorUnits: 84, currency: .eur)
+        receipted.receipt = TripReceipt(
+            distanceMeters: 700, durationSeconds: 70, basis: .trail,
+            trailPolyline: Polyline.encode([Coordinate(latitude: 60.17, longitude: 24.94), Coordinate(latitude: 60.171, longitude: 24.95)]))
+        receipted.rating = try? TripRating(stars: 4, comment: "Kiitos \"hyvä\" 🚕", at: Instant(secondsSinceEpoch: 1_800_000_900))
+        receipted.redispatchCount = 2
+        receipted.pickupOverdueAt = Instant(secondsSinceEpoch: 1_800_000_300)
+        var unitemised = completed
+        unitemised.receipt = TripReceipt(distanceMeters: 1_000, durationSeconds: 60, basis: .bookedRoute, trailPolyline: nil)
+        unitemised.rating = try? TripRating(stars: 1, comment: nil, at: Instant(secondsSinceEpoch: 1_800_000_900))
         return [
             (requested, nil), (BookingResponseTests.booking(), BookingResponseTests.driver), (cancelled, nil),
             (completed, BookingResponseTests.driver), (noRoute, nil), (longRoute, BookingResponseTests.driver),
+            (receipted, BookingResponseTests.driver), (unitemised, nil),
         ]
     }
 

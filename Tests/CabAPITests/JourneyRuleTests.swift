@@ -2,6 +2,7 @@ import CabAPI
 import CabCore
 import CabGeo
 import CabStore
+import CabTracking
 import Foundation
 import Testing
 
@@ -13,22 +14,28 @@ import Testing
         let h = try TripHarness()
         let trip = try h.acceptedTrip()
         for step in ["accepted", "arrived", "in_progress"] {
-            if step == "arrived" { #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200) }
+            if step == "arrived" {
+                #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200)
+            }
             if step == "in_progress" {
-                #expect(h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status == 200)
+                #expect(
+                    h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin])
+                        .status == 200)
             }
             let offline = h.call("POST", "/v1/driver/status", token: trip.driver.token, body: ["status": "offline"])
             #expect(offline.status == 409, "\(step)")
             #expect(h.code(offline) == "trip_open")
             let detail = try #require(offline.string("detail"))
-            #expect(detail.contains(String(trip.id.prefix(8))) && detail.contains("complete it or cancel it"), "\(detail)")
+            #expect(
+                detail.contains(String(trip.id.prefix(8))) && detail.contains("complete it or cancel it"), "\(detail)")
             #expect(!detail.contains("in_progress") && !detail.contains("arrived"), "\(detail)")
             #expect(h.dispatch.isOnline(DriverID(trip.driver.id)!))
         }
         h.clock.advance(seconds: 30)
         h.move(trip.driver, to: RiverMap.south(8))
         #expect(h.call("POST", "/v1/trips/\(trip.id)/complete", token: trip.driver.token).status == 200)
-        #expect(h.call("POST", "/v1/driver/status", token: trip.driver.token, body: ["status": "offline"]).status == 200)
+        #expect(
+            h.call("POST", "/v1/driver/status", token: trip.driver.token, body: ["status": "offline"]).status == 200)
     }
 
     /// Issue 13: one driver on two trips. Neither the driver's accept nor a dispatcher's assign gives a second
@@ -38,13 +45,17 @@ import Testing
         let first = try h.acceptedTrip()
         let stream = try SSEReader(h.call("GET", "/v1/driver/stream", token: first.driver.token))
         _ = stream.read()
-        // Going offline and online again does not make the driver available.
-        #expect(h.call("POST", "/v1/driver/status", token: first.driver.token, body: ["status": "online"]).status == 200)
+        // Going online again does not make the driver available; nor does a live index that says so (dispatch
+        // checks the trips it follows, not only the index's status).
+        #expect(
+            h.call("POST", "/v1/driver/status", token: first.driver.token, body: ["status": "online"]).status == 200)
+        h.fleet.setStatus(.available, for: DriverID(first.driver.id)!)
         let second = h.book(h.rider(), from: RiverMap.south(2), to: RiverMap.south(7))
         let secondID = try #require(second.string("id"))
         #expect(stream.read().filter { $0.event == "offer" }.isEmpty)
         let assigned = h.call(
-            "POST", "/v1/trips/\(secondID)/assign", token: try h.dispatcherToken(), body: ["driver_id": first.driver.id])
+            "POST", "/v1/trips/\(secondID)/assign", token: try h.dispatcherToken(), body: ["driver_id": first.driver.id]
+        )
         #expect(assigned.status == 409 && h.code(assigned) == "driver_busy", "\(assigned.json)")
         #expect((assigned.string("detail") ?? "").contains(String(first.id.prefix(8))))
         #expect(try h.status(of: secondID) == .dispatching)
@@ -71,7 +82,9 @@ import Testing
         let events = riderStream.read()
         #expect(events.map(\.event) == ["status", "redispatch"])
         #expect(events.first?.data["status"] as? String == "dispatching" && events.first?.data["driver"] == nil)
-        #expect(events.last?.data["reason"] as? String == "driver_cancelled" && events.last?.data["trip_id"] as? String == id)
+        #expect(
+            events.last?.data["reason"] as? String == "driver_cancelled"
+                && events.last?.data["trip_id"] as? String == id)
         let told = streams[0].read()
         #expect(told.map(\.event) == ["cancelled"] && told.first?.data["reason"] as? String == "driver_cancelled")
         #expect(streams[1].read().map(\.event) == ["offer"])  // dispatch ran again, without a
@@ -89,6 +102,21 @@ import Testing
         let table = h.call("GET", "/v1/trip-states")
         let rows = try #require(table.json["transitions"] as? [[String: Any]])
         #expect(rows.contains { $0["event"] as? String == "redispatch" && $0["from"] as? String == "arriving" })
+    }
+
+    /// With nobody else to offer it to, the handed-back trip ends `no_driver_found` and the rider's stream ends.
+    @Test func aHandedBackTripWithNobodyElseEndsAndTheRidersStreamCloses() throws {
+        let h = try TripHarness(
+            dispatch: DispatchConfiguration(batchSize: 1, searchRadiiMeters: [3_000], maximumBatches: 1))
+        let trip = try h.acceptedTrip()
+        let riderStream = try SSEReader(h.call("GET", "/v1/bookings/\(trip.id)/stream", token: trip.rider.token))
+        _ = riderStream.read()
+        #expect(h.call("POST", "/v1/trips/\(trip.id)/cancel", token: trip.driver.token).status == 200)
+        for _ in 0..<3 { h.advance(seconds: 10) }
+        #expect(try h.status(of: trip.id) == .noDriverFound)
+        let events = riderStream.read()
+        #expect(events.map(\.event).prefix(2) == ["status", "redispatch"])
+        #expect(events.last?.data["status"] as? String == "no_driver_found" && riderStream.ended)
     }
 
     // MARK: 3. An overdue pickup is re-dispatched
@@ -122,7 +150,8 @@ import Testing
         #expect(riderEvents.contains { $0.event == "status" && $0.data["status"] as? String == "dispatching" })
         #expect(otherStream.read().map(\.event) == ["offer"])
         // The first driver is released (may go offline) and is not offered the trip again.
-        #expect(h.call("POST", "/v1/driver/status", token: trip.driver.token, body: ["status": "offline"]).status == 200)
+        #expect(
+            h.call("POST", "/v1/driver/status", token: trip.driver.token, body: ["status": "offline"]).status == 200)
         #expect(h.call("POST", "/v1/trips/\(trip.id)/accept", token: other.token).status == 200)
         let read = h.call("GET", "/v1/bookings/\(trip.id)", token: trip.rider.token)
         #expect(read.json["late"] as? Bool == true && read.json["redispatch_count"] as? Int == 1)
@@ -130,15 +159,20 @@ import Testing
         let dispatcher = try h.dispatcherToken()
         let open = h.call("GET", "/v1/trips", token: dispatcher, query: ["open": "true"])
         let row = try #require((open.json["trips"] as? [[String: Any]])?.first { $0["id"] as? String == trip.id })
-        #expect(row["late"] as? Bool == true && row["redispatch_count"] as? Int == 1 && row["short_id"] as? String == String(trip.id.prefix(8)))
+        #expect(
+            row["late"] as? Bool == true && row["redispatch_count"] as? Int == 1
+                && row["short_id"] as? String == String(trip.id.prefix(8)))
         h.clock.advance(seconds: 30)
         h.move(other, to: RiverMap.south(1))
         #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: other.token).status == 200)
-        #expect(h.call("POST", "/v1/trips/\(trip.id)/start", token: other.token, body: ["code": trip.pin]).status == 200)
+        #expect(
+            h.call("POST", "/v1/trips/\(trip.id)/start", token: other.token, body: ["code": trip.pin]).status == 200)
         let stats = h.call("GET", "/v1/stats", token: dispatcher)
         #expect(stats.json["trips_picked_up"] as? Int == 1)
         #expect(stats.json["on_time"] as? Int == 0 && stats.json["on_time_share"] as? Double == 0)
-        #expect(stats.json["late"] as? Int == 1 && stats.json["redispatched"] as? Int == 1 && stats.json["redispatches"] as? Int == 1)
+        #expect(
+            stats.json["late"] as? Int == 1 && stats.json["redispatched"] as? Int == 1
+                && stats.json["redispatches"] as? Int == 1)
     }
 
     /// The overdue deadline is recovered after a restart: a trip whose margin ran out while the server was down
@@ -150,12 +184,14 @@ import Testing
         let clock = h.clock
         clock.advance(seconds: Double(promised.milliseconds(since: clock.now())) / 1000 + 601)
         let restarted = DispatchCoordinator(
-            store: h.store, fleet: h.fleet, eta: RoadETAEstimator(routing: RoutingService(graph: RiverMap.graph(), index: nil)),
+            store: h.store, fleet: h.fleet,
+            eta: RoadETAEstimator(routing: RoutingService(graph: RiverMap.graph(), index: nil)),
             tariff: .standard, now: { clock.now() })
         let report = try restarted.recoverOpenTrips()
         #expect(report.timedOut == 1)
         let history = try h.store.history(BookingID(trip.id)!)
-        #expect(history.contains { $0.event == .redispatch && $0.reason == "pickup_overdue" && $0.actor.role == .system })
+        #expect(
+            history.contains { $0.event == .redispatch && $0.reason == "pickup_overdue" && $0.actor.role == .system })
         let stored = try #require(try h.store.booking(BookingID(trip.id)!))
         #expect(stored.pickupOverdueAt != nil && stored.driverID == nil)
     }
@@ -195,7 +231,9 @@ import Testing
         let h = try TripHarness()
         let trip = try h.acceptedTrip()
         #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200)
-        #expect(h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status == 200)
+        #expect(
+            h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status
+                == 200)
         for i in 2...8 {
             h.clock.advance(seconds: 10)
             h.move(trip.driver, to: RiverMap.south(i))
@@ -212,10 +250,42 @@ import Testing
         #expect(total == 84 && (lines.first?["amount"] as? [String: Any])?["amount_minor"] as? Int == 84)
         let points = try #require((receipt["trail_polyline"] as? String).flatMap { Polyline.decode($0) })
         #expect(points.count == 8)
-        #expect(((done.json["final_fare"] as? [String: Any])?["total"] as? [String: Any])?["amount_minor"] as? Int == 84)
+        #expect(
+            ((done.json["final_fare"] as? [String: Any])?["total"] as? [String: Any])?["amount_minor"] as? Int == 84)
         // Before completion there is no receipt.
         let other = try h.acceptedTrip(from: RiverMap.north(1), to: RiverMap.north(8))
         #expect(h.call("GET", "/v1/bookings/\(other.id)", token: other.rider.token).json["receipt"] is NSNull)
+    }
+
+    /// Issue 13: the fare was a quarter short when fixes still waited in a queue at completion. Fixes posted
+    /// just before completing (still in the history writer's queue), one at the completion instant and one stamped
+    /// 2 s ahead by the phone's clock all count.
+    @Test func completionCountsQueuedFixesAndAPhoneClockRunningAhead() throws {
+        let h = try TripHarness(withTracking: true)
+        let trip = try h.acceptedTrip()
+        #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200)
+        #expect(
+            h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status
+                == 200)
+        let start = h.clock.now()
+        func fix(_ i: Int, at seconds: Int) -> [String: Any] {
+            let p = RiverMap.south(i)
+            return [
+                "lat": p.latitude, "lon": p.longitude, "time": RFC3339.format(start.adding(seconds: seconds)),
+                "accuracy": 5,
+            ]
+        }
+        h.clock.advance(seconds: 60)
+        // The driver stood at s1 at the start; then s2 ... s6 each 10 s apart, and s7 2 s after "now" (the phone
+        // runs ahead).
+        var fixes = (2...6).map { fix($0, at: ($0 - 1) * 10) }
+        fixes.append(fix(7, at: 62))
+        let posted = h.call("POST", "/v1/driver/locations", token: trip.driver.token, body: ["fixes": fixes])
+        #expect(posted.json["accepted"] as? Int == 6, "\(posted.json)")
+        let done = h.call("POST", "/v1/trips/\(trip.id)/complete", token: trip.driver.token)
+        let receipt = try #require(done.json["receipt"] as? [String: Any])
+        #expect(receipt["basis"] as? String == "trail" && receipt["distance_m"] as? Int == 600, "\(receipt)")
+        #expect((receipt["total"] as? [String: Any])?["amount_minor"] as? Int == 72)
     }
 
     /// Issue 13: a trip completed without any fix cost 0.00 EUR; now the booked route prices it, and says so.
@@ -223,7 +293,9 @@ import Testing
         let h = try TripHarness()
         let trip = try h.acceptedTrip()
         #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200)
-        #expect(h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status == 200)
+        #expect(
+            h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status
+                == 200)
         h.clock.advance(seconds: 120)
         let done = h.call("POST", "/v1/trips/\(trip.id)/complete", token: trip.driver.token)
         let receipt = try #require(done.json["receipt"] as? [String: Any])
@@ -236,12 +308,15 @@ import Testing
     }
 
     @Test func aMinimumFareTopsUpAShortTripAndTheReceiptShowsIt() throws {
-        let tariff = try JSONDecoder().decode(Tariff.self, from: Data(#"{"currency": "EUR", "per_km": 120, "minimum": 500}"#.utf8))
+        let tariff = try JSONDecoder().decode(
+            Tariff.self, from: Data(#"{"currency": "EUR", "per_km": 120, "minimum": 500}"#.utf8))
         #expect(tariff.minimumFare == 500)
         let h = try TripHarness(tariff: tariff)
         let trip = try h.acceptedTrip()
         #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200)
-        #expect(h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status == 200)
+        #expect(
+            h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status
+                == 200)
         h.clock.advance(seconds: 20)
         h.move(trip.driver, to: RiverMap.south(3))
         let done = h.call("POST", "/v1/trips/\(trip.id)/complete", token: trip.driver.token)
@@ -253,7 +328,8 @@ import Testing
         // Both spellings are accepted, not both at once.
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(
-                Tariff.self, from: Data(#"{"currency": "EUR", "per_km": 120, "minimum": 500, "minimum_fare": 400}"#.utf8))
+                Tariff.self,
+                from: Data(#"{"currency": "EUR", "per_km": 120, "minimum": 500, "minimum_fare": 400}"#.utf8))
         }
     }
 
@@ -262,14 +338,17 @@ import Testing
     @Test func duringTheRideRiderAndLinkHearTheETAToTheDropoff() throws {
         let h = try TripHarness()
         let trip = try h.acceptedTrip(from: RiverMap.south(0), to: RiverMap.south(9))
-        let token = try #require(h.call("POST", "/v1/bookings/\(trip.id)/share", token: trip.rider.token).string("token"))
+        let token = try #require(
+            h.call("POST", "/v1/bookings/\(trip.id)/share", token: trip.rider.token).string("token"))
         let rider = try SSEReader(h.call("GET", "/v1/bookings/\(trip.id)/stream", token: trip.rider.token))
         let link = try SSEReader(h.call("GET", "/v1/track/\(token)/stream"))
         #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200)
         h.dispatch.tick()
         #expect(rider.read().filter { $0.event == "dropoff_eta" }.isEmpty)  // not before the ride
         _ = link.read()
-        #expect(h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status == 200)
+        #expect(
+            h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status
+                == 200)
         var etas: [Int] = []
         for i in 1...8 {
             h.clock.advance(seconds: 10)
@@ -282,6 +361,7 @@ import Testing
         }
         #expect(etas == etas.sorted(by: >) && etas.first! > etas.last! && etas.last! < 30)
         #expect(link.read().filter { $0.event == "dropoff_eta" }.count == 8)
+        #expect(h.call("GET", "/v1/track/\(token)").json["dropoff_eta_s"] as? Int == etas.last)
         #expect(rider.read().allSatisfy { $0.event != "eta" })
     }
 
@@ -296,7 +376,9 @@ import Testing
         let early = rate(trip.rider.token, ["stars": 5])
         #expect(early.status == 409 && h.code(early) == "not_completed", "\(early.json)")
         #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200)
-        #expect(h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status == 200)
+        #expect(
+            h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status
+                == 200)
         h.clock.advance(seconds: 30)
         h.move(trip.driver, to: RiverMap.south(4))
         #expect(h.call("POST", "/v1/trips/\(trip.id)/complete", token: trip.driver.token).status == 200)
@@ -322,7 +404,8 @@ import Testing
         #expect(h.call("POST", "/v1/trips/\(secondID)/accept", token: trip.driver.token).status == 200)
         #expect(h.call("POST", "/v1/trips/\(secondID)/arrived", token: trip.driver.token).status == 200)
         let pin = try #require(second.string("pin"))
-        #expect(h.call("POST", "/v1/trips/\(secondID)/start", token: trip.driver.token, body: ["code": pin]).status == 200)
+        #expect(
+            h.call("POST", "/v1/trips/\(secondID)/start", token: trip.driver.token, body: ["code": pin]).status == 200)
         #expect(h.call("POST", "/v1/trips/\(secondID)/complete", token: trip.driver.token).status == 200)
         _ = try h.store.rate(BookingID(secondID)!, TripRating(stars: 5, comment: nil, at: h.clock.now()))
         let summary = try #require(try h.store.ratings(of: [DriverID(trip.driver.id)!])[DriverID(trip.driver.id)!])
@@ -335,13 +418,16 @@ import Testing
         let f = try TrackingFixture()
         let rider = RiderID.random()
         let start = f.clock.now()
-        try f.store.createRider(Rider(id: rider, name: "R2", createdAt: start), tokenHash: TokenAuthority.tokenHash("ri_x_rating"))
+        try f.store.createRider(
+            Rider(id: rider, name: "R2", createdAt: start), tokenHash: TokenAuthority.tokenHash("ri_x_rating"))
         var random = SystemRandomNumberGenerator()
         for (i, stars) in [4, 5, 5].enumerated() {
             var b = Booking(
                 id: .timeOrdered(at: start.adding(seconds: i), using: &random), riderID: rider,
-                pickup: Coordinate(latitude: 60.17, longitude: 24.94), dropoff: Coordinate(latitude: 60.16, longitude: 24.95),
-                routeDistanceMeters: 1000, routeDurationSeconds: 120, fareEstimate: Money(minorUnits: 120, currency: .eur),
+                pickup: Coordinate(latitude: 60.17, longitude: 24.94),
+                dropoff: Coordinate(latitude: 60.16, longitude: 24.95),
+                routeDistanceMeters: 1000, routeDurationSeconds: 120,
+                fareEstimate: Money(minorUnits: 120, currency: .eur),
                 pin: "1234", createdAt: start)
             // Stored as new (the store takes new bookings only) with a driver and a rating: the averages read
             // the ratings of the driver's bookings, whatever their state.
@@ -391,7 +477,8 @@ import Testing
         #expect(eta > 5 && eta < 120)  // 200 m by road
         let empty = h.call("GET", "/v1/cars/nearby", token: rider.token, query: ["lat": "60.30", "lon": "25.20"])
         #expect((empty.json["cars"] as? [Any])?.isEmpty == true && empty.json["nearest_eta_s"] is NSNull)
-        #expect(h.call("GET", "/v1/cars/nearby", token: near.token, query: ["lat": "60.16", "lon": "24.90"]).status == 403)
+        #expect(
+            h.call("GET", "/v1/cars/nearby", token: near.token, query: ["lat": "60.16", "lon": "24.90"]).status == 403)
     }
 
     // MARK: 10. Dispatchers act
@@ -406,8 +493,10 @@ import Testing
         #expect(h.call("POST", "/v1/trips/\(trip.id)/redispatch", token: trip.driver.token).status == 403)
         let sent = h.call("POST", "/v1/trips/\(trip.id)/redispatch", token: dispatcher)
         #expect(sent.status == 200 && sent.json["redispatch_count"] as? Int == 1, "\(sent.json)")
-        #expect(riderStream.read().contains { $0.event == "redispatch" && $0.data["reason"] as? String == "dispatcher" })
-        #expect(driverStream.read().contains { $0.event == "cancelled" && $0.data["reason"] as? String == "dispatcher" })
+        #expect(
+            riderStream.read().contains { $0.event == "redispatch" && $0.data["reason"] as? String == "dispatcher" })
+        #expect(
+            driverStream.read().contains { $0.event == "cancelled" && $0.data["reason"] as? String == "dispatcher" })
         let history = try h.store.history(BookingID(trip.id)!)
         #expect(history.last?.event == .redispatch || history.dropLast().last?.event == .redispatch)
         let again = h.call("POST", "/v1/trips/\(trip.id)/redispatch", token: dispatcher)
@@ -422,7 +511,9 @@ import Testing
         let booked = h.book(rider, from: RiverMap.south(1), to: RiverMap.south(8))
         let id = try #require(booked.string("id"))
         let pin = try #require(booked.string("pin"))
-        let steps: [(String, [String: Any]?)] = [("accept", nil), ("depart", nil), ("arrived", nil), ("start", ["code": pin])]
+        let steps: [(String, [String: Any]?)] = [
+            ("accept", nil), ("depart", nil), ("arrived", nil), ("start", ["code": pin]),
+        ]
         let wanted: [TripState: Int] = [.dispatching: 0, .accepted: 1, .arriving: 2, .arrived: 3, .inProgress: 4]
         var at = TripState.dispatching
         for (i, step) in steps.prefix(wanted[state]!).enumerated() {
@@ -432,7 +523,8 @@ import Testing
             at = try h.status(of: id)
         }
         #expect(at == state)
-        let cancelled = h.call("POST", "/v1/trips/\(id)/cancel", token: try h.dispatcherToken(), body: ["reason": "desk"])
+        let cancelled = h.call(
+            "POST", "/v1/trips/\(id)/cancel", token: try h.dispatcherToken(), body: ["reason": "desk"])
         #expect(cancelled.status == 200, "\(cancelled.json)")
         let final = try h.status(of: id)
         #expect(final.isCancelled)
@@ -443,7 +535,8 @@ import Testing
 
     @Test func theDispatchersListShowsOpenTripsOnly() throws {
         let h = try TripHarness()
-        let trip = try h.acceptedTrip()
+        let trip = try h.acceptedTrip(driverAt: RiverMap.south(3))
+        h.clock.advance(seconds: 1)  // newest first (the promised pickup is still ahead)
         let waiting = try #require(h.book(h.rider(), from: RiverMap.north(1), to: RiverMap.north(8)).string("id"))
         let ended = try #require(h.book(h.rider(), from: RiverMap.north(2), to: RiverMap.north(7)).string("id"))
         let dispatcher = try h.dispatcherToken()
@@ -459,8 +552,12 @@ import Testing
             "promised_pickup_at", "late", "redispatch_count",
         ]
         #expect(Set(row.keys) == keys)
-        #expect(row["status"] as? String == "accepted" && (row["driver"] as? [String: Any])?["id"] as? String == trip.driver.id)
+        #expect(
+            row["status"] as? String == "accepted"
+                && (row["driver"] as? [String: Any])?["id"] as? String == trip.driver.id)
         #expect(rows.first { $0["id"] as? String == waiting }?["driver"] is NSNull)
+        let newest = h.call("GET", "/v1/trips", token: dispatcher, query: ["open": "true", "limit": "1"])
+        #expect((newest.json["trips"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [waiting])
         let stats = h.call("GET", "/v1/stats", token: dispatcher)
         #expect(stats.json["abandoned"] as? Int == 0 && stats.json["late"] as? Int == 0)
     }
@@ -471,7 +568,9 @@ import Testing
         let h = try TripHarness()
         let trip = try h.acceptedTrip()
         #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: trip.driver.token).status == 200)
-        #expect(h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status == 200)
+        #expect(
+            h.call("POST", "/v1/trips/\(trip.id)/start", token: trip.driver.token, body: ["code": trip.pin]).status
+                == 200)
         let refused = h.call("POST", "/v1/bookings/\(trip.id)/cancel", token: trip.rider.token, body: ["reason": "x"])
         #expect(refused.status == 409)
         #expect(h.code(refused) == "illegal_transition" && refused.string("current_state") == "in_progress")

@@ -48,7 +48,9 @@ final class TripHarness: @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable and Sendable except `directory` (a URL, set once).
     let clock = ManualClock(Instant(millisecondsSinceEpoch: 1_780_000_000_000))
     let store: SQLiteStore
-    let fleet = LiveFleet<DriverID>()
+    let fleet: LiveFleet<DriverID>
+    /// Live tracking (`withTracking`): fixes posted to `/v1/driver/locations` reach the trail through its queue.
+    let tracking: TrackingService?
     let dispatch: DispatchCoordinator
     let router: Router
     let mapper: HTTPErrorMapper
@@ -56,18 +58,33 @@ final class TripHarness: @unchecked Sendable {
 
     init(
         dispatch configuration: DispatchConfiguration = DispatchConfiguration(), graph: RoadGraph = RiverMap.graph(),
-        startsDispatchInBackground: Bool = false, table: TripTransitionTable = .standard, tariff: Tariff = .standard
+        startsDispatchInBackground: Bool = false, table: TripTransitionTable = .standard, tariff: Tariff = .standard,
+        withTracking: Bool = false
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cab-trips-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
         let routing = RoutingService(graph: graph, index: nil)
         let clock = self.clock
-        dispatch = DispatchCoordinator(
-            store: store, fleet: fleet, eta: RoadETAEstimator(routing: routing), tariff: tariff,
-            configuration: .init(dispatch: configuration, table: table, startsDispatchInBackground: startsDispatchInBackground),
-            now: { clock.now() })
+        let settings = DispatchCoordinator.Configuration(
+            dispatch: configuration, table: table, startsDispatchInBackground: startsDispatchInBackground)
+        let eta = RoadETAEstimator(routing: routing)
+        if withTracking {
+            let tracking = TrackingService(
+                configuration: TrackingFixture.configuration(), accounts: store, history: store, metrics: MetricsRegistry(),
+                now: { clock.now() })
+            self.tracking = tracking
+            fleet = tracking.fleet
+            dispatch = DispatchCoordinator(
+                store: store, tracking: tracking, eta: eta, tariff: tariff, configuration: settings, now: { clock.now() })
+        } else {
+            tracking = nil
+            fleet = LiveFleet<DriverID>()
+            dispatch = DispatchCoordinator(
+                store: store, fleet: fleet, eta: eta, tariff: tariff, configuration: settings, now: { clock.now() })
+        }
         var services = Services(routing: routing, store: store, tariff: tariff, now: { clock.now() })
+        services.tracking = tracking
         services.dispatch = dispatch
         services.bookingHooks = dispatch.bookingHooks
         let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: MetricsRegistry())
@@ -76,6 +93,7 @@ final class TripHarness: @unchecked Sendable {
     }
 
     deinit {
+        tracking?.shutdown()
         store.close()
         try? FileManager.default.removeItem(at: directory)
     }

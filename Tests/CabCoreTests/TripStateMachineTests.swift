@@ -97,6 +97,7 @@ import Testing
             try m.handle(.noShow, by: .driver(Fixtures.driver), at: arrived.adding(seconds: 299))
         }
         #expect(early?.code == .tooEarly)
+        #expect(early?.message == "The rider still has time to come (the wait is 5 minutes): you can report a no-show in 1 minute.")
         let step = try m.handle(.noShow, by: .driver(Fixtures.driver), at: arrived.adding(seconds: 300))
         #expect(m.state == .cancelledByDriver && m.booking.cancellation?.reason == "no_show")
         #expect(step.actions.contains(.chargeRider(Money(minorUnits: 500, currency: .eur))))
