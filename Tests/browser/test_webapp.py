@@ -622,9 +622,11 @@ def test_whole_journey_on_phones(server, open_browser):
 
     # The approach: the car stays inside the rider's map, moves smoothly and faces where it goes (defect 6).
     pickup = (booking['pickup']['lat'], booking['pickup']['lon'])
-    shown, outside, etas = set(), [], []
+    shown, outside, etas, alerts = set(), [], [], set()
 
     def watch():
+        if rider.visible('#alert'):
+            alerts.add(rider.text('#alert'))
         if rider.data('#map', 'carShownLat'):
             shown.add(rider.data('#map', 'carShownLat'))
             if not rider.inside_map('.car-icon'):
@@ -640,6 +642,7 @@ def test_whole_journey_on_phones(server, open_browser):
     check.that(len(shown) >= 4, f'the car did not move smoothly on the rider page (positions shown: {len(shown)})')
     check.that(not outside, f'the car left the rider\'s map {len(outside)} times during the approach')
     check.that(len(etas) >= 2 and etas[-1] < etas[0], f'the ETA did not fall: {etas}')
+    check.that(not [a for a in alerts if re.fullmatch(r'[a-z0-9_]+', a)], f'alerts shown as codes: {alerts}')
     check.that(rider.js("const c = document.querySelector('.car-icon'); return c && c.dataset.heading") is not None,
                'the car does not face a direction')
     rider.screenshot('journey-rider-approach')
@@ -657,6 +660,7 @@ def test_whole_journey_on_phones(server, open_browser):
     driver_page.find('#pin').send_keys('1111' if pin != '1111' else '2222')
     driver_page.tap('#start-form button[type=submit]')
     check.wait(driver_page, 'the wrong-code error in view', lambda: driver_page.in_viewport('#error'))
+    driver_page.screenshot('journey-driver-wrong-code')
     check.that(driver_page.data('#trip-status', 'status') == 'arrived', 'a wrong code started the trip')
     # The QR code's text starts the trip (defect 4): the box takes any text, pasted or scanned.
     check.that(driver_page.find('#pin').get_attribute('inputmode') in (None, '', 'text')
