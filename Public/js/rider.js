@@ -3,6 +3,7 @@
 import { api, fetchBlob, newIdempotencyKey, openStream, stored } from './api.js';
 import { createMap, fitTo } from './basemap.js';
 import { CarMarker, carIcon, pinIcon } from './car-marker.js';
+import { myPlaces, offerToSave, placeOption } from './place-results.js';
 import { $, announce, debounce, decodePolyline, errorPlacer, formatDuration, formatKm, formatMin, formatMoney,
   isTerminal, notify, statusText, whileBusy } from './ui.js';
 
@@ -80,6 +81,8 @@ async function setPoint(kind, p, name = null) {
     refreshNearbyCars();
   } else {
     Object.assign(state, { dropoff: p, dropoffName: resolved });
+    offerToSave($('#save-place'), { name: resolved, position: p },
+      { getRider: ensureRider, done: (text, error) => (error ? errors.at($('#save-place'), error) : announce(text)) });
     announce(`Destination set: ${resolved}`);
   }
   await updateEstimate();
@@ -211,19 +214,8 @@ let active = -1;
 let searchAbort = null;
 
 function renderResults() {
-  list.replaceChildren(...results.map((place, i) => {
-    const item = document.createElement('li');
-    item.id = `result-${i}`;
-    item.setAttribute('role', 'option');
-    item.setAttribute('aria-selected', String(i === active));
-    item.textContent = place.name;
-    item.dataset.category = place.category || '';
-    const small = document.createElement('small');
-    small.textContent = [place.address, place.distance_m != null ? formatKm(place.distance_m) : null].filter(Boolean).join(' · ');
-    item.append(small);
-    item.addEventListener('click', () => choose(i));
-    return item;
-  }));
+  list.replaceChildren(...results.map((place, i) =>
+    placeOption(place, { id: `result-${i}`, selected: i === active, onChoose: () => choose(i) })));
   search.setAttribute('aria-expanded', String(results.length > 0));
   if (active >= 0) search.setAttribute('aria-activedescendant', `result-${active}`);
   else search.removeAttribute('aria-activedescendant');
@@ -248,8 +240,9 @@ const runSearch = debounce(async () => {
   const q = search.value.trim();
   searchAbort?.abort();
   if (q.length < 2) {
-    results = [];
     showNoResults('');
+    const mine = q ? [] : await myPlaces(state.rider).catch(() => []); // no typing yet: saved and recent places
+    if (search.value.trim() === q) [results, active] = [mine, -1];
     return renderResults();
   }
   searchAbort = new AbortController();
@@ -273,6 +266,7 @@ search.addEventListener('input', () => {
   placeMessage('');
   runSearch();
 });
+search.addEventListener('focus', () => { if (!search.value.trim()) runSearch(); });
 search.addEventListener('keydown', (event) => {
   if (!results.length) return;
   if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
@@ -657,6 +651,7 @@ $('#new-trip').addEventListener('click', () => {
   $('#estimate').hidden = true;
   $('#planner').hidden = false;
   $('#search').value = '';
+  $('#save-place').hidden = true; // the previous destination's "Save as" buttons
   showNoResults('');
   refreshNearbyCars();
   $('#search').focus();
