@@ -24,7 +24,8 @@ function bearing(from, to) {
 /** A car icon facing `heading` degrees (the nearby cars on the rider's map use it too). */
 export function carIcon(heading = null, className = 'car-icon') {
   const turn = Number.isFinite(heading) ? ` style="transform: rotate(${Math.round(heading)}deg)"` : '';
-  return L.divIcon({ className, html: CAR_SVG.replace('<svg ', `<svg${turn} `), iconSize: [30, 30], iconAnchor: [15, 15] });
+  const html = CAR_SVG.replace('<svg ', `<svg${turn} `);
+  return L.divIcon({ className, html, iconSize: [30, 30], iconAnchor: [15, 15] });
 }
 
 /**
@@ -102,8 +103,8 @@ export class CarMarker {
     const gap = this.lastReport ? now - this.lastReport : 0;
     this.lastReport = now;
     if (!this.marker) {
-      this.marker = L.marker(target, { icon: carIcon(), title: this.title, alt: this.title, keyboard: false, zIndexOffset: 1000 })
-        .addTo(this.map);
+      const options = { icon: carIcon(), title: this.title, alt: this.title, keyboard: false, zIndexOffset: 1000 };
+      this.marker = L.marker(target, options).addTo(this.map);
       this.shown = target;
       this.target = target;
       this.setHeading(heading);

@@ -181,10 +181,12 @@ async function refreshTrips() {
   }
   openTrips = open;
   $('#trips').replaceChildren(...open.map((b) => {
-    const status = b.status === 'dispatching' && b.redispatch_count > 0 ? statusText.redispatching : statusText[b.status] || 'Open';
+    const status = b.status === 'dispatching' && b.redispatch_count > 0
+      ? statusText.redispatching : statusText[b.status] || 'Open';
     const row = cells(document.createElement('tr'), [
       shortId(b), status, b.driver?.name || '–',
-      `${b.pickup_name || `${b.pickup.lat}, ${b.pickup.lon}`} · ${clock(b.promised_pickup_at)} / ${clock(b.actual_pickup_at)}`,
+      `${b.pickup_name || `${b.pickup.lat}, ${b.pickup.lon}`} · `
+        + `${clock(b.promised_pickup_at)} / ${clock(b.actual_pickup_at)}`,
     ]);
     row.dataset.tripId = b.id;
     row.firstChild.className = 'short-id';
@@ -265,7 +267,8 @@ async function showDetail(trip, fresh) {
       if (selected !== trip.id) return;
       selectedLayer.addLayer(L.geoJSON(route.geometry, {
         style: { color: '#6b2fbf', weight: 5, opacity: 0.85 }, interactive: false }));
-      $('#detail-route').textContent = `The driver's route ${trip.status === 'in_progress' ? 'to the drop-off' : 'to the pickup'}: `
+      const where = trip.status === 'in_progress' ? 'to the drop-off' : 'to the pickup';
+      $('#detail-route').textContent = `The driver's route ${where}: `
         + `${formatKm(route.distance_m)}, ${formatMin(route.duration_s)}.`;
     } catch (error) {
       $('#detail-route').textContent = `No route from the driver: ${error.message}`;

@@ -352,7 +352,8 @@ async function routeTo(target, words) {
 
 function drawRoute(geometry, summary, words) {
   clearRoute();
-  routeLayer = L.geoJSON(geometry, { style: { color: '#0b57d0', weight: 6, opacity: 0.85 }, interactive: false }).addTo(map);
+  routeLayer = L.geoJSON(geometry, { style: { color: '#0b57d0', weight: 6, opacity: 0.85 }, interactive: false })
+    .addTo(map);
   const bounds = routeLayer.getBounds();
   if (here) bounds.extend([here.lat, here.lon]);
   fitTo(map, bounds);
@@ -380,7 +381,9 @@ async function tripAction(button, busyText, action, body, before = null) {
 $('#start-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const code = $('#pin').value.trim();
-  if (!code) return errors.at($('#start-form button[type=submit]'), "Enter the rider's PIN or QR code to start the trip.");
+  if (!code) {
+    return errors.at($('#start-form button[type=submit]'), "Enter the rider's PIN or QR code to start the trip.");
+  }
   const booking = await tripAction(event.submitter || $('#start-form button'), 'Starting…', 'start', { code });
   if (booking?.route?.geometry) {
     clearTripLayers();

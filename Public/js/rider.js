@@ -202,7 +202,9 @@ $('#pick-pickup').addEventListener('click', () => {
 });
 
 $('#destination-at-centre').addEventListener('click', () => {
-  if (!state.pickup) return errors.at($('#destination-at-centre'), 'Set your pickup first: allow location access or tap the map.');
+  if (!state.pickup) {
+    return errors.at($('#destination-at-centre'), 'Set your pickup first: allow location access or tap the map.');
+  }
   setDropoff(point(map.getCenter())).catch(fail);
 });
 
@@ -459,7 +461,8 @@ function follow(id) {
       const status = data?.status || data;
       setStatus(status, data);
       announce($('#status').textContent);
-      if (data?.driver && !['dispatching', 'requested'].includes(status) && !isTerminal(status)) showDriver(data.driver);
+      const driving = !['dispatching', 'requested'].includes(status) && !isTerminal(status);
+      if (data?.driver && driving) showDriver(data.driver);
       if (status === 'completed') loadReceipt(id);
     },
     // The driver handed the trip back (or was late, or a dispatcher moved it): SwiftCab looks for another one.
@@ -517,7 +520,8 @@ function showReceipt(booking) {
   $('#receipt-total').dataset.amountMinor = total ? String(total.amount_minor) : '';
   $('#receipt-distance').textContent = Number.isFinite(receipt?.distance_m) ? formatKm(receipt.distance_m) : '–';
   $('#receipt-distance').dataset.meters = Number.isFinite(receipt?.distance_m) ? String(receipt.distance_m) : '';
-  $('#receipt-duration').textContent = Number.isFinite(receipt?.duration_s) ? formatDuration(receipt.duration_s) : '–';
+  $('#receipt-duration').textContent = Number.isFinite(receipt?.duration_s)
+    ? formatDuration(receipt.duration_s) : '–';
   $('#receipt-lines').replaceChildren(...lines.map((line) => {
     const row = document.createElement('tr');
     const label = document.createElement('td');
@@ -640,7 +644,8 @@ $('#copy-link').addEventListener('click', copyLink);
 
 $('#new-trip').addEventListener('click', () => {
   state.stream?.close();
-  Object.assign(state, { booking: null, stream: null, dropoff: null, dropoffName: '', estimate: null, bookingKey: null });
+  Object.assign(state,
+    { booking: null, stream: null, dropoff: null, dropoffName: '', estimate: null, bookingKey: null });
   clearTripView();
   routeLine?.remove();
   routeLine = null;

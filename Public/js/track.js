@@ -57,7 +57,8 @@ function show(trip) {
 
 function setStatus(status, detail = null) {
   if (status !== 'dispatching') redispatching = false;
-  const redispatched = status === 'dispatching' && (redispatching || !!detail?.redispatch || detail?.redispatch_count > 0);
+  const redispatched = status === 'dispatching'
+    && (redispatching || !!detail?.redispatch || detail?.redispatch_count > 0);
   $('#status').textContent = redispatched ? statusText.redispatching : statusText[status] || 'Trip updated';
   $('#status').dataset.status = status;
   if (status === 'dispatching' || status === 'requested') {
