@@ -10,6 +10,8 @@ const BLOCK_SHIFT = 2; // a block is one tile of zoom z-2: 1024 px square at zoo
 const CACHE_BLOCKS = 48;
 const MAX_DRAWN = 15000;
 const LABEL_ZOOM = 16;
+const MAIN_LABEL_ZOOM = 14; // the main streets (tertiary and up) are named from here: people use zoom 14-15
+const MAIN_LABEL_RANK = 4; // LABEL_ORDER's index of tertiary
 const MAX_LABELS = 80;
 
 const ROAD = {
@@ -64,6 +66,49 @@ function lineStyle(kind, cls, zoom) {
     color: road.color, weight: roadWidth(road.width, zoom), dashArray: road.dashArray || null,
     lineCap: 'round', lineJoin: 'round',
   };
+}
+
+/**
+ * The named roads drawn, one entry per street name: `{name, rank, lines}` where `lines` chains the street's ways
+ * end to start (reversing where needed), so a label can span several OSM ways.
+ */
+function streetsByName(features) {
+  const byName = new Map();
+  for (const feature of features) {
+    const { name } = feature.properties;
+    const entry = byName.get(name) || { name, rank: labelRank(feature), lines: [] };
+    entry.rank = Math.min(entry.rank, labelRank(feature));
+    const g = feature.geometry;
+    entry.lines.push(...(g.type === 'LineString' ? [g.coordinates] : g.coordinates).map((line) => [...line]));
+    byName.set(name, entry);
+  }
+  const same = (a, b) => a[0] === b[0] && a[1] === b[1];
+  for (const entry of byName.values()) {
+    const chains = [];
+    const rest = entry.lines;
+    while (rest.length) {
+      let chain = rest.pop();
+      for (let joined = true; joined;) {
+        joined = false;
+        for (let i = 0; i < rest.length; i++) {
+          const line = rest[i];
+          const head = chain[0];
+          const tail = chain[chain.length - 1];
+          if (same(tail, line[0])) chain = chain.concat(line.slice(1));
+          else if (same(tail, line[line.length - 1])) chain = chain.concat(line.slice(0, -1).reverse());
+          else if (same(head, line[line.length - 1])) chain = line.slice(0, -1).concat(chain);
+          else if (same(head, line[0])) chain = line.slice(1).reverse().concat(chain);
+          else continue;
+          rest.splice(i, 1);
+          joined = true;
+          break;
+        }
+      }
+      chains.push(chain);
+    }
+    entry.lines = chains;
+  }
+  return [...byName.values()];
 }
 
 /** Shows `bounds` whole, after reading the map's current size (the panel beside it may just have changed). */
@@ -196,17 +241,23 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
 
   function placeLabels(zoom) {
     groups['bm-labels'].clearLayers();
-    if (zoom < LABEL_ZOOM) return;
+    if (zoom < MAIN_LABEL_ZOOM) return;
     const size = map.getSize();
     const placed = [];
-    const ranked = [...namedRoads].sort((a, b) => labelRank(a) - labelRank(b));
-    for (const feature of ranked) {
+    const ranked = streetsByName(namedRoads.filter((f) => zoom >= LABEL_ZOOM || labelRank(f) <= MAIN_LABEL_RANK))
+      .sort((a, b) => a.rank - b.rank);
+    for (const street of ranked) {
       if (placed.length >= MAX_LABELS) break;
-      const name = feature.properties.name;
-      const spot = labelSpot(feature.geometry, name.length * 6.5 + 12);
+      const name = street.name;
+      const textPx = name.length * 6.5 + 12;
+      const spot = labelSpot(street.lines, textPx);
       if (!spot) continue;
       const { mid, angle } = spot;
-      if (mid.x < 20 || mid.y < 10 || mid.x > size.x - 20 || mid.y > size.y - 10) continue;
+      // The whole rotated label stays on screen: a name cut at the edge is not readable.
+      const turn = (angle * Math.PI) / 180;
+      const halfX = (Math.abs(Math.cos(turn)) * textPx + Math.abs(Math.sin(turn)) * 14) / 2;
+      const halfY = (Math.abs(Math.sin(turn)) * textPx + Math.abs(Math.cos(turn)) * 14) / 2;
+      if (mid.x - halfX < 2 || mid.y - halfY < 2 || mid.x + halfX > size.x - 2 || mid.y + halfY > size.y - 2) continue;
       if (placed.some((p) => p.mid.distanceTo(mid) < (p.name === name ? 220 : 36))) continue;
       placed.push({ name, mid });
       const icon = L.divIcon({
@@ -221,13 +272,27 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
     }
   }
 
-  // Where a street's name fits: the middle of its longest line on screen, along a nearly straight stretch as long
-  // as the text (OSM splits streets into many short segments, so one segment alone is rarely long enough).
-  function labelSpot(geometry, textPx) {
-    const lines = geometry.type === 'LineString' ? [geometry.coordinates] : geometry.coordinates;
-    let best = null;
+  // Where a street's name fits: the middle of its longest stretch on screen, nearly straight and as long as the
+  // text. `lines` are the street's chained segments (streetsByName): OSM splits a street into many short ways, too
+  // short alone for a name at zoom 14-15.
+  function labelSpot(lines, textPx) {
+    const size = map.getSize();
+    const onScreen = (p) => p.x >= 0 && p.y >= 0 && p.x <= size.x && p.y <= size.y;
+    const runs = [];
     for (const line of lines) {
-      const points = line.map(([lon, lat]) => map.latLngToContainerPoint([lat, lon]));
+      let run = [];
+      for (const [lon, lat] of line) {
+        const p = map.latLngToContainerPoint([lat, lon]);
+        if (onScreen(p)) run.push(p);
+        else if (run.length) {
+          runs.push(run);
+          run = [];
+        }
+      }
+      if (run.length > 1) runs.push(run);
+    }
+    let best = null;
+    for (const points of runs) {
       const lengths = [0];
       for (let i = 1; i < points.length; i++) lengths.push(lengths[i - 1] + points[i - 1].distanceTo(points[i]));
       const total = lengths[lengths.length - 1];

@@ -42,6 +42,7 @@ export class LocationReporter {
     this.retryAt = 0;
     this.failures = 0;
     this.uploading = false;
+    this.inflight = null;
   }
 
   load() {
@@ -58,11 +59,17 @@ export class LocationReporter {
     }));
   }
 
-  /** Takes one raw fix {lat, lon, accuracy, speed, heading, time}; answers 'dropped', 'queued' or 'uploading'. */
-  offer(fix) {
+  /**
+   * Takes one raw fix {lat, lon, accuracy, speed, heading, time}; answers 'dropped', 'queued' or 'uploading'.
+   * `force` keeps it even when it is nearer than `minDistanceM` to the last kept one, as long as it is newer (the
+   * position when the driver taps Arrived or Complete: the server wants a fresh one), and never starts an upload.
+   */
+  offer(fix, { force = false } = {}) {
+    const moved = this.lastKept ? distanceMeters(this.lastKept, fix) : Infinity;
     const heading = Number.isFinite(fix.heading) ? fix.heading
-      : this.lastKept ? bearingDegrees(this.lastKept, fix) : null;
-    if (this.lastKept && distanceMeters(this.lastKept, fix) < this.minDistanceM) return 'dropped';
+      : this.lastKept && moved >= 0.5 ? bearingDegrees(this.lastKept, fix) : this.lastKept?.heading ?? null;
+    const newer = !this.lastKept || new Date(fix.time ?? this.now()).getTime() > Date.parse(this.lastKept.time);
+    if (force ? !newer : moved < this.minDistanceM) return 'dropped';
     const sharp = this.lastKept && Number.isFinite(this.lastKept.heading) && Number.isFinite(heading)
       && turn(this.lastKept.heading, heading) >= this.sharpTurnDeg;
     this.seq += 1;
@@ -74,6 +81,7 @@ export class LocationReporter {
     this.queue.push(kept);
     if (this.queue.length > this.maxQueue) this.queue.splice(0, this.queue.length - this.maxQueue);
     this.save();
+    if (force) return 'queued';
     if (this.due(sharp)) {
       this.flush().catch((error) => this.onError?.(error));
       return 'uploading';
@@ -88,10 +96,29 @@ export class LocationReporter {
     return sharpTurn || now - this.lastUploadAt >= this.minIntervalS * 1000;
   }
 
+  /**
+   * Uploads every waiting fix now, `last` (the current position, when given) included, ignoring the interval and
+   * any back-off; resolves once the queue is empty and rejects when an upload fails. A trip's fare is the trail
+   * the server holds, so Complete waits for this first (issue 13: the last 20 s of a ride were not paid).
+   */
+  async flushAll(last = null) {
+    if (last) this.offer(last, { force: true });
+    // An upload already under way is waited for; its failure is reported by whoever started it, and this call
+    // tries again below and rejects on its own failure.
+    while (this.uploading) await this.inflight?.catch(() => null);
+    this.retryAt = 0;
+    await this.flush();
+  }
+
   /** Uploads the queue oldest first; keeps what fails for later. */
   async flush() {
-    if (this.uploading) return;
+    if (this.uploading) return this.inflight;
     this.uploading = true;
+    this.inflight = this.upload();
+    return this.inflight;
+  }
+
+  async upload() {
     try {
       while (this.queue.length) {
         const batch = this.queue.slice(0, this.batchSize);

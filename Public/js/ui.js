@@ -8,6 +8,33 @@ export function showError(element, error) {
   element.hidden = false;
 }
 
+/**
+ * One error box that is shown next to what caused the error: `at(near, error)` moves it just below `near` (the
+ * button or form a person used; its `.row` or form when it sits in one) and scrolls it into view, so a phone shows
+ * it beside the thumb; `show(error)` puts it back at the top of the panel (errors nobody's tap caused).
+ */
+export function errorPlacer(element) {
+  const home = document.createComment('error home');
+  element.before(home);
+  const place = (anchor) => {
+    if (anchor.nextSibling !== element) anchor.after(element);
+  };
+  return {
+    at(near, error) {
+      showError(element, error);
+      const anchor = near?.closest?.('.row, form') || near;
+      place(anchor && anchor.isConnected && anchor.offsetParent !== null ? anchor : home);
+      element.scrollIntoView({ block: 'nearest' });
+    },
+    show(error) {
+      showError(element, error);
+      place(home);
+      element.scrollIntoView({ block: 'nearest' });
+    },
+    clear: () => clearError(element),
+  };
+}
+
 /** Hides an error element. */
 export function clearError(element) {
   element.textContent = '';
@@ -64,6 +91,38 @@ export function debounce(fn, ms) {
   };
 }
 
+/** Decodes an encoded polyline (precision 5) into [[lat, lon], ...]. */
+export function decodePolyline(text, precision = 5) {
+  const factor = 10 ** precision;
+  const points = [];
+  let index = 0;
+  let lat = 0;
+  let lon = 0;
+  const next = () => {
+    let result = 0;
+    let shift = 0;
+    let byte;
+    do {
+      byte = text.charCodeAt(index++) - 63;
+      result |= (byte & 0x1f) << shift;
+      shift += 5;
+    } while (byte >= 0x20 && index < text.length);
+    return result & 1 ? ~(result >> 1) : result >> 1;
+  };
+  while (index < text.length) {
+    lat += next();
+    lon += next();
+    points.push([lat / factor, lon / factor]);
+  }
+  return points;
+}
+
+/** "12 min 5 s" or "45 s" from seconds. */
+export const formatDuration = (seconds) => {
+  const s = Math.max(0, Math.round(seconds));
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+};
+
 /** Human words for a trip status. */
 export const statusText = {
   requested: 'Booked — looking for a driver',
@@ -76,6 +135,7 @@ export const statusText = {
   cancelled_by_rider: 'Cancelled by the rider',
   cancelled_by_driver: 'Cancelled by the driver',
   no_driver_found: 'No driver found — please try again',
+  redispatching: 'Finding you another driver',
   expired: 'Booking expired',
 };
 
