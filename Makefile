@@ -37,8 +37,12 @@ $(DATA)/.imported: $(MAP) $(CAB)
 	$(CAB) import $(MAP) --data $(DATA)
 	@touch $@
 
+# The app models' whole-trip suites drive real servers in real time (offers, throttles, a ride at 60 km/h);
+# squeezed between 500 other tests on two cores their offers expired unseen, so they run in a pass of their own.
+LIVE_APP_SUITES := CabAppModelsTests\.(RiderModelTests|DriverModelTests)
 test-swift:
-	swift test --skip-build
+	swift test --skip-build --skip '$(LIVE_APP_SUITES)'
+	swift test --skip-build --filter '$(LIVE_APP_SUITES)'
 
 test-browser:
 	@scripts/test-browser.sh

@@ -55,7 +55,8 @@ import Testing
         Row("POST /v1/trips/{booking}/accept", [401, 403, 403, 200, 409, 403, 401, 401]),
         Row("POST /v1/trips/{booking}/decline", [401, 403, 403, 200, 409, 403, 401, 401]),
         Row("POST /v1/trips/{booking}/depart", [401, 403, 403, 200, 403, 403, 401, 401], stage: .accepted),
-        Row("POST /v1/trips/{booking}/arrived", [401, 403, 403, 200, 403, 403, 401, 401], stage: .accepted),
+        Row("POST /v1/trips/{booking}/arrived", [401, 403, 403, 200, 403, 200, 401, 401], stage: .accepted),
+        Row("POST /v1/trips/{booking}/redispatch", [401, 403, 403, 403, 403, 200, 401, 401], stage: .accepted),
         Row("POST /v1/trips/{booking}/start", [401, 403, 403, 200, 403, 403, 401, 401], stage: .arrived, body: #"{"code":"{pin}"}"#),
         Row("POST /v1/trips/{booking}/complete", [401, 403, 403, 200, 403, 200, 401, 401], stage: .riding),
         Row("POST /v1/trips/{booking}/cancel", [401, 403, 403, 200, 403, 200, 401, 401], stage: .accepted, body: "{}"),
@@ -68,6 +69,10 @@ import Testing
         Row("GET /v1/drivers/{driverA}/location", [401, 403, 403, 200, 404, 200, 401, 401]),
         Row("GET /v1/drivers/{driverA}/trail", [401, 403, 403, 200, 404, 200, 401, 401]),
         Row("GET /v1/fleet/stream", [401, 403, 403, 403, 403, 200, 401, 401]),
+        Row("GET /v1/trips?open=true", [401, 403, 403, 403, 403, 200, 401, 401]),
+        Row("GET /v1/cars/nearby?lat=60.16&lon=24.90", [401, 200, 200, 403, 403, 200, 401, 401]),
+        Row("POST /v1/bookings/{booking}/rating", [401, 409, 404, 403, 403, 403, 401, 401], body: #"{"stars":5}"#),
+        Row("GET /v1/me/places", [401, 200, 200, 403, 403, 403, 401, 401]),
     ]
 
     static let booking = #"{"pickup":{"lat":60.16,"lon":24.9},"dropoff":{"lat":60.16,"lon":24.915}}"#
