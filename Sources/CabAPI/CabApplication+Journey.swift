@@ -133,7 +133,7 @@ struct OpenTripJSON: Encodable {
 
     init(_ b: Booking, driver: Driver?, now: Instant) {
         id = b.id.rawValue
-        shortID = String(b.id.rawValue.prefix(8))
+        shortID = b.id.shortForm
         status = b.status.rawValue
         pickup = b.pickup
         dropoff = b.dropoff
@@ -171,4 +171,10 @@ struct OpenTripJSON: Encodable {
         case promisedPickupAt = "promised_pickup_at"
         case redispatchCount = "redispatch_count"
     }
+}
+
+extension BookingID {
+    /// The id as people read it on the board and in messages: its last 6 characters, which are random (the
+    /// first ones encode the booking time, so trips booked together would share them).
+    var shortForm: String { String(rawValue.suffix(6)) }
 }

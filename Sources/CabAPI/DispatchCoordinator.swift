@@ -181,7 +181,7 @@ public final class DispatchCoordinator: Sendable {
         if !online, let open {
             throw APIError(
                 .tripOpen,
-                "You still have trip \(open.id.rawValue.prefix(8)) (\(open.status.situation)); complete it or cancel it "
+                "You still have trip \(open.id.shortForm) (\(open.status.situation)); complete it or cancel it "
                     + "before you go offline.")
         }
         let busy = open != nil
@@ -216,7 +216,7 @@ public final class DispatchCoordinator: Sendable {
         guard let open = try openTrip(of: driver), open.id != trip else { return }
         throw APIError(
             .driverBusy,
-            "This driver already has trip \(open.id.rawValue.prefix(8)) (\(open.status.situation)); a driver takes one "
+            "This driver already has trip \(open.id.shortForm) (\(open.status.situation)); a driver takes one "
                 + "trip at a time. Choose another driver, or finish that trip first.")
     }
 

@@ -136,10 +136,15 @@ public final class HTTPServer: Sendable {
         }
         isStopping.store(true, ordering: .sequentiallyConsistent)
         let listener = MHD_quiesce_daemon(handle.daemon)
-        if listener >= 0 { close(listener) }
+        // New connections are refused from here on (a listening socket shut down answers SYNs with a reset)...
+        if listener >= 0 { _ = Glibc.shutdown(listener, Int32(SHUT_RDWR)) }
         for stream in streams.withLock({ Array($0.values) }) { stream.endForShutdown() }
         inFlight.waitUntilIdle(timeout: configuration.shutdownGracePeriod)
         MHD_stop_daemon(handle.daemon)
+        // ... but it is closed only once the worker threads are gone: closed earlier, its number could be reused (another
+        // server in the same process, a file) while a worker still updates its epoll set for the listener, and
+        // libmicrohttpd aborts the process when that update fails ("Failed to remove listen FD from epoll set").
+        if listener >= 0 { close(listener) }
         deadlines.stop()
         Unmanaged.passUnretained(self).release()
     }

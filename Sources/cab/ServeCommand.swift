@@ -14,6 +14,9 @@ enum ServeCommand {
             help: "web app directory (default $CAB_PUBLIC, else Public/ in the working directory, beside the "
                 + "executable or above it, or share/swiftcab/Public of the install prefix)"),
         .init(name: "tariff", valueName: "FILE", help: "tariff JSON file (default: 1.20 EUR per km)"),
+        .init(name: "pickup-overdue", valueName: "S", help: "seconds past the promised pickup before a trip is re-dispatched (default 600)"),
+        .init(name: "arrival-radius", valueName: "M", help: "how near the pickup, in metres, a driver must be to mark arrival (default 150)"),
+        .init(name: "arrival-fix-age", valueName: "S", help: "how fresh, in seconds, that driver's position must be (default 60)"),
         .init(name: "max-per-address", valueName: "N", help: "connections open at once from one address (default 256; 0: no cap)"),
     ]
 

@@ -49,9 +49,15 @@ enum ServiceLoader {
             services.tariff = loadTariff(tariffPath)
         }
         if let store = services.store, let tracking = services.tracking, let routing = services.routing {
+            var timeouts = TripTimeouts()
+            timeouts.pickupOverdueSeconds = arguments.integer("pickup-overdue", default: 600, in: 30...86_400)
+            let configuration = DispatchCoordinator.Configuration(
+                table: TripTransitionTable(timeouts: timeouts), startsDispatchInBackground: true,
+                arrivalFixMaxAgeSeconds: arguments.integer("arrival-fix-age", default: 60, in: 5...3_600),
+                arrivalMaxDistanceMeters: Double(arguments.integer("arrival-radius", default: 150, in: 10...5_000)))
             let dispatch = DispatchCoordinator(
                 store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: services.tariff,
-                configuration: DispatchCoordinator.Configuration(startsDispatchInBackground: true), now: services.now,
+                configuration: configuration, now: services.now,
                 log: { message, data in Log.info(message, data) })
             services.dispatch = dispatch
             services.bookingHooks = dispatch.bookingHooks

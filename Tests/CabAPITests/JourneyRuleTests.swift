@@ -27,7 +27,7 @@ import Testing
             #expect(h.code(offline) == "trip_open")
             let detail = try #require(offline.string("detail"))
             #expect(
-                detail.contains(String(trip.id.prefix(8))) && detail.contains("complete it or cancel it"), "\(detail)")
+                detail.contains(String(trip.id.suffix(6))) && detail.contains("complete it or cancel it"), "\(detail)")
             #expect(!detail.contains("in_progress") && !detail.contains("arrived"), "\(detail)")
             #expect(h.dispatch.isOnline(DriverID(trip.driver.id)!))
         }
@@ -57,7 +57,7 @@ import Testing
             "POST", "/v1/trips/\(secondID)/assign", token: try h.dispatcherToken(), body: ["driver_id": first.driver.id]
         )
         #expect(assigned.status == 409 && h.code(assigned) == "driver_busy", "\(assigned.json)")
-        #expect((assigned.string("detail") ?? "").contains(String(first.id.prefix(8))))
+        #expect((assigned.string("detail") ?? "").contains(String(first.id.suffix(6))))
         #expect(try h.status(of: secondID) == .dispatching)
     }
 
@@ -161,7 +161,7 @@ import Testing
         let row = try #require((open.json["trips"] as? [[String: Any]])?.first { $0["id"] as? String == trip.id })
         #expect(
             row["late"] as? Bool == true && row["redispatch_count"] as? Int == 1
-                && row["short_id"] as? String == String(trip.id.prefix(8)))
+                && row["short_id"] as? String == String(trip.id.suffix(6)))
         h.clock.advance(seconds: 30)
         h.move(other, to: RiverMap.south(1))
         #expect(h.call("POST", "/v1/trips/\(trip.id)/arrived", token: other.token).status == 200)
