@@ -573,10 +573,13 @@ def test_whole_journey_on_phones(server, open_browser):
     check.that('EUR' in rider.text('#booked-fare'),
                f'the price is not shown after booking: {rider.text("#booked-fare")!r}')
     check.that(not rider.visible('#driver'), f'a driver is shown before one accepted: {rider.text("#driver")!r}')
-    # The QR code as a camera sees it equals what the booking carries (its id: the payload the API accepts).
+    # The QR code as a camera sees it equals what the booking carries: the booking id with the rider's secret
+    # after it (issue 15: the id alone, which the driver has, does not start the trip).
     rider.driver.execute_script("document.getElementById('qr').scrollIntoView({block: 'center'})")
     payload = decode_qr(rider.element_png('#qr', 'journey-rider-qr'))
-    check.that(payload == booking['id'], f'the QR code reads {payload!r}, the booking is {booking["id"]!r}')
+    secret = (payload or '')[len(booking['id']) + 1:]
+    check.that((payload or '').startswith(booking['id'] + '.') and re.fullmatch(r'[0-9a-f]{20}', secret),
+               f'the QR code reads {payload!r}, not the booking {booking["id"]!r} with a secret')
 
     # The driver sees the offer with its pickup in view on the map (defect 14), accepts.
     driver_page.wait('the trip offer', lambda: driver_page.data('#offer', 'tripId') == booking_id
