@@ -1,5 +1,4 @@
 import CabCore
-import CabGeo
 import CabPostgres
 
 extension PostgresStore: LocationHistoryRepository {
@@ -32,14 +31,7 @@ extension PostgresStore: LocationHistoryRepository {
                 "SELECT time_ms, lat, lon, accuracy_m, speed_mps, heading_deg FROM driver_locations "
                     + "WHERE driver_id = $1 AND time_ms >= $2 AND time_ms < $3 ORDER BY time_ms LIMIT $4",
                 [driver.rawValue, from.millisecondsSinceEpoch, to.millisecondsSinceEpoch, limit] as [any PostgresBindable]
-            ).rows.map { row in
-                let r = PostgresStoreRow(row: row)
-                return DriverLocationRecord(
-                    driverID: driver, time: Instant(millisecondsSinceEpoch: r.int64(0)),
-                    coordinate: Coordinate(latitude: r.double(1), longitude: r.double(2)),
-                    accuracyMeters: r.optionalDouble(3), speedMetersPerSecond: r.optionalDouble(4),
-                    headingDegrees: r.optionalDouble(5))
-            }
+            ).rows.map { SQLiteStore.locationRecord(PostgresStoreRow(row: $0), of: driver) }
         }
     }
 }

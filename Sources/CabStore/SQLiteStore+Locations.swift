@@ -43,7 +43,7 @@ extension SQLiteStore: LocationHistoryRepository {
     }
 
     /// A row of `SELECT time_ms, lat, lon, accuracy_m, speed_mps, heading_deg FROM driver_locations`.
-    static func locationRecord(_ r: SQLiteRow, of driver: DriverID) -> DriverLocationRecord {
+    static func locationRecord(_ r: some StoreRow, of driver: DriverID) -> DriverLocationRecord {
         DriverLocationRecord(
             driverID: driver, time: Instant(millisecondsSinceEpoch: r.int64(0)),
             coordinate: Coordinate(latitude: r.double(1), longitude: r.double(2)),
