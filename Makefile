@@ -6,7 +6,7 @@ PORT ?= 8080
 HOST ?= 0.0.0.0
 CAB := .build/release/cab
 
-.PHONY: run test deps test-deps map build build-debug import test-swift test-browser bench clean fuzz fuzz-build test-fuzz test-contract
+.PHONY: run test deps test-deps map build build-debug import test-swift test-browser bench clean fuzz fuzz-build test-fuzz test-contract mirrors
 
 run: deps map build import
 	$(CAB) serve --data $(DATA) --host $(HOST) --port $(PORT)
@@ -24,10 +24,14 @@ map: $(MAP)
 $(MAP):
 	@scripts/fetch-map.sh $(MAP)
 
-build:
+# Local package mirrors where GitHub is out of reach (scripts/vendor-mirrors.sh; a no-op elsewhere).
+mirrors:
+	@scripts/vendor-mirrors.sh
+
+build: mirrors
 	swift build -c release --product cab
 
-build-debug:
+build-debug: mirrors
 	swift build --build-tests
 
 # Re-import only when the map or the binary changed.
@@ -59,7 +63,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_TEST_SECONDS ?= 10
 FUZZ_TARGETS := pbf json osmand tariff http
 
-fuzz-build:
+fuzz-build: mirrors
 	swift build --build-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DCAB_FUZZING --product CabFuzz
 
 fuzz: fuzz-build

@@ -14,6 +14,14 @@ let package = Package(
         .library(name: "CabClient", targets: ["CabClient"]),
         .library(name: "CabAppModels", targets: ["CabAppModels"]),
     ],
+    // The Swift server ecosystem's own packages (issue 14). On machines without GitHub, `scripts/vendor-mirrors.sh`
+    // (run by `make`) points SwiftPM at local mirrors of exactly these; elsewhere they come from GitHub.
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+    ],
     targets: [
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
@@ -37,12 +45,12 @@ let package = Package(
         .target(name: "CabCore", dependencies: ["CabGeo"]),
         .target(name: "CabTracking", dependencies: ["CabGeo", "CabCore"]),
         .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite", "CabPostgres"]),
-        .target(name: "CabHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "CabHTTP", dependencies: ["CMicroHTTPD", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "CabAPI",
             dependencies: [
                 "CabGeo", "CabRouting", "CabPlaces", "CabBaseMap", "CabCore", "CabTracking", "CabStore", "CabHTTP",
-                "CQREncode", "CCrypto", "CZlib",
+                "CQREncode", "CCrypto", "CZlib", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "CabClient", dependencies: ["CabGeo"]),
@@ -52,6 +60,8 @@ let package = Package(
             dependencies: [
                 "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap", "CabImport", "CabCore", "CabTracking", "CabStore",
                 "CabHTTP", "CabAPI", "CabClient", "CabPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

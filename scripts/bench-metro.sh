@@ -17,7 +17,7 @@ if ! "$venv/bin/python" -c "import ch_router, numpy" 2>/dev/null; then
   "$venv/bin/pip" install -q ch-router numpy
 fi
 cab=${CAB:-.build/release/cab}
-[ -x "$cab" ] || swift build -c release --product cab
+[ -x "$cab" ] || { scripts/vendor-mirrors.sh; swift build -c release --product cab; }
 for n in "${sizes[@]}"; do
   pbf="$out/city$n.osm.pbf"
   if [ ! -f "$pbf" ]; then
