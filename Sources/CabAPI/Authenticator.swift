@@ -9,13 +9,14 @@ struct Authenticator: Sendable {
     /// The caller, or a 401 problem.
     func principal(for request: HTTPRequest) throws(HTTPError) -> Principal {
         guard let token = request.bearerToken ?? request.query["access_token"], !token.isEmpty else {
-            throw Self.unauthorized("Send `Authorization: Bearer TOKEN` with the token you got when the account was created.")
+            throw Self.unauthorized(
+                "Send `Authorization: Bearer TOKEN` with the token you got when the account was created.")
         }
         let found: Principal?
         do {
             found = try accounts.principal(forTokenHash: TokenAuthority.tokenHash(token))
         } catch {
-            throw HTTPError(status: 503, title: "Store unavailable", detail: "The account store could not be read; try again.")
+            throw ProblemType.storeUnavailable.error("The account store could not be read; try again.")
         }
         guard let found else {
             throw Self.unauthorized("The token is not valid (unknown or revoked); create an account to get a new one.")
@@ -28,7 +29,7 @@ struct Authenticator: Sendable {
         let p = try principal(for: request)
         guard roles.contains(p.role) else {
             let names = roles.map(\.rawValue).sorted().joined(separator: " or ")
-            throw HTTPError(status: 403, title: "Forbidden", detail: "Only a \(names) may do this; you are a \(p.role.rawValue).")
+            throw ProblemType.forbidden.error("Only a \(names) may do this; you are a \(p.role.rawValue).")
         }
         return p
     }
@@ -41,6 +42,6 @@ struct Authenticator: Sendable {
     }
 
     static func unauthorized(_ detail: String) -> HTTPError {
-        HTTPError(status: 401, title: "Unauthorized", detail: detail, headers: ["WWW-Authenticate": "Bearer"])
+        ProblemType.unauthorized.error(detail, headers: ["WWW-Authenticate": "Bearer"])
     }
 }

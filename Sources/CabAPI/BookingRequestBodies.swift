@@ -1,7 +1,7 @@
-import Foundation
 import CabCore
 import CabGeo
 import CabHTTP
+import Foundation
 
 /// The JSON bodies of the account and booking endpoints, each with the checks that make a 400 say what to fix.
 enum BookingRequestBodies {
@@ -65,7 +65,7 @@ enum BookingRequestBodies {
     static func requiredText(_ text: String, _ field: String) throws(HTTPError) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else {
-            throw .badRequest("'\(field)' is empty; give a non-empty text.", title: "Invalid input")
+            throw ProblemType.invalidValue.error("'\(field)' is empty; give a non-empty text.")
         }
         return try optionalText(trimmed, field) ?? trimmed
     }
@@ -74,7 +74,8 @@ enum BookingRequestBodies {
     static func optionalText(_ text: String?, _ field: String) throws(HTTPError) -> String? {
         guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
         guard trimmed.count <= maximumTextLength else {
-            throw .badRequest("'\(field)' is longer than \(maximumTextLength) characters; shorten it.", title: "Invalid input")
+            throw ProblemType.invalidValue.error(
+                "'\(field)' is longer than \(maximumTextLength) characters; shorten it.")
         }
         try refuseControlCharacters(trimmed, field)
         return trimmed
@@ -85,7 +86,7 @@ enum BookingRequestBodies {
         guard let text else { return nil }
         guard let type = VehicleType(rawValue: text) else {
             let known = VehicleType.allCases.map(\.rawValue).joined(separator: ", ")
-            throw .badRequest("'vehicle_type' must be one of: \(known).", title: "Invalid input")
+            throw ProblemType.invalidValue.error("'vehicle_type' must be one of: \(known).")
         }
         return type
     }
@@ -95,9 +96,8 @@ enum BookingRequestBodies {
         try HTTPRequest.validate(pickup, "pickup")
         try HTTPRequest.validate(dropoff, "dropoff")
         guard pickup.distanceMeters(to: dropoff) >= minimumTripMeters else {
-            throw HTTPError(
-                status: 422, title: "Pickup equals dropoff",
-                detail: "The pickup and the dropoff are the same place (less than \(Int(minimumTripMeters)) m apart); "
+            throw ProblemType.pickupEqualsDropoff.error(
+                "The pickup and the dropoff are the same place (less than \(Int(minimumTripMeters)) m apart); "
                     + "choose a different destination.")
         }
     }

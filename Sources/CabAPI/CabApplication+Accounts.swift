@@ -89,9 +89,8 @@ extension Services {
     /// The store, or a 503 problem saying how to get one.
     func requireStore() throws(HTTPError) -> SQLiteStore {
         guard let store else {
-            throw HTTPError(
-                status: 503, title: "No store",
-                detail: "No data directory with a store is loaded; import a map with `cab import MAP.osm.pbf --data DIR`.")
+            throw ProblemType.noStore.error(
+                "No data directory with a store is loaded; import a map with `cab import MAP.osm.pbf --data DIR`.")
         }
         return store
     }

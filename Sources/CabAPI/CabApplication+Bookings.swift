@@ -1,8 +1,8 @@
-import Foundation
 import CabCore
 import CabGeo
 import CabHTTP
 import CabRouting
+import Foundation
 
 extension CabApplication {
     /// Estimates, bookings (create with `Idempotency-Key`, read, list, QR code, cancel) and the trip-state table.
@@ -21,7 +21,8 @@ extension CabApplication {
         // The QR carries the rider's secret (`RiderCodes`): the rider's and a dispatcher's, never the driver's.
         router.get("/v1/bookings/{id}/qr.svg") { [self] request in
             let booking = try visibleBooking(request, to: try authenticate(request, roles: [.rider, .dispatcher]))
-            return Self.privateImage(Array(try QRCode(encoding: riderCodes.payload(for: booking.id)).svg().utf8), "image/svg+xml")
+            return Self.privateImage(
+                Array(try QRCode(encoding: riderCodes.payload(for: booking.id)).svg().utf8), "image/svg+xml")
         }
         router.get("/v1/bookings/{id}/qr.png") { [self] request in
             let booking = try visibleBooking(request, to: try authenticate(request, roles: [.rider, .dispatcher]))
@@ -37,7 +38,8 @@ extension CabApplication {
             services.bookingHooks.serializingTrip(booking.id) {  // ordered with dispatch's own transitions
                 outcome = Result {
                     let (stored, step) = try store.apply(
-                        .riderCancel(reason: reason), to: booking.id, by: viewer, at: services.now(), tariff: services.tariff)
+                        .riderCancel(reason: reason), to: booking.id, by: viewer, at: services.now(),
+                        tariff: services.tariff)
                     if step.record != nil { services.bookingHooks.bookingChanged(stored, step) }
                     return stored
                 }
@@ -49,10 +51,11 @@ extension CabApplication {
 
     func createBooking(_ request: HTTPRequest) throws -> HTTPResponse {
         let rider = try authenticate(request, roles: [.rider])
-        guard let riderID = rider.riderID else { throw HTTPError(status: 403, title: "Forbidden", detail: "Only a rider may book.") }
+        guard let riderID = rider.riderID else { throw ProblemType.forbidden.error("Only a rider may book.") }
         let key = request.header("idempotency-key")
         if let key, key.isEmpty || key.utf8.count > 255 {
-            throw HTTPError.badRequest("The Idempotency-Key header must be 1 to 255 bytes; send a fresh random key per booking.")
+            throw ProblemType.invalidIdempotencyKey.error(
+                "The Idempotency-Key header must be 1 to 255 bytes; send a fresh random key per booking.")
         }
         let body = try request.decodeJSONBody(BookingRequestBodies.NewBooking.self)
         try BookingRequestBodies.validateTrip(pickup: body.pickup, dropoff: body.dropoff)
@@ -63,7 +66,8 @@ extension CabApplication {
         var random = SystemRandomNumberGenerator()
         let createdAt = services.now()
         let booking = Booking(
-            id: .timeOrdered(at: createdAt, using: &random), riderID: riderID, pickup: body.pickup, pickupName: pickupName,
+            id: .timeOrdered(at: createdAt, using: &random), riderID: riderID, pickup: body.pickup,
+            pickupName: pickupName,
             dropoff: body.dropoff, dropoffName: dropoffName, routeDistanceMeters: priced.distanceMeters,
             routeDurationSeconds: priced.durationSeconds, fareEstimate: priced.fare.total, vehicleType: vehicleType,
             pin: Booking.randomPIN(using: &random), createdAt: createdAt, routePolyline: priced.polyline)
@@ -105,7 +109,7 @@ extension CabApplication {
         for name in (request.query["status"] ?? "").split(separator: ",") {
             guard let state = TripState(rawValue: String(name)) else {
                 let known = TripState.allCases.map(\.rawValue).joined(separator: ", ")
-                throw HTTPError.badRequest("'status' must be a comma-separated list of: \(known).", title: "Invalid parameter")
+                throw ProblemType.invalidParameter.error("'status' must be a comma-separated list of: \(known).")
             }
             query.statuses.insert(state)
         }
@@ -160,12 +164,11 @@ extension CabApplication {
         let meters = Int(plan.route.distanceMeters.rounded())
         let seconds = Int((Double(plan.route.durationMilliseconds) / 1000).rounded())
         guard meters > 0 else {
-            throw HTTPError(
-                status: 422, title: "Pickup equals dropoff",
-                detail: "The pickup and the dropoff lead to the same point on the road; choose a different destination.")
+            throw ProblemType.pickupEqualsDropoff.error(
+                "The pickup and the dropoff lead to the same point on the road; choose a different destination.")
         }
         guard meters <= Tariff.maximumDistanceMeters, seconds <= Tariff.maximumDurationSeconds else {
-            throw HTTPError(status: 422, title: "Trip too long", detail: "The route is too long to price; choose a nearer destination.")
+            throw ProblemType.tripTooLong.error("The route is too long to price; choose a nearer destination.")
         }
         return PricedRoute(
             plan: plan, distanceMeters: meters, durationSeconds: seconds,

@@ -14,16 +14,15 @@ extension CabApplication {
             var box: BoundingBox?
             if let text = request.query["bbox"] {
                 guard let parsed = BoundingBox(parsing: text) else {
-                    throw HTTPError.badRequest(
-                        "'bbox' must be minLon,minLat,maxLon,maxLat in decimal degrees with min ≤ max.",
-                        title: "Invalid bbox")
+                    throw ProblemType.invalidBoundingBox.error(
+                        "'bbox' must be minLon,minLat,maxLon,maxLat in decimal degrees with min ≤ max.")
                 }
                 box = parsed
             }
             var lastEventID: UInt64?
             if let text = request.header("Last-Event-ID") ?? request.query["last_event_id"], !text.isEmpty {
                 guard let id = UInt64(text.filter { $0 != " " }) else {
-                    throw HTTPError.badRequest("'Last-Event-ID' must be an event id from this stream.", title: "Invalid event id")
+                    throw ProblemType.invalidEventID.error("'Last-Event-ID' must be an event id from this stream.")
                 }
                 lastEventID = id
             }

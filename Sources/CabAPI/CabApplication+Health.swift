@@ -25,9 +25,8 @@ extension CabApplication {
             guard let snapshot = store?.health.snapshot, let problem = snapshot.problem else {
                 return .json(["ready": true])
             }
-            throw HTTPError(
-                status: 503, title: "Store unavailable", detail: "\(problem.rawValue): \(snapshot.detail)",
-                headers: ["Retry-After": "5"])
+            throw ProblemType.storeUnavailable.error(
+                "\(problem.rawValue): \(snapshot.detail)", headers: ["Retry-After": "5"])
         }
         router.get("/metrics", handler: StandardHandlers.metrics(metrics))
     }

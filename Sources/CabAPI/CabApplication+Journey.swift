@@ -28,8 +28,7 @@ extension CabApplication {
         router.get("/v1/trips") { [self] request in
             _ = try authenticate(request, roles: [.dispatcher])
             guard request.query["open"] == "true" else {
-                throw HTTPError.badRequest(
-                    "Add 'open=true': this list shows the open trips only.", title: "Missing parameter")
+                throw ProblemType.missingParameter.error("Add 'open=true': this list shows the open trips only.")
             }
             let limit = try request.integerParameter("limit", default: 200, in: 1...1_000)
             let now = services.now()

@@ -7,14 +7,15 @@ extension CabApplication {
     func registerMapEndpoints(on router: inout Router) {
         router.get("/v1/map/features") { [services] request in
             guard let baseMap = services.baseMap else {
-                throw HTTPError(status: 503, title: "No map", detail: "No base map is loaded; import a map with `cab import`.")
+                throw ProblemType.noMap.error("No base map is loaded; import a map with `cab import`.")
             }
             guard let text = request.query["bbox"], let box = BoundingBox(parsing: text) else {
-                throw HTTPError.badRequest(
-                    "'bbox' must be minLon,minLat,maxLon,maxLat in decimal degrees with min ≤ max.", title: "Invalid bbox")
+                throw ProblemType.invalidBoundingBox.error(
+                    "'bbox' must be minLon,minLat,maxLon,maxLat in decimal degrees with min ≤ max.")
             }
             let zoom = try request.integerParameter("zoom", default: 16, in: 0...22)
-            let limit = try request.integerParameter("limit", default: BaseMapIndex.defaultLimit, in: 1...BaseMapIndex.maximumLimit)
+            let limit = try request.integerParameter(
+                "limit", default: BaseMapIndex.defaultLimit, in: 1...BaseMapIndex.maximumLimit)
             let collection = try baseMap.features(in: box, zoom: zoom, limit: limit)
             var response = HTTPResponse.bytes(Array(collection.geoJSON.utf8), contentType: "application/geo+json")
             response.headers.append(("Cache-Control", "public, max-age=3600"))

@@ -11,7 +11,7 @@ extension CabApplication {
         router.post("/v1/driver/devices") { [services] request in
             let (_, auth) = try services.requireTracking()
             let driver = try auth.driver(for: request)
-            guard let store = services.store else { throw HTTPError(status: 503, title: "No store", detail: "No store is open.") }
+            guard let store = services.store else { throw ProblemType.noStore.error("No store is open.") }
             let deviceID = TokenAuthority.hex(try TokenAuthority.randomBytes(16))
             try store.addCredential(OsmAndRequest.keyHash(deviceID), for: driver, at: services.now())
             return .json(["device_id": deviceID, "url": "/osmand"], status: 201)
@@ -23,12 +23,11 @@ extension CabApplication {
             do {
                 principal = try tracking.accounts.principal(forTokenHash: OsmAndRequest.keyHash(report.deviceID))
             } catch {
-                throw HTTPError(status: 503, title: "Store unavailable", detail: "The account store could not be read; try again.")
+                throw ProblemType.storeUnavailable.error("The account store could not be read; try again.")
             }
             guard let driver = principal?.driverID else {
-                throw HTTPError(
-                    status: 401, title: "Unknown device",
-                    detail: "The device id is not known; get one with POST /v1/driver/devices and set it in the app.")
+                throw ProblemType.unknownDevice.error(
+                    "The device id is not known; get one with POST /v1/driver/devices and set it in the app.")
             }
             guard let fix = report.fix else {
                 tracking.counters.dropped.increment(["reason": DropReason.invalid.rawValue])
@@ -36,9 +35,8 @@ extension CabApplication {
             }
             let outcome = tracking.ingest([fix], from: driver)
             if let wait = outcome.retryAfterSeconds {
-                throw HTTPError(
-                    status: 429, title: "Too many requests", detail: "Retry after \(wait) s.",
-                    headers: ["Retry-After": String(wait)])
+                throw ProblemType.tooManyRequests.error(
+                    "Retry after \(wait) s.", headers: ["Retry-After": String(wait)])
             }
             return .text("")
         }

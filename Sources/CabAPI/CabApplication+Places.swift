@@ -10,7 +10,8 @@ extension CabApplication {
         router.get("/v1/places") { [services] request in
             let places = try services.requirePlaces()
             guard let q = request.query["q"] else {
-                throw HTTPError.badRequest("The query parameter 'q' is missing; give the text to search for.", title: "Missing parameter")
+                throw ProblemType.missingParameter.error(
+                    "The query parameter 'q' is missing; give the text to search for.")
             }
             let near = request.query["near"] == nil ? nil : try request.coordinateParameter("near")
             let limit = try request.integerParameter("limit", default: 10, in: 1...50)
@@ -22,7 +23,8 @@ extension CabApplication {
             let places = try services.requirePlaces()
             let point = try request.coordinateParameters()
             let languages = try LanguagePreference.languages(for: request)
-            return .json(ReverseResponse(result: try places.reverse(at: point, languages: languages).map(PlaceResponse.init)))
+            return .json(
+                ReverseResponse(result: try places.reverse(at: point, languages: languages).map(PlaceResponse.init)))
         }
         registerSavedPlaceEndpoints(on: &router)
     }
@@ -32,7 +34,7 @@ extension Services {
     /// The place index, or a 503 problem saying how to get one.
     func requirePlaces() throws(HTTPError) -> PlaceIndex {
         guard let places else {
-            throw HTTPError(status: 503, title: "No places", detail: "No place index is loaded; import a map with `cab import`.")
+            throw ProblemType.noPlaces.error("No place index is loaded; import a map with `cab import`.")
         }
         return places
     }

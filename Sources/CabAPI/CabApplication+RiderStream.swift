@@ -14,7 +14,8 @@ extension CabApplication {
             let viewer = try authenticate(request, roles: [.rider, .dispatcher])
             let booking = try visibleBooking(request, to: viewer)
             guard !booking.status.isTerminal else {
-                throw HTTPError(status: 409, title: "Trip over", detail: "This trip is over (\(booking.status.situation)); there is nothing to share.")
+                throw ProblemType.tripOver.error(
+                    "This trip is over (\(booking.status.situation)); there is nothing to share.")
             }
             let token = try requireDispatch().links.create(for: booking.id)
             return .json(ShareResponse(token: token, url: "/t/\(token)"), status: 201)
@@ -36,11 +37,14 @@ extension CabApplication {
     /// The live booking a tracking token shows: 404 for an unknown token, 410 once the trip has ended.
     func sharedBooking(_ request: HTTPRequest) throws -> Booking {
         let token = request.pathParameters["token"] ?? ""
-        guard let id = try requireDispatch().links.booking(for: token), let booking = try services.requireStore().booking(id) else {
+        guard let id = try requireDispatch().links.booking(for: token),
+            let booking = try services.requireStore().booking(id)
+        else {
             throw HTTPError.notFound("This tracking link does not exist; ask for a new one.")
         }
         guard !booking.status.isTerminal else {
-            throw HTTPError(status: 410, title: "Link ended", detail: "This trip has ended (\(booking.status.situation)); the link no longer works.")
+            throw ProblemType.linkEnded.error(
+                "This trip has ended (\(booking.status.situation)); the link no longer works.")
         }
         return booking
     }
@@ -51,7 +55,9 @@ extension CabApplication {
         let dispatch = try requireDispatch()
         let stream = EventStream(capacity: 128)
         let info = try driver(of: booking).map(TripEvents.DriverInfo.init)
-        stream.send(event: "status", data: TripNotifier.encode(TripEvents.Status(tripID: booking.id, status: booking.status, driver: info)))
+        stream.send(
+            event: "status",
+            data: TripNotifier.encode(TripEvents.Status(tripID: booking.id, status: booking.status, driver: info)))
         if booking.status.isTerminal {
             stream.finish()
             return stream.response()
@@ -59,9 +65,13 @@ extension CabApplication {
         if let info { stream.send(event: "driver", data: TripNotifier.encode(TripEvents.DriverEvent(driver: info))) }
         let live = dispatch.liveView(of: booking.id)
         if let p = live.position { stream.send(event: "position", data: TripNotifier.encode(p)) }
-        if let e = live.etaSeconds { stream.send(event: "eta", data: TripNotifier.encode(TripEvents.ETA(etaSeconds: e))) }
+        if let e = live.etaSeconds {
+            stream.send(event: "eta", data: TripNotifier.encode(TripEvents.ETA(etaSeconds: e)))
+        }
         if let e = dispatch.dropoffETA(of: booking.id) {
-            stream.send(event: "dropoff_eta", data: TripNotifier.encode(TripEvents.DropoffETA(tripID: booking.id, etaSeconds: e)))
+            stream.send(
+                event: "dropoff_eta",
+                data: TripNotifier.encode(TripEvents.DropoffETA(tripID: booking.id, etaSeconds: e)))
         }
         dispatch.notifier.subscribe(booking: booking.id, stream)
         return stream.response()
@@ -104,7 +114,9 @@ struct TrackResponse: Encodable {
         position = live.position
         updatedAt = live.position?.time
         etaSeconds = live.etaSeconds
-        route = Route(polyline: b.routePolyline, geometry: b.routePolyline.flatMap { Polyline.decode($0) }.map(GeoJSONLineString.init))
+        route = Route(
+            polyline: b.routePolyline,
+            geometry: b.routePolyline.flatMap { Polyline.decode($0) }.map(GeoJSONLineString.init))
     }
 
     func encode(to encoder: any Encoder) throws {

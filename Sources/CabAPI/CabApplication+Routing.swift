@@ -21,14 +21,11 @@ extension CabApplication {
             guard !body.sources.isEmpty, !body.destinations.isEmpty,
                 body.sources.count <= limit, body.destinations.count <= limit
             else {
-                throw HTTPError(
-                    status: 422, title: "Matrix size",
-                    detail: "Give 1 to \(limit) sources and 1 to \(limit) destinations.")
+                throw ProblemType.matrixSize.error("Give 1 to \(limit) sources and 1 to \(limit) destinations.")
             }
             for (i, c) in (body.sources + body.destinations).enumerated() where !c.isValid {
-                throw HTTPError.badRequest(
-                    "Point \(i) is out of range: latitude must be within -90...90 and longitude within -180...180.",
-                    title: "Invalid coordinate")
+                throw ProblemType.invalidCoordinate.error(
+                    "Point \(i) is out of range: latitude must be within -90...90 and longitude within -180...180.")
             }
             let cells = try services.requireRouting().matrix(from: body.sources, to: body.destinations)
             return .json(
@@ -59,8 +56,7 @@ extension Services {
     /// The routing service, or a 503 problem saying how to get one.
     func requireRouting() throws(HTTPError) -> RoutingService {
         guard let routing else {
-            throw HTTPError(
-                status: 503, title: "No map", detail: "No map is loaded; import one with `cab import MAP.osm.pbf --data DIR`.")
+            throw ProblemType.noMap.error("No map is loaded; import one with `cab import MAP.osm.pbf --data DIR`.")
         }
         return routing
     }

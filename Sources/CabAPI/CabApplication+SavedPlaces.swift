@@ -43,7 +43,7 @@ extension CabApplication {
     /// The calling rider (401 without a valid token, 403 for another role).
     private func signedInRider(_ request: HTTPRequest) throws -> RiderID {
         guard let id = try authenticate(request, roles: [.rider]).riderID else {
-            throw HTTPError(status: 403, title: "Forbidden", detail: "Only a rider has saved places.")
+            throw ProblemType.forbidden.error("Only a rider has saved places.")
         }
         return id
     }

@@ -12,24 +12,21 @@ extension CabApplication {
             let driver = try auth.driver(for: request)
             let body = try request.decodeJSONBody(LocationBatchBody.self)
             if let named = body.driverID, named != driver.rawValue {
-                throw HTTPError(
-                    status: 403, title: "Forbidden",
-                    detail: "A driver posts only their own positions; leave out 'driver_id' (the token says who you are).")
+                throw ProblemType.forbidden.error(
+                    "A driver posts only their own positions; leave out 'driver_id' (the token says who you are).")
             }
             let limit = tracking.configuration.maxFixesPerBatch
             guard body.fixes.count <= limit else {
-                throw HTTPError(
-                    status: 413, title: "Too many fixes",
-                    detail: "A batch holds at most \(limit) fixes; this one has \(body.fixes.count). Split it.")
+                throw ProblemType.tooManyFixes.error(
+                    "A batch holds at most \(limit) fixes; this one has \(body.fixes.count). Split it.")
             }
             guard !body.fixes.isEmpty else {
-                throw HTTPError.badRequest("'fixes' is empty; send 1 to \(limit) fixes.", title: "No fixes")
+                throw ProblemType.noFixes.error("'fixes' is empty; send 1 to \(limit) fixes.")
             }
             let outcome = tracking.ingest(body.fixes.map(\.fix), from: driver)
             if let wait = outcome.retryAfterSeconds {
-                throw HTTPError(
-                    status: 429, title: "Too many requests",
-                    detail: "This driver sends batches too often; retry after \(wait) s (send fixes in batches).",
+                throw ProblemType.tooManyRequests.error(
+                    "This driver sends batches too often; retry after \(wait) s (send fixes in batches).",
                     headers: ["Retry-After": String(wait)])
             }
             return LocationReceiptJSON(outcome).response
@@ -44,7 +41,7 @@ extension CabApplication {
             if let text = request.query["vehicle_type"] {
                 guard let type = VehicleType(rawValue: text) else {
                     let names = VehicleType.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw HTTPError.badRequest("'vehicle_type' must be one of \(names).", title: "Invalid parameter")
+                    throw ProblemType.invalidParameter.error("'vehicle_type' must be one of \(names).")
                 }
                 vehicles = [VehicleClass(type)]
             }
@@ -52,8 +49,8 @@ extension CabApplication {
             if let text = request.query["status"] {
                 let parsed = text.split(separator: ",").map { DriverStatus(name: $0) }
                 guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else {
-                    throw HTTPError.badRequest(
-                        "'status' must be a comma-separated list of available, busy, offline.", title: "Invalid parameter")
+                    throw ProblemType.invalidParameter.error(
+                        "'status' must be a comma-separated list of available, busy, offline.")
                 }
                 statuses = Set(parsed.compactMap { $0 })
             }
@@ -66,7 +63,8 @@ extension CabApplication {
             return .json(
                 NearbyDriversJSON(
                     drivers: try found.map { nearby in
-                        var json = DriverLocationJSON(nearby.driver, nearby.position, distanceMeters: nearby.distanceMeters)
+                        var json = DriverLocationJSON(
+                            nearby.driver, nearby.position, distanceMeters: nearby.distanceMeters)
                         if let account = try store?.driver(nearby.driver) {
                             json.name = account.name
                             json.plate = account.plate
@@ -117,9 +115,8 @@ extension Services {
     /// Live tracking and its authentication, or a 503 problem saying how to get them.
     func requireTracking() throws(HTTPError) -> (TrackingService, TrackingAuth) {
         guard let tracking else {
-            throw HTTPError(
-                status: 503, title: "No tracking",
-                detail: "Live tracking needs the store; start `cab serve` with a data directory (`--data DIR`).")
+            throw ProblemType.noTracking.error(
+                "Live tracking needs the store; start `cab serve` with a data directory (`--data DIR`).")
         }
         return (tracking, TrackingAuth(authenticator: Authenticator(accounts: tracking.accounts)))
     }

@@ -28,9 +28,8 @@ extension CabApplication {
             let outcome = startAttempts.withLock { $0.wrongCode(trip, now: now) }
             startCounters.wrongCodes.increment()
             guard let seconds = outcome.lockedForSeconds else {
-                throw HTTPError(
-                    status: 422, title: "Wrong code",
-                    detail: "\(error.message) \(outcome.remaining) more wrong codes lock this trip's start.")
+                throw ProblemType.wrongCode.error(
+                    "\(error.message) \(outcome.remaining) more wrong codes lock this trip's start.")
             }
             startCounters.lockouts.increment()
             dispatch.log(
@@ -41,9 +40,8 @@ extension CabApplication {
     }
 
     static func startLocked(retryAfterSeconds wait: Int) -> HTTPError {
-        HTTPError(
-            status: 429, title: "Too many wrong codes",
-            detail: "This trip's start is locked after too many wrong codes; retry after \(wait) s with the "
+        ProblemType.tooManyWrongCodes.error(
+            "This trip's start is locked after too many wrong codes; retry after \(wait) s with the "
                 + "code the rider shows (PIN or QR). The dispatcher has been told.",
             headers: ["Retry-After": String(wait)])
     }
@@ -55,7 +53,8 @@ struct StartCounters: Sendable {
     let lockouts: Counter
 
     init(_ metrics: MetricsRegistry) {
-        wrongCodes = metrics.counter("trip_start_wrong_codes_total", help: "Trip starts refused for a wrong PIN or QR code.")
+        wrongCodes = metrics.counter(
+            "trip_start_wrong_codes_total", help: "Trip starts refused for a wrong PIN or QR code.")
         lockouts = metrics.counter(
             "trip_start_lockouts_total", help: "Trips whose start was locked after too many wrong codes.")
     }

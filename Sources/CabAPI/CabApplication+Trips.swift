@@ -9,28 +9,32 @@ extension CabApplication {
             let driver = try authenticatedDriver(request)
             let body = try request.decodeJSON(TripBodies.Status.self)
             guard body.status == "online" || body.status == "offline" else {
-                throw HTTPError.badRequest("'status' must be \"online\" or \"offline\".", title: "Invalid status")
+                throw ProblemType.invalidStatus.error("'status' must be \"online\" or \"offline\".")
             }
             try requireDispatch().setOnline(driver, body.status == "online")
             return .json(TripBodies.Status(status: body.status))
         }
         router.post("/v1/trips/{id}/accept") { [self] request in
             let driver = try authenticatedDriver(request)
-            return try bookingResponse(try requireDispatch().accept(try tripID(request), by: driver), for: .driver(driver))
+            return try bookingResponse(
+                try requireDispatch().accept(try tripID(request), by: driver), for: .driver(driver))
         }
         router.post("/v1/trips/{id}/decline") { [self] request in
             let driver = try authenticatedDriver(request)
-            return try bookingResponse(try requireDispatch().decline(try tripID(request), by: driver), for: .driver(driver))
+            return try bookingResponse(
+                try requireDispatch().decline(try tripID(request), by: driver), for: .driver(driver))
         }
         router.post("/v1/trips/{id}/depart") { [self] request in
             let actor = try authenticate(request, roles: [.driver])
-            return try bookingResponse(try requireDispatch().handle(.depart, try tripID(request), by: actor), for: actor)
+            return try bookingResponse(
+                try requireDispatch().handle(.depart, try tripID(request), by: actor), for: actor)
         }
         router.post("/v1/trips/{id}/arrived") { [self] request in
             let actor = try authenticate(request, roles: [.driver, .dispatcher])
             let body = request.body.isEmpty ? nil : try request.decodeJSON(TripBodies.Arrived.self)
             let trip = try tripID(request)
-            return try bookingResponse(try requireDispatch().arrive(trip, by: actor, override: body?.override ?? false), for: actor)
+            return try bookingResponse(
+                try requireDispatch().arrive(trip, by: actor, override: body?.override ?? false), for: actor)
         }
         router.post("/v1/trips/{id}/start") { [self] request in try startTrip(request) }  // CabApplication+TripStart
         router.post("/v1/trips/{id}/complete") { [self] request in
@@ -46,7 +50,9 @@ extension CabApplication {
             let trip = try tripID(request)
             let booking: Booking
             if actor.role == .driver {
-                booking = try reason == "no_show" ? dispatch.handle(.noShow, trip, by: actor) : dispatch.redispatch(trip, by: actor)
+                booking =
+                    try reason == "no_show"
+                    ? dispatch.handle(.noShow, trip, by: actor) : dispatch.redispatch(trip, by: actor)
             } else {
                 booking = try dispatch.dispatcherCancel(trip, by: actor, reason: reason)
             }
@@ -59,7 +65,8 @@ extension CabApplication {
         router.post("/v1/trips/{id}/assign") { [self] request in
             let actor = try authenticate(request, roles: [.dispatcher])
             let body = try request.decodeJSON(TripBodies.Assign.self)
-            return try bookingResponse(try requireDispatch().assign(try tripID(request), to: body.driverID, by: actor), for: actor)
+            return try bookingResponse(
+                try requireDispatch().assign(try tripID(request), to: body.driverID, by: actor), for: actor)
         }
     }
 
@@ -77,9 +84,8 @@ extension CabApplication {
     /// The dispatch coordinator, or a 503 problem saying what is missing.
     func requireDispatch() throws(HTTPError) -> DispatchCoordinator {
         guard let dispatch = services.dispatch else {
-            throw HTTPError(
-                status: 503, title: "No dispatch",
-                detail: "Dispatch needs a map and a store; import a map with `cab import MAP.osm.pbf --data DIR`.")
+            throw ProblemType.noDispatch.error(
+                "Dispatch needs a map and a store; import a map with `cab import MAP.osm.pbf --data DIR`.")
         }
         return dispatch
     }

@@ -58,6 +58,7 @@ public final class CabApplication: Sendable {
         registerTrackingEndpoints(on: &router)
         registerOsmAndEndpoints(on: &router)
         registerFleetStreamEndpoints(on: &router)
+        registerProblemEndpoints(on: &router)  // what problem documents' `type` URIs point at
         registerWebApp(on: &router)
         return router
     }
@@ -67,9 +68,7 @@ public final class CabApplication: Sendable {
     public func errorMapper(log: (@Sendable (String) -> Void)?) -> HTTPErrorMapper {
         let fallback = HTTPServer.defaultErrorMapper(log: log)
         return { error, request in
-            if let problem = ErrorTable.problem(for: error) {
-                return ErrorTable.response(problem, members: ErrorTable.members(for: error), requestID: request.requestID)
-            }
+            if let problem = ErrorTable.problem(for: error) { return problem.response(requestID: request.requestID) }
             return fallback(error, request)
         }
     }

@@ -5,10 +5,12 @@ extension HTTPRequest {
     /// The query parameter `name` as `LAT,LON`, or a 400 problem saying what to fix.
     func coordinateParameter(_ name: String) throws(HTTPError) -> Coordinate {
         guard let text = query[name], !text.isEmpty else {
-            throw .badRequest("The query parameter '\(name)' is missing; give it as \(name)=LAT,LON.", title: "Missing parameter")
+            throw ProblemType.missingParameter.error(
+                "The query parameter '\(name)' is missing; give it as \(name)=LAT,LON.")
         }
         guard let c = Coordinate(parsing: text) else {
-            throw .badRequest("'\(name)' must be LAT,LON in decimal degrees (e.g. 60.1699,24.9384).", title: "Invalid coordinate")
+            throw ProblemType.invalidCoordinate.error(
+                "'\(name)' must be LAT,LON in decimal degrees (e.g. 60.1699,24.9384).")
         }
         try Self.validate(c, name)
         return c
@@ -17,10 +19,10 @@ extension HTTPRequest {
     /// Two query parameters `lat` and `lon` as a coordinate, or a 400 problem.
     func coordinateParameters(lat: String = "lat", lon: String = "lon") throws(HTTPError) -> Coordinate {
         guard let latText = query[lat], let lonText = query[lon] else {
-            throw .badRequest("The query parameters '\(lat)' and '\(lon)' are required.", title: "Missing parameter")
+            throw ProblemType.missingParameter.error("The query parameters '\(lat)' and '\(lon)' are required.")
         }
         guard let la = Double(latText), let lo = Double(lonText) else {
-            throw .badRequest("'\(lat)' and '\(lon)' must be decimal degrees.", title: "Invalid coordinate")
+            throw ProblemType.invalidCoordinate.error("'\(lat)' and '\(lon)' must be decimal degrees.")
         }
         let c = Coordinate(latitude: la, longitude: lo)
         try Self.validate(c, "\(lat),\(lon)")
@@ -31,18 +33,17 @@ extension HTTPRequest {
     func integerParameter(_ name: String, default value: Int, in range: ClosedRange<Int>) throws(HTTPError) -> Int {
         guard let text = query[name] else { return value }
         guard let n = Int(text), range.contains(n) else {
-            throw .badRequest(
-                "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound).",
-                title: "Invalid parameter")
+            throw ProblemType.invalidParameter.error(
+                "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound).")
         }
         return n
     }
 
     static func validate(_ c: Coordinate, _ name: String) throws(HTTPError) {
         guard c.isValid else {
-            throw .badRequest(
+            throw ProblemType.invalidCoordinate.error(
                 "'\(name)' is out of range: latitude must be within -90...90 and longitude within -180...180, "
-                    + "both finite numbers.", title: "Invalid coordinate")
+                    + "both finite numbers.")
         }
     }
 }

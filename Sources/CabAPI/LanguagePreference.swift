@@ -13,9 +13,8 @@ enum LanguagePreference {
             var result: [String] = []
             for part in lang.split(separator: ",", omittingEmptySubsequences: false) {
                 guard let code = primaryTag(part) else {
-                    throw .badRequest(
-                        "'lang' must be language codes separated by commas, like lang=sv or lang=fi,en.",
-                        title: "Invalid parameter")
+                    throw ProblemType.invalidParameter.error(
+                        "'lang' must be language codes separated by commas, like lang=sv or lang=fi,en.")
                 }
                 if !result.contains(code) { result.append(code) }
             }

@@ -26,7 +26,7 @@ struct OsmAndRequest {
             parameters = Self.formParameters(request.body)
         }
         guard let id = parameters["id"] ?? parameters["deviceid"], !id.isEmpty else {
-            throw .badRequest("The parameter 'id' (the device id) is missing.", title: "Missing parameter")
+            throw ProblemType.missingParameter.error("The parameter 'id' (the device id) is missing.")
         }
         deviceID = id
         var latText = parameters["lat"]
@@ -36,13 +36,13 @@ struct OsmAndRequest {
             if parts.count == 2 { (latText, lonText) = (String(parts[0]), String(parts[1])) }
         }
         guard let latText, let lonText, let lat = Double(latText), let lon = Double(lonText) else {
-            throw .badRequest("'lat' and 'lon' must be decimal degrees.", title: "Invalid coordinate")
+            throw ProblemType.invalidCoordinate.error("'lat' and 'lon' must be decimal degrees.")
         }
         func number(_ names: String...) throws(HTTPError) -> Double? {
             for name in names {
                 guard let text = parameters[name], !text.isEmpty else { continue }
                 guard let value = Double(text), value.isFinite else {
-                    throw .badRequest("'\(name)' must be a number.", title: "Invalid parameter")
+                    throw ProblemType.invalidParameter.error("'\(name)' must be a number.")
                 }
                 return value
             }
@@ -68,7 +68,7 @@ struct OsmAndRequest {
             case .heading: (name, allowed) = (parameters["bearing"] != nil ? "bearing" : "heading", violation.allowed)
             case .accuracy, .sequence: (name, allowed) = (violation.field.rawValue, violation.allowed)
             }
-            throw .badRequest("'\(name)' is out of range; it must be \(allowed).", title: "Value out of range")
+            throw ProblemType.valueOutOfRange.error("'\(name)' is out of range; it must be \(allowed).")
         }
         fix = valid ? reported : nil
     }
@@ -82,16 +82,16 @@ struct OsmAndRequest {
         if let number = Int64(text) {
             // Negative is never a device's time; refusing it here also keeps `seconds * 1000` from overflowing.
             guard number >= 0 else {
-                throw .badRequest(
-                    "'timestamp' is negative; send Unix seconds or milliseconds since 1970 (from 2000 on).",
-                    title: "Invalid timestamp")
+                throw ProblemType.invalidTimestamp.error(
+                    "'timestamp' is negative; send Unix seconds or milliseconds since 1970 (from 2000 on).")
             }
-            return number < Int64(Int32.max) ? Instant(secondsSinceEpoch: number) : Instant(millisecondsSinceEpoch: number)
+            return number < Int64(Int32.max)
+                ? Instant(secondsSinceEpoch: number) : Instant(millisecondsSinceEpoch: number)
         }
         if let instant = RFC3339.parse(text) { return instant }
         if let instant = RFC3339.parse(text.replacingOccurrences(of: " ", with: "T") + "Z") { return instant }
-        throw .badRequest(
-            "'timestamp' must be Unix seconds, Unix milliseconds or an ISO 8601 time.", title: "Invalid timestamp")
+        throw ProblemType.invalidTimestamp.error(
+            "'timestamp' must be Unix seconds, Unix milliseconds or an ISO 8601 time.")
     }
 
     /// Decodes `a=1&b=2` with `+` as space and percent escapes.

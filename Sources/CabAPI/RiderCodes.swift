@@ -40,15 +40,15 @@ final class RiderCodes: Sendable {
     }
 
     private func secret(for booking: BookingID, key: [UInt8]) -> String {
-        String(TokenAuthority.hex(Self.hmacSHA256(key: key, message: Array(("qr:" + booking.rawValue).utf8)))
-            .prefix(Self.secretHexDigits))
+        String(
+            TokenAuthority.hex(Self.hmacSHA256(key: key, message: Array(("qr:" + booking.rawValue).utf8)))
+                .prefix(Self.secretHexDigits))
     }
 
     private func loadKey() throws -> [UInt8] {
         if let cached = key.withLock({ $0 }) { return cached }
         guard let store else {
-            throw HTTPError(
-                status: 503, title: "No store", detail: "QR codes need the store; start `cab serve` with a data directory.")
+            throw ProblemType.noStore.error("QR codes need the store; start `cab serve` with a data directory.")
         }
         let loaded = try store.serverSecret(named: Self.secretName, at: now()) { try TokenAuthority.randomBytes(32) }
         key.withLock { $0 = loaded }

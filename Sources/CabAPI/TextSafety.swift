@@ -8,9 +8,9 @@ extension BookingRequestBodies {
         for scalar in text.unicodeScalars where isUnsafe(scalar) {
             let code = String(scalar.value, radix: 16, uppercase: true)
             let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
-            throw .badRequest(
+            throw ProblemType.invalidValue.error(
                 "'\(field)' contains the invisible character U+\(padded) (a control or text-direction character); "
-                    + "send plain text without it.", title: "Invalid input")
+                    + "send plain text without it.")
         }
     }
 

@@ -11,25 +11,25 @@ enum TrailDocument {
         let to = try time(request, "to") ?? now
         let from = try time(request, "from") ?? to.adding(seconds: -3600)
         guard from < to else {
-            throw HTTPError.badRequest("'from' must be earlier than 'to'.", title: "Invalid time range")
+            throw ProblemType.invalidTimeRange.error("'from' must be earlier than 'to'.")
         }
         let format = request.query["format"] ?? "geojson"
         guard format == "geojson" || format == "gpx" else {
-            throw HTTPError.badRequest("'format' must be geojson or gpx.", title: "Invalid parameter")
+            throw ProblemType.invalidParameter.error("'format' must be geojson or gpx.")
         }
         let records = try tracking.historyStore.trail(
             of: driver, from: from, to: to, limit: tracking.configuration.trailLimit)
         if format == "gpx" {
             return .bytes(Array(gpx(records, driver: driver).utf8), contentType: "application/gpx+xml")
         }
-        return .bytes(Array(geoJSON(records, driver: driver, from: from, to: to).utf8), contentType: "application/geo+json")
+        return .bytes(
+            Array(geoJSON(records, driver: driver, from: from, to: to).utf8), contentType: "application/geo+json")
     }
 
     private static func time(_ request: HTTPRequest, _ name: String) throws(HTTPError) -> Instant? {
         guard let text = request.query[name] else { return nil }
         guard let instant = RFC3339.parse(text) else {
-            throw HTTPError.badRequest(
-                "'\(name)' must be an RFC 3339 time such as 2026-05-01T12:00:00Z.", title: "Invalid time")
+            throw ProblemType.invalidTime.error("'\(name)' must be an RFC 3339 time such as 2026-05-01T12:00:00Z.")
         }
         return instant
     }
@@ -38,7 +38,8 @@ enum TrailDocument {
     static func geoJSON(_ records: [DriverLocationRecord], driver: DriverID, from: Instant, to: Instant) -> String {
         let positions = records.map { "[\($0.coordinate.longitude),\($0.coordinate.latitude)]" }
         let geometry =
-            records.count < 2 ? "null" : "{\"type\":\"LineString\",\"coordinates\":[\(positions.joined(separator: ","))]}"
+            records.count < 2
+            ? "null" : "{\"type\":\"LineString\",\"coordinates\":[\(positions.joined(separator: ","))]}"
         let times = records.map { "\"\(RFC3339.format($0.time))\"" }.joined(separator: ",")
         return "{\"type\":\"Feature\",\"geometry\":\(geometry),\"properties\":{\"driver_id\":\"\(driver.rawValue)\","
             + "\"from\":\"\(RFC3339.format(from))\",\"to\":\"\(RFC3339.format(to))\",\"count\":\(records.count),"

@@ -135,36 +135,65 @@ public struct CabAPIClient: Sendable {
 /// A non-2xx answer as a typed error: its status, the problem+json (RFC 9457) `code`, `title` and `detail`, and
 /// `Retry-After`.
 public struct ServerProblem: Error, Hashable, Sendable {
+    /// A problem's machine-readable `code`: the server's catalogue (`GET /problems`) names each one; the constants
+    /// below are the codes this SDK knows, and a code from a newer server is kept as it came.
+    public struct Code: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+        /// The code as sent ("offer_not_open").
+        public let rawValue: String
+        /// A code.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// A code from a literal.
+        public init(stringLiteral value: String) { rawValue = value }
+        /// The code.
+        public var description: String { rawValue }
+    }
+
     /// The HTTP status.
     public var status: Int
     /// The problem's machine-readable `code` ("offer_not_open"), when the server sends one.
-    public var code: String?
+    public var code: Code?
+    /// The problem's `type` URI (`/problems/{code}`), when sent.
+    public var type: String?
     /// The problem's short, constant `title` ("No road nearby").
     public var title: String?
     /// The problem's `detail`: what went wrong with this request and what to fix.
     public var detail: String?
+    /// For a refused trip event (`illegal_transition`): the state the trip is in ("in_progress").
+    public var currentState: String?
     /// `Retry-After` in seconds, when sent.
     public var retryAfterSeconds: Double?
 
     /// Creates a problem from its parts.
     public init(
-        status: Int, code: String? = nil, title: String? = nil, detail: String? = nil,
-        retryAfterSeconds: Double? = nil
+        status: Int, code: Code? = nil, title: String? = nil, detail: String? = nil, retryAfterSeconds: Double? = nil,
+        type: String? = nil, currentState: String? = nil
     ) {
         self.status = status
         self.code = code
+        self.type = type
         self.title = title
         self.detail = detail
+        self.currentState = currentState
         self.retryAfterSeconds = retryAfterSeconds
     }
 
     /// Reads a problem+json body; a body of another shape leaves `code`, `title` and `detail` nil.
     public init(status: Int, data: Data, retryAfter: String?) {
-        struct Problem: Decodable { var code: String?, title: String?, detail: String? }
+        struct Problem: Decodable {
+            var type: String?, code: String?, title: String?, detail: String?
+            var currentState: String?
+            enum CodingKeys: String, CodingKey {
+                case type, code, title, detail
+                case currentState = "current_state"
+            }
+        }
         let problem = try? JSONDecoder().decode(Problem.self, from: data)
         self.init(
-            status: status, code: problem?.code, title: problem?.title, detail: problem?.detail,
-            retryAfterSeconds: retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) })
+            status: status, code: problem?.code.map(Code.init(rawValue:)), title: problem?.title,
+            detail: problem?.detail,
+            retryAfterSeconds: retryAfter.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) },
+            type: problem?.type,
+            currentState: problem?.currentState)
     }
 
     /// This problem as the client's error (`.server`, the detail as its message).

@@ -8,33 +8,63 @@ public struct HTTPError: Error, Sendable, Equatable {
     public var title: String
     /// What went wrong with this request and what to fix.
     public var detail: String
-    /// A URI naming the problem type; "about:blank" when the status says it all.
+    /// The machine-readable name of the problem type ("offer_not_open"; `ProblemType.code`).
+    public var code: String
+    /// A URI naming the problem type: `/problems/{code}` (`ProblemType.uri`).
     public var type: String
     /// Extra headers to send (e.g. `Retry-After`, `Allow`).
     public var headers: [String: String]
+    /// Extra members of the problem document beside RFC 9457's (e.g. `current_state` of a refused trip event).
+    public var members: [String: String]
 
-    /// Creates a problem.
-    public init(status: Int, title: String, detail: String, type: String = "about:blank", headers: [String: String] = [:]) {
+    /// A problem of `type` with `detail` for this request.
+    public init(_ type: ProblemType, detail: String, headers: [String: String] = [:], members: [String: String] = [:]) {
+        self.init(
+            status: type.status, title: type.title, detail: detail, code: type.code, headers: headers, members: members)
+    }
+
+    /// Creates a problem from its parts; without a `code`, one is made from the title ("No map" → `no_map`).
+    public init(
+        status: Int, title: String, detail: String, code: String? = nil, headers: [String: String] = [:],
+        members: [String: String] = [:]
+    ) {
         self.status = status
         self.title = title
         self.detail = detail
-        self.type = type
+        self.code = code ?? Self.code(forTitle: title)
+        self.type = ProblemType.uri(forCode: self.code)
         self.headers = headers
+        self.members = members
     }
 
-    /// 400 with `detail`.
+    /// 400 with `detail`: `title` names the problem (its code is made from it).
     public static func badRequest(_ detail: String, title: String = "Bad Request") -> HTTPError {
         HTTPError(status: 400, title: title, detail: detail)
     }
 
     /// 404 with `detail`.
-    public static func notFound(_ detail: String) -> HTTPError {
-        HTTPError(status: 404, title: "Not Found", detail: detail)
+    public static func notFound(_ detail: String) -> HTTPError { HTTPError(.notFound, detail: detail) }
+
+    /// A title as a problem code: lowercase words joined by underscores.
+    static func code(forTitle title: String) -> String {
+        var code = ""
+        var pendingUnderscore = false
+        for byte in title.utf8 {
+            switch byte {
+            case 65...90, 97...122, 48...57:
+                if pendingUnderscore && !code.isEmpty { code.append("_") }
+                pendingUnderscore = false
+                code.append(Character(Unicode.Scalar(byte >= 65 && byte <= 90 ? byte + 32 : byte)))
+            default: pendingUnderscore = true
+            }
+        }
+        return code.isEmpty ? "problem" : code
     }
 
     /// The problem document as a response.
     public func response(requestID: String?) -> HTTPResponse {
-        var object: [String: Any] = ["type": type, "title": title, "status": status, "detail": detail]
+        var object: [String: Any] = ["type": type, "title": title, "status": status, "detail": detail, "code": code]
+        for (name, value) in members where object[name] == nil { object[name] = value }
         if let requestID { object["request_id"] = requestID }
         let data =
             (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))

@@ -1,4 +1,4 @@
-import CabAPI
+@testable import CabAPI
 import CabCore
 import CabGeo
 @testable import CabHTTP
@@ -132,7 +132,19 @@ final class TripHarness: @unchecked Sendable {
         if case .bytes(let bytes) = response.body, !bytes.isEmpty {
             json = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
         }
+        if response.header("content-type") == "application/problem+json" { Self.checkCatalogued(json, response, method, path) }
         return Answer(status: response.status, json: json, response: response)
+    }
+
+    /// Every problem a test meets is in the catalogue, as documented (issue 14).
+    static func checkCatalogued(_ json: [String: Any], _ response: HTTPResponse, _ method: String, _ path: String) {
+        let code = json["code"] as? String ?? ""
+        let entry = ProblemCatalogue.byCode[code]
+        #expect(entry != nil, "problem code '\(code)' (\(method) \(path)) is not in ProblemCatalogue")
+        #expect(
+            entry.map { $0.status == response.status && $0.title == json["title"] as? String } ?? true,
+            "problem '\(code)' answered \(response.status) \(json["title"] ?? "") unlike its catalogue entry")
+        #expect(json["type"] as? String == "/problems/\(code)")
     }
 
     struct Account {

@@ -5,7 +5,10 @@ import Synchronization
 import Testing
 
 @Suite struct HTTPServerTests {
-    struct Echo: Codable { var name: String; var count: Int }
+    struct Echo: Codable {
+        var name: String
+        var count: Int
+    }
 
     let server: TestServer
 
@@ -19,7 +22,10 @@ import Testing
                 return .json(Echo(name: value.name, count: value.count + 1), status: 201)
             }
             r.post("/v1/size") { req in .text("\(req.body.count)") }
-            r.get("/boom") { _ in struct Oops: Error {}; throw Oops() }
+            r.get("/boom") { _ in
+                struct Oops: Error {}
+                throw Oops()
+            }
             r.get("/teapot") { _ in throw HTTPError(status: 418, title: "Teapot", detail: "short and stout") }
             r.get("/headers") { req in .text(req.header("x-thing") ?? "none") }
         }
@@ -60,7 +66,7 @@ import Testing
         #expect(response.headers["content-type"] == "application/problem+json")
         let problem = try #require(response.jsonObject)
         #expect(problem["title"] as? String == "Not Found")
-        #expect(problem["type"] as? String == "about:blank")
+        #expect(problem["type"] as? String == "/problems/not_found")  // issue 14: a type URI per problem (was about:blank)
         #expect(problem["request_id"] as? String == response.headers["x-request-id"])
     }
 
@@ -113,7 +119,8 @@ import Testing
         #expect(first.text == "booking a")
         #expect(second.text == "3")
         // Pipelined: two requests written at once, two answers in order.
-        try connection.send("GET /v1/bookings/p1 HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/bookings/p2 HTTP/1.1\r\nHost: x\r\n\r\n")
+        try connection.send(
+            "GET /v1/bookings/p1 HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/bookings/p2 HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try connection.readResponse().text == "booking p1")
         #expect(try connection.readResponse().text == "booking p2")
     }
