@@ -44,6 +44,7 @@ let package = Package(
         .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap"]),
         .target(name: "CabCore", dependencies: ["CabGeo"]),
         .target(name: "CabTracking", dependencies: ["CabGeo", "CabCore"]),
+        .target(name: "CabCluster", dependencies: ["CabCore", "CabGeo", "CabTracking", "CabRedis"]),
         .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite", "CabPostgres"]),
         .target(name: "CabHTTP", dependencies: ["CMicroHTTPD", .product(name: "Logging", package: "swift-log")]),
         .target(
@@ -78,6 +79,8 @@ let package = Package(
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
         .testTarget(name: "CabPostgresTests", dependencies: ["CabPostgres", "CabTestSupport"]),
         .testTarget(name: "CabRedisTests", dependencies: ["CabRedis", "CabTestSupport"]),
+        .testTarget(
+            name: "CabClusterTests", dependencies: ["CabCluster", "CabRedis", "CabCore", "CabGeo", "CabTracking", "CabTestSupport"]),
         .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(
             name: "CabBaseMapTests", dependencies: ["CabBaseMap", "CabOSM", "CabImport", "CabTestSupport"]),

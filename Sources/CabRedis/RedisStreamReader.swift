@@ -91,7 +91,14 @@ public final class RedisStreamReader: Sendable {
             do {
                 if connection == nil {
                     let fresh = try RedisConnection(endpoint, timeoutMilliseconds: configuration.connectTimeoutMilliseconds)
-                    tracker.connected(try RedisClient.runID(of: fresh))
+                    let runID = try RedisClient.runID(of: fresh)
+                    let previous = tracker.current
+                    tracker.connected(runID)
+                    if let previous, previous != runID {
+                        // A restarted server without persistence has empty streams whose ids start again from
+                        // 0-0: reading after the old ids would skip everything it gets from now on.
+                        positions.withLock { p in for i in p.indices { p[i].id = "0-0" } }
+                    }
                     resolveNewOnlyPositions(fresh)
                     connection = fresh
                     pauseMilliseconds = 25

@@ -52,12 +52,7 @@ final class TestServer: Sendable {
 
     /// Waits (polling, up to `seconds`) until `condition` holds; returns whether it did.
     func eventually(within seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(2_000)
-        }
-        return condition()
+        CabTestSupport.eventually(within: seconds, condition)
     }
 }
 

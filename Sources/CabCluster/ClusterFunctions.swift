@@ -1,0 +1,81 @@
+import CabRedis
+
+/// SwiftCab's server-side functions (one Lua library, `FUNCTION LOAD REPLACE`): each runs atomically on the
+/// server, reads the server's clock where time matters (so nodes' clocks may disagree), and is loaded again
+/// after a restart of a server without persistence.
+enum ClusterFunctions {
+    static let source = """
+        #!lua name=swiftcab
+
+        -- Newest position wins: KEYS[1] the hash; ARGV driver, time_ms, line triples. Returns how many were stored.
+        local function put_latest(keys, args)
+          local stored = 0
+          for i = 1, #args, 3 do
+            local current = redis.call('HGET', keys[1], args[i])
+            local newer = true
+            if current then
+              local t = tonumber(string.match(current, '^[^,]*,(%d+),'))
+              if t and t >= tonumber(args[i + 1]) then newer = false end
+            end
+            if newer then
+              redis.call('HSET', keys[1], args[i], args[i + 2])
+              stored = stored + 1
+            end
+          end
+          return stored
+        end
+
+        -- A token bucket: KEYS[1] the bucket's hash; ARGV capacity, refill per second, cost. Uses the server's clock.
+        -- Returns {1, 0} when taken, {0, milliseconds until enough tokens} when refused.
+        local function take(keys, args)
+          local capacity = tonumber(args[1])
+          local rate = tonumber(args[2])
+          local cost = tonumber(args[3])
+          local now = redis.call('TIME')
+          local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+          local tokens = tonumber(redis.call('HGET', keys[1], 't'))
+          local last = tonumber(redis.call('HGET', keys[1], 'at'))
+          if tokens == nil or last == nil then
+            tokens = capacity
+            last = nowMs
+          end
+          tokens = math.min(capacity, tokens + math.max(0, nowMs - last) * rate / 1000)
+          local ttl = math.ceil(capacity / rate * 1000) + 1000
+          if tokens >= cost then
+            redis.call('HSET', keys[1], 't', tokens - cost, 'at', nowMs)
+            redis.call('PEXPIRE', keys[1], ttl)
+            return {1, 0}
+          end
+          redis.call('HSET', keys[1], 't', tokens, 'at', nowMs)
+          redis.call('PEXPIRE', keys[1], ttl)
+          return {0, math.ceil((cost - tokens) * 1000 / rate)}
+        end
+
+        -- Dense ids: KEYS[1] the counter; ARGV count, floor (the highest id the caller has seen, so ids keep
+        -- increasing after the counter was lost with a restart). Returns the last id of the block.
+        local function next_ids(keys, args)
+          local current = tonumber(redis.call('GET', keys[1]) or '0')
+          local floor = tonumber(args[2])
+          if current < floor then current = floor end
+          local last = current + tonumber(args[1])
+          redis.call('SET', keys[1], last)
+          return last
+        end
+
+        redis.register_function('cab_put_latest', put_latest)
+        redis.register_function('cab_take', take)
+        redis.register_function('cab_next_ids', next_ids)
+        """
+
+    /// Calls `name`, loading the library first when the server does not have it (a new or restarted server).
+    static func call(_ redis: RedisClient, _ name: String, keys: [any RedisArgument], arguments: [any RedisArgument])
+        throws(RedisError) -> RedisReply
+    {
+        do {
+            return try redis.call(name, keys: keys, arguments: arguments)
+        } catch let error where error.code == .server && error.message.contains("Function not found") {
+            try redis.loadFunctions(source)
+            return try redis.call(name, keys: keys, arguments: arguments)
+        }
+    }
+}

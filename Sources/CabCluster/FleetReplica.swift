@@ -1,0 +1,90 @@
+import CabCore
+import CabRedis
+import Foundation
+import Synchronization
+
+/// This node's view of the whole fleet as the other nodes publish it: starts warm from the `latest` hash, then
+/// follows the positions stream (from the entry that was newest when the hash was read, so nothing in between
+/// is missed), and hands each batch to `onPositions`, where the node applies them to its in-process fleet
+/// (newest wins there). Its own node's entries are skipped: it applied them when it accepted them.
+///
+/// A restart of Redis (an empty server) is noticed by the stream reader, which reads the new stream from its
+/// start; the publishers repopulate it as positions come.
+public final class FleetReplica: Sendable {
+    private let endpoint: RedisEndpoint
+    private let keys: ClusterKeys
+    private let node: String
+    private let onPositions: @Sendable ([ReplicatedPosition]) -> Void
+    private let onEvent: @Sendable (RedisEvent) -> Void
+    private let reader = Mutex<RedisStreamReader?>(nil)
+    private let received = Atomic<Int>(0)
+
+    /// A replica for `node` of `keys`' city.
+    public init(
+        endpoint: RedisEndpoint, keys: ClusterKeys, node: String,
+        onEvent: @escaping @Sendable (RedisEvent) -> Void = { _ in },
+        onPositions: @escaping @Sendable ([ReplicatedPosition]) -> Void
+    ) {
+        self.endpoint = endpoint
+        self.keys = keys
+        self.node = node
+        self.onEvent = onEvent
+        self.onPositions = onPositions
+    }
+
+    /// Positions handed to `onPositions` so far (the warm start included).
+    public var receivedCount: Int { received.load(ordering: .relaxed) }
+
+    /// Loads the newest position of every driver, then starts following the stream. With Redis away it starts
+    /// cold and follows the stream from its start once Redis answers.
+    /// - Returns: how many positions the warm start loaded (0 when cold).
+    @discardableResult
+    public func start() -> Int {
+        var after = "0-0"
+        var loaded = 0
+        if let connection = try? RedisConnection(endpoint, timeoutMilliseconds: 1_000) {
+            if let newest = try? connection.command("XREVRANGE", keys.positions, "+", "-", "COUNT", 1),
+                let warm = try? connection.command("HGETALL", keys.latest)
+            {
+                after = newest.elements.first?.elements.first?.string ?? "0-0"
+                let flat = warm.elements
+                var positions: [ReplicatedPosition] = []
+                positions.reserveCapacity(flat.count / 2)
+                var i = 1
+                while i < flat.count {
+                    if let line = flat[i].string, let p = ReplicatedPosition(line: line) { positions.append(p) }
+                    i += 2
+                }
+                loaded = positions.count
+                deliver(positions)
+            }
+        }
+        let node = self.node
+        let stream = RedisStreamReader(endpoint, streams: [(key: keys.positions, after: after)], onEvent: onEvent) {
+            [weak self] entries in
+            var positions: [ReplicatedPosition] = []
+            for entry in entries where entry.value("node") != node {
+                if let text = entry.value("p") { positions += ReplicatedPosition.positions(inBatch: text) }
+            }
+            self?.deliver(positions)
+        }
+        reader.withLock { $0 = stream }
+        stream.start()
+        return loaded
+    }
+
+    /// Stops following the stream.
+    public func stop() {
+        let r = reader.withLock { r in
+            defer { r = nil }
+            return r
+        }
+        r?.stop()
+    }
+
+    private func deliver(_ positions: [ReplicatedPosition]) {
+        guard !positions.isEmpty else { return }
+        received.add(positions.count, ordering: .relaxed)
+        onPositions(positions)
+    }
+}
