@@ -57,6 +57,12 @@ enum ErrorTable {
         case .alreadyRated: return HTTPError(status: 409, title: "Already rated", detail: error.message)
         case .notCompleted: return HTTPError(status: 409, title: "Trip not completed", detail: error.message)
         case .wrongCode: return HTTPError(status: 422, title: "Wrong code", detail: error.message)
+        // The trip service's refusals (CabDispatch, issue 14): the statuses and titles of issues 7 and 13.
+        case .offerNotOpen: return HTTPError(status: 409, title: "No open offer", detail: error.message)
+        case .tripOpen: return HTTPError(status: 409, title: "Trip still open", detail: error.message)
+        case .driverBusy: return HTTPError(status: 409, title: "Driver busy", detail: error.message)
+        case .tooFarFromPickup: return HTTPError(status: 409, title: "Too far from the pickup", detail: error.message)
+        case .noRecentPosition: return HTTPError(status: 409, title: "No recent position", detail: error.message)
         case .idempotencyConflict: return HTTPError(status: 422, title: "Idempotency-Key reused", detail: error.message)
         case .notFound: return .notFound(error.message)
         case .invalidValue, .invalidTariff, .unknownCurrency:
