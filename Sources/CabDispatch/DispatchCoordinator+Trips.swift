@@ -171,52 +171,22 @@ extension DispatchCoordinator {
         throw CoreError.illegalTransition(command.event, in: latest?.status ?? .requested)
     }
 
-    /// Keeps dispatch, the fleet and the followers in step with a stored transition, then tells both apps.
+    /// After a stored transition: keeps the coordinator's own copies in step (a queued start of a trip that
+    /// changed is dropped; a followed trip's booking and deadline are the stored ones), then performs the
+    /// machine's actions.
     func after(_ booking: Booking, _ step: TripStep, actor: Principal) {
         let id = booking.id
-        if step.record?.from == .dispatching {
-            // A trip admitted as `dispatching` whose dispatch has not started yet (still queued): drop the start.
-            state.withLock { s in
-                guard s.dispatching[id] == nil else { return }
+        let due = deadline(of: booking)
+        state.withLock { s in
+            if step.record?.from == .dispatching, s.dispatching[id] == nil {
+                // A trip admitted as `dispatching` whose dispatch has not started yet (still queued): drop the start.
                 if s.movedBeforeStart.count >= 4_096 { s.movedBeforeStart.removeAll() }  // stale ids of races lost
                 s.movedBeforeStart.insert(id)
             }
-        }
-        switch booking.status {
-        case .accepted:
-            if let driver = booking.driverID {
-                runDispatch(id) { $0.accepted(by: driver, at: $1) }
-                state.withLock { s in
-                    s.dispatching[id] = nil
-                    if s.offerHeld[driver] == id { s.offerHeld[driver] = nil }
-                    s.startFollowing(
-                        Following(
-                            booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts),
-                            deadline: deadline(of: booking)))
-                }
-                setFleetStatus(.busy, for: driver)
-            }
-        case _ where booking.status.isTerminal:
-            if state.withLock({ $0.dispatching[id] != nil }) {
-                runDispatch(id) { $0.cancelled(at: $1) }
-                state.withLock { _ = $0.dispatching.removeValue(forKey: id) }
-            }
-            state.withLock { $0.stopFollowing(id) }
-        case .dispatching where step.record?.event == .redispatch:
-            state.withLock { $0.stopFollowing(id) }  // dispatch starts again in `perform` (`.redispatch`)
-        default:
-            let due = deadline(of: booking)
-            state.withLock { s in
-                s.following[id]?.booking = booking
-                s.following[id]?.deadline = due
-            }
+            s.following[id]?.booking = booking
+            s.following[id]?.deadline = due
         }
         perform(step.actions, for: booking, actor: actor)
-        if booking.status == .arrived {
-            let alerts = state.withLock { $0.following[id]?.alerts.driverArrived() } ?? [.arrived]
-            for a in alerts { bus.publish(.alert(a), to: .trip(id)) }
-        }
-        if booking.status.isTerminal { bus.finish(trip: id) }
     }
 
     /// Performs the state machine's actions: tell the rider's followers and the driver, free the driver, start
@@ -236,6 +206,7 @@ extension DispatchCoordinator {
                     bus.publish(.assigned(id, status: status), to: .driver(driver))
                 }
             case .redispatch(let driver, let reason):
+                state.withLock { $0.stopFollowing(id) }
                 bus.publish(.redispatch(id, reason: reason), to: .trip(id))
                 bus.publish(.tripTakenBack(id, by: actor.role, reason: reason), to: .driver(driver))
                 restartDispatch(booking, without: driver)
@@ -246,8 +217,36 @@ extension DispatchCoordinator {
             case .startDispatch:
                 startDispatch(booking)
             case .endTrackingLinks:
-                break  // links die by the trip's status (`TrackingLinks`); followers' streams end in `after`
+                bus.finish(trip: id)  // links die by the trip's status (`TrackingLinks`); their streams end here
+            case .endDispatch(let acceptedBy):
+                endDispatch(id, acceptedBy: acceptedBy)
+            case .followDriver(let driver):
+                let following = Following(
+                    booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts),
+                    deadline: deadline(of: booking))
+                state.withLock { $0.startFollowing(following) }
+                setFleetStatus(.busy, for: driver)
+            case .stopFollowing:
+                state.withLock { $0.stopFollowing(id) }
+            case .announceArrival:
+                let alerts = state.withLock { $0.following[id]?.alerts.driverArrived() } ?? [.arrived]
+                for a in alerts { bus.publish(.alert(a), to: .trip(id)) }
             }
+        }
+    }
+
+    /// Dispatch of `trip` is over: its machine withdraws the open offers (as taken by `acceptedBy`, or cancelled)
+    /// and is forgotten.
+    func endDispatch(_ trip: BookingID, acceptedBy driver: DriverID?) {
+        guard state.withLock({ $0.dispatching[trip] != nil }) else { return }
+        if let driver {
+            runDispatch(trip) { $0.accepted(by: driver, at: $1) }
+        } else {
+            runDispatch(trip) { $0.cancelled(at: $1) }
+        }
+        state.withLock { s in
+            s.dispatching[trip] = nil
+            if let driver, s.offerHeld[driver] == trip { s.offerHeld[driver] = nil }
         }
     }
 

@@ -400,8 +400,7 @@ public final class DispatchCoordinator: Sendable {
                     // Not through `transition`: this runs inside dispatch, possibly under the trip's gate.
                     let (stored, step) = try store.apply(
                         .noDriverFound, to: trip, by: .system, at: now(), tariff: tariff, table: configuration.table)
-                    perform(step.actions, for: stored, actor: .system)
-                    bus.finish(trip: trip)  // the rider's streams end after the terminal status
+                    perform(step.actions, for: stored, actor: .system)  // its streams end (`endTrackingLinks`)
                 } catch {
                     log("no_driver_found not stored", ["trip": trip.rawValue, "error": "\(error)"])
                 }
