@@ -87,6 +87,7 @@ let package = Package(
         .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabTestSupport"]),
         .testTarget(name: "CabCoreTests", dependencies: ["CabCore", "CabTestSupport"]),
         .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),
+        .testTarget(name: "CabDispatchTests", dependencies: ["CabDispatch", "CabCore", "CabTracking", "CabGeo"]),
         .testTarget(name: "CabStoreTests", dependencies: ["CabStore", "CabPostgres", "CabTestSupport"]),
         .testTarget(name: "CabHTTPTests", dependencies: ["CabHTTP", "CabTestSupport"]),
         .testTarget(
