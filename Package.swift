@@ -47,11 +47,14 @@ let package = Package(
         .target(name: "CabCluster", dependencies: ["CabCore", "CabGeo", "CabTracking", "CabRedis"]),
         .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite", "CabPostgres"]),
         .target(name: "CabHTTP", dependencies: ["CMicroHTTPD", .product(name: "Logging", package: "swift-log")]),
+        // The application (issue 14): dispatch, the trip service, tracking and routing services over CabCore's
+        // ports; never CabHTTP or CabStore (docs/architecture.md).
+        .target(name: "CabDispatch", dependencies: ["CabGeo", "CabCore", "CabTracking", "CabRouting"]),
         .target(
             name: "CabAPI",
             dependencies: [
-                "CabGeo", "CabRouting", "CabPlaces", "CabBaseMap", "CabCore", "CabTracking", "CabStore", "CabHTTP",
-                "CQREncode", "CCrypto", "CZlib", .product(name: "Logging", package: "swift-log"),
+                "CabGeo", "CabRouting", "CabPlaces", "CabBaseMap", "CabCore", "CabTracking", "CabDispatch", "CabStore",
+                "CabHTTP", "CQREncode", "CCrypto", "CZlib", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "CabClient", dependencies: ["CabGeo"]),
@@ -60,7 +63,7 @@ let package = Package(
             name: "cab",
             dependencies: [
                 "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap", "CabImport", "CabCore", "CabTracking", "CabStore",
-                "CabHTTP", "CabAPI", "CabClient", "CabPostgres",
+                "CabHTTP", "CabAPI", "CabClient", "CabPostgres", "CabDispatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -87,11 +90,14 @@ let package = Package(
         .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabTestSupport"]),
         .testTarget(name: "CabCoreTests", dependencies: ["CabCore", "CabTestSupport"]),
         .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),
+        .testTarget(name: "CabDispatchTests", dependencies: ["CabDispatch", "CabCore", "CabTracking", "CabGeo"]),
         .testTarget(name: "CabStoreTests", dependencies: ["CabStore", "CabPostgres", "CabTestSupport"]),
         .testTarget(name: "CabHTTPTests", dependencies: ["CabHTTP", "CabTestSupport"]),
         .testTarget(
             name: "CabAPITests",
-            dependencies: ["CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabClient", "CabTestSupport"]),
+            dependencies: [
+                "CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabDispatch", "CabClient", "CabTestSupport",
+            ]),
         .testTarget(name: "CabClientTests", dependencies: ["CabClient", "CabTestSupport"]),
         .testTarget(
             name: "CabAppModelsTests", dependencies: ["CabAppModels", "CabClient", "CabGeo", "CabTestSupport"]),

@@ -1,4 +1,5 @@
 import CabCore
+import CabDispatch
 import CabGeo
 import CabHTTP
 import CabRouting
@@ -33,18 +34,8 @@ extension CabApplication {
             let booking = try visibleBooking(request, to: viewer)
             let body = request.body.isEmpty ? nil : try request.decodeJSON(BookingRequestBodies.Cancel.self)
             let reason = try BookingRequestBodies.optionalText(body?.reason, "reason") ?? ""
-            let store = try services.requireStore()
-            var outcome: Result<Booking, any Error> = .failure(CancellationError())
-            services.bookingHooks.serializingTrip(booking.id) {  // ordered with dispatch's own transitions
-                outcome = Result {
-                    let (stored, step) = try store.apply(
-                        .riderCancel(reason: reason), to: booking.id, by: viewer, at: services.now(),
-                        tariff: services.tariff)
-                    if step.record != nil { services.bookingHooks.bookingChanged(stored, step) }
-                    return stored
-                }
-            }
-            return try bookingResponse(try outcome.get(), for: viewer)
+            let cancelled = try requireDispatch().riderCancel(booking.id, by: viewer, reason: reason)
+            return try bookingResponse(cancelled, for: viewer)
         }
         router.get("/v1/trip-states") { [services] _ in .json(services.dispatch?.configuration.table ?? .standard) }
     }
@@ -74,26 +65,16 @@ extension CabApplication {
         let fingerprint = [
             "\(body.pickup)", "\(body.dropoff)", pickupName ?? "", dropoffName ?? "", vehicleType?.rawValue ?? "",
         ].joined(separator: "\u{1F}")
-        // The write joins the store's next group commit; the connection waits parked (no thread) until it is
-        // durable, then the answer is made on a server thread. The hook runs there too, exactly once even if
-        // the client has gone (`DeferredResponse`), and never on the store's writer thread.
+        // The trip service stores the booking with dispatch's first step; the write joins the store's next group
+        // commit and the connection waits parked (no thread) until it is durable, then the answer is made on a
+        // server thread (`DeferredResponse`). Offering starts from the service's own queue.
         let pending = DeferredResponse()
-        let hooks = services.bookingHooks
-        let admission = hooks.admit(booking)  // dispatch's first step, written with the booking
-        try services.requireStore().create(
-            admission.booking,
-            idempotencyKey: key.map { IdempotencyKey(key: $0, requestFingerprint: TokenAuthority.hash(fingerprint)) },
-            transitions: admission.transitions
+        try requireDispatch().book(
+            booking,
+            idempotencyKey: key.map { IdempotencyKey(key: $0, requestFingerprint: TokenAuthority.hash(fingerprint)) }
         ) { [self] result in
             pending.complete { [self] in
                 let creation = try result.get()
-                if creation.created {
-                    if let step = admission.step {
-                        hooks.bookingAdmitted(creation.booking, step)
-                    } else {
-                        hooks.bookingCreated(creation.booking)
-                    }
-                }
                 var response = try bookingResponse(creation.booking, for: rider, status: creation.created ? 201 : 200)
                 response.headers.append(("Location", "/v1/bookings/\(creation.booking.id.rawValue)"))
                 return response
@@ -138,7 +119,7 @@ extension CabApplication {
             guard viewer.riderID == booking.riderID else { throw notFound }
         case .driver:
             guard let driver = viewer.driverID,
-                booking.driverID == driver || services.bookingHooks.isOffered(booking.id, driver)
+                booking.driverID == driver || services.dispatch?.isOffered(booking.id, to: driver) == true
             else { throw notFound }
         case .dispatcher, .system:
             break

@@ -1,4 +1,5 @@
 import CabCore
+import CabDispatch
 import CabGeo
 import CabHTTP
 import CabTracking
@@ -23,7 +24,7 @@ extension CabApplication {
         }
         router.get("/v1/cars/nearby") { [self] request in
             _ = try authenticate(request, roles: [.rider, .dispatcher])
-            return .json(try requireDispatch().carsNearby(try request.coordinateParameters()))
+            return .json(CarsNearbyJSON(try requireDispatch().carsNearby(try request.coordinateParameters())))
         }
         router.get("/v1/trips") { [self] request in
             _ = try authenticate(request, roles: [.dispatcher])
@@ -37,35 +38,6 @@ extension CabApplication {
             }
             return .json(OpenTripsJSON(trips: trips))
         }
-    }
-}
-
-extension DispatchCoordinator {
-    /// How far `carsNearby` looks, metres.
-    static let carsNearbyRadiusMeters = 3_000.0
-    /// Most cars `carsNearby` shows.
-    static let carsNearbyLimit = 10
-
-    /// The available online cars near `point` for a rider who has not booked yet: coarse positions (3 decimals,
-    /// about 100 m), headings, no identities; and the road ETA of the nearest of them to `point`.
-    func carsNearby(_ point: Coordinate) -> CarsNearbyJSON {
-        let t = now()
-        let (online, busy) = state.withLock { ($0.online, $0.tripOfDriver) }
-        let found = fleet.nearest(
-            to: point, k: Self.carsNearbyLimit * 2,
-            filter: DriverFilter(statuses: [.available], maxDistanceMeters: Self.carsNearbyRadiusMeters),
-            now: t.millisecondsSinceEpoch
-        ).filter { online[$0.driver] != nil && busy[$0.driver] == nil }.prefix(Self.carsNearbyLimit)
-        let durations = eta.durationsMilliseconds(from: found.map(\.position.coordinate), to: point)
-        let nearest = durations.compactMap { $0 }.min().map { ($0 + 999) / 1000 }
-        func coarse(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
-        return CarsNearbyJSON(
-            cars: found.map {
-                CarsNearbyJSON.Car(
-                    lat: coarse($0.position.coordinate.latitude), lon: coarse($0.position.coordinate.longitude),
-                    heading: $0.position.headingDegrees)
-            },
-            nearestETASeconds: nearest.map { Int($0) })
     }
 }
 
@@ -97,6 +69,15 @@ struct CarsNearbyJSON: Encodable {
 
     var cars: [Car]
     var nearestETASeconds: Int?
+
+    /// Coarse positions (3 decimals, about 100 m) and headings, no identities.
+    init(_ nearby: NearbyCars) {
+        func coarse(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+        cars = nearby.cars.map {
+            Car(lat: coarse($0.coordinate.latitude), lon: coarse($0.coordinate.longitude), heading: $0.headingDegrees)
+        }
+        nearestETASeconds = nearby.nearestETASeconds
+    }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -170,10 +151,4 @@ struct OpenTripJSON: Encodable {
         case promisedPickupAt = "promised_pickup_at"
         case redispatchCount = "redispatch_count"
     }
-}
-
-extension BookingID {
-    /// The id as people read it on the board and in messages: its last 6 characters, which are random (the
-    /// first ones encode the booking time, so trips booked together would share them).
-    var shortForm: String { String(rawValue.suffix(6)) }
 }

@@ -30,7 +30,7 @@ extension CabApplication {
                     "The device id is not known; get one with POST /v1/driver/devices and set it in the app.")
             }
             guard let fix = report.fix else {
-                tracking.counters.dropped.increment(["reason": DropReason.invalid.rawValue])
+                tracking.countDropped(.invalid)
                 return .text("")
             }
             let outcome = tracking.ingest([fix], from: driver)

@@ -1,4 +1,5 @@
 import CabCore
+import CabDispatch
 import CabGeo
 import CabHTTP
 
@@ -54,26 +55,18 @@ extension CabApplication {
     func followingStream(_ booking: Booking) throws -> HTTPResponse {
         let dispatch = try requireDispatch()
         let stream = EventStream(capacity: 128)
-        let info = try driver(of: booking).map(TripEvents.DriverInfo.init)
-        stream.send(
-            event: "status",
-            data: TripNotifier.encode(TripEvents.Status(tripID: booking.id, status: booking.status, driver: info)))
+        let driver = try driver(of: booking)
+        TripNotifier.send(.status(booking.id, booking.status, driver: driver), to: stream)
         if booking.status.isTerminal {
             stream.finish()
             return stream.response()
         }
-        if let info { stream.send(event: "driver", data: TripNotifier.encode(TripEvents.DriverEvent(driver: info))) }
+        if let driver { TripNotifier.send(.driver(driver), to: stream) }
         let live = dispatch.liveView(of: booking.id)
-        if let p = live.position { stream.send(event: "position", data: TripNotifier.encode(p)) }
-        if let e = live.etaSeconds {
-            stream.send(event: "eta", data: TripNotifier.encode(TripEvents.ETA(etaSeconds: e)))
-        }
-        if let e = dispatch.dropoffETA(of: booking.id) {
-            stream.send(
-                event: "dropoff_eta",
-                data: TripNotifier.encode(TripEvents.DropoffETA(tripID: booking.id, etaSeconds: e)))
-        }
-        dispatch.notifier.subscribe(booking: booking.id, stream)
+        if let p = live.position { TripNotifier.send(.position(p), to: stream) }
+        if let e = live.etaSeconds { TripNotifier.send(.pickupETA(seconds: e), to: stream) }
+        if let e = dispatch.dropoffETA(of: booking.id) { TripNotifier.send(.dropoffETA(booking.id, seconds: e), to: stream) }
+        TripNotifier.subscribe(stream, to: .trip(booking.id), on: dispatch.bus)
         return stream.response()
     }
 }
@@ -104,14 +97,14 @@ struct TrackResponse: Encodable {
         var geometry: GeoJSONLineString?
     }
 
-    init(_ b: Booking, driver: Driver?, live: (position: TripEvents.Position?, etaSeconds: Int?)) {
+    init(_ b: Booking, driver: Driver?, live: (position: TripPosition?, etaSeconds: Int?)) {
         status = b.status
         pickup = b.pickup
         dropoff = b.dropoff
         pickupName = b.pickupName
         dropoffName = b.dropoffName
         self.driver = driver.map(TripEvents.DriverInfo.init)
-        position = live.position
+        position = live.position.map(TripEvents.Position.init)
         updatedAt = live.position?.time
         etaSeconds = live.etaSeconds
         route = Route(

@@ -1,3 +1,4 @@
+import CabDispatch
 import CabGeo
 import CabHTTP
 

@@ -1,4 +1,5 @@
 import CabCore
+import CabDispatch
 import CabGeo
 import CabRouting
 import CabStore
@@ -53,9 +54,7 @@ public enum DispatchBenchmark {
         let routing = RoutingService(graph: graph, index: index)
         let coordinator = DispatchCoordinator(
             store: store, fleet: LiveFleet(), eta: RoadETAEstimator(routing: routing), tariff: .standard,
-            configuration: .init(
-                dispatch: DispatchConfiguration(searchRadiiMeters: [3_000, 6_000, 12_000]),
-                startsDispatchInBackground: true),  // as `cab serve` runs it
+            configuration: .init(dispatch: DispatchConfiguration(searchRadiiMeters: [3_000, 6_000, 12_000])),
             now: { Instant.now() })
         var random = SplitMix64(seed: seed)
         let places = graph.routableNodeCoordinates
@@ -104,14 +103,7 @@ public enum DispatchBenchmark {
                 b.statusChangedAt = b.createdAt
                 do {
                     // What POST /v1/bookings does: the booking is stored with dispatch's first step, then offered.
-                    let hooks = coordinator.bookingHooks
-                    let admission = hooks.admit(b)
-                    _ = try store.create(admission.booking, idempotencyKey: nil, transitions: admission.transitions)
-                    if let step = admission.step {
-                        hooks.bookingAdmitted(admission.booking, step)
-                    } else {
-                        hooks.bookingCreated(admission.booking)
-                    }
+                    _ = try coordinator.book(b, idempotencyKey: nil)
                 } catch {
                     errors.withLock { $0 += 1 }
                 }

@@ -1,4 +1,6 @@
 import CabCore
+import CabDispatch
+import CabGeo
 import CabHTTP
 import CabTracking
 import Synchronization
@@ -10,7 +12,7 @@ import Synchronization
 /// Each event is `event: position`, `id: N` (for `Last-Event-ID`) and one `data:` line of JSON:
 /// `{"driver_id", "lat", "lon", "heading", "speed", "status", "vehicle_type", "updated_at", "time"}` where `time`
 /// is the server's send time (the tick) in Unix milliseconds.
-final class FleetEventStream: ResponseStream {
+final class FleetEventStream: ResponseStream, FleetStreamClient {
     let subscription: FleetSubscription<DriverID>
     private let onClose: @Sendable (FleetEventStream) -> Void
     private let state: Mutex<State>
@@ -87,6 +89,9 @@ final class FleetEventStream: ResponseStream {
         subscription.close()
     }
 
+    /// Events waiting in the client's buffer, and lost in all.
+    var subscriptionCounts: (buffered: Int, dropped: Int) { subscription.counts }
+
     /// Events this client lost to its full buffer since the last call.
     func collectNewlyDropped() -> Int {
         let dropped = subscription.counts.dropped
@@ -106,6 +111,16 @@ final class FleetEventStream: ResponseStream {
         text += ",\"updated_at\":\"\(RFC3339.format(Instant(millisecondsSinceEpoch: p.timeMilliseconds)))\""
         text += ",\"time\":\(event.tickMilliseconds)}\n\n"
         out += text.utf8
+    }
+}
+
+extension TrackingService {
+    /// A new fleet stream for one client: positions inside `boundingBox` (nil: all), resuming after `lastEventID`.
+    func openStream(boundingBox: BoundingBox?, lastEventID: UInt64?) -> FleetEventStream {
+        let subscription = streams.subscribe(boundingBox: boundingBox, lastEventID: lastEventID)
+        let stream = FleetEventStream(subscription: subscription) { [weak self] closed in self?.unregister(closed) }
+        register(stream)
+        return stream
     }
 }
 

@@ -1,3 +1,4 @@
+import CabDispatch
 import CabGeo
 
 /// The JSON answer for a route (`GET /v1/route`), also embedded in estimates and bookings.

@@ -1,5 +1,6 @@
 import CabBaseMap
 import CabCore
+import CabDispatch
 import CabPlaces
 import CabStore
 
@@ -19,9 +20,8 @@ public struct Services: Sendable {
     public var tracking: TrackingService?
     /// The clock every endpoint reads (injected so tests can control time).
     public var now: @Sendable () -> Instant
-    /// How dispatch and tracking hear about bookings (offers, creations, cancellations).
-    public var bookingHooks = BookingHooks()
-    /// Dispatch and the trip lifecycle (issue 7); nil answers 503 on the trip endpoints.
+    /// The trip service: bookings, dispatch and the trip lifecycle (issue 7); nil answers 503 on the booking and
+    /// trip endpoints.
     public var dispatch: DispatchCoordinator?
 
     /// Creates the set of services.

@@ -1,4 +1,5 @@
 import CabCore
+import CabDispatch
 import CabGeo
 import CabHTTP
 

@@ -13,6 +13,16 @@ enum TripEvents {
         var etaSeconds: Int
         var expiresAt: Instant
 
+        init(_ o: TripOffer) {
+            tripID = o.tripID
+            pickup = o.pickup
+            dropoff = o.dropoff
+            pickupName = o.pickupName
+            dropoffName = o.dropoffName
+            etaSeconds = o.etaSeconds
+            expiresAt = o.expiresAt
+        }
+
         enum CodingKeys: String, CodingKey {
             case pickup, dropoff
             case tripID = "trip_id"
@@ -95,6 +105,13 @@ enum TripEvents {
         var lon: Double
         var heading: Int?
         var time: Instant
+
+        init(_ p: TripPosition) {
+            lat = p.coordinate.latitude
+            lon = p.coordinate.longitude
+            heading = p.headingDegrees
+            time = p.time
+        }
     }
 
     /// `event: redispatch` to a booking's followers: the driver is gone and SwiftCab looks for another one.

@@ -1,63 +1,47 @@
 import CabCore
 import CabHTTP
-import Synchronization
 
-/// Fans trip events out to open SSE streams: each driver's `/v1/driver/stream` and each booking's rider and
-/// tracking-link streams. Sending never blocks: every `EventStream` has a bounded queue that drops its oldest.
-final class TripNotifier: Sendable {
-    private struct State {
-        var drivers: [DriverID: [ObjectIdentifier: EventStream]] = [:]
-        var bookings: [BookingID: [ObjectIdentifier: EventStream]] = [:]
-    }
-
-    private let state = Mutex(State())
-
-    /// Sends `driver`'s events to `stream` until it closes.
-    func subscribe(driver: DriverID, _ stream: EventStream) {
-        let key = ObjectIdentifier(stream)
-        state.withLock { $0.drivers[driver, default: [:]][key] = stream }
-        stream.onClose { [weak self] in
-            self?.state.withLock { s in
-                s.drivers[driver]?[key] = nil
-                if s.drivers[driver]?.isEmpty == true { s.drivers[driver] = nil }
-            }
+/// The SSE adapter of the trip notification bus: subscribes `EventStream`s (each driver's `/v1/driver/stream`,
+/// each booking's rider and tracking-link streams) and names and encodes every `TripNotification` as the API's
+/// event (docs/api.md, "Dispatch and trips"). Sending never blocks: every `EventStream` has a bounded queue that
+/// drops its oldest.
+enum TripNotifier {
+    /// Sends `audience`'s notifications from `bus` to `stream` until it closes (or, for a trip, the trip ends).
+    static func subscribe(_ stream: EventStream, to audience: TripAudience, on bus: any TripNotificationBus) {
+        let receiver = EventStreamReceiver(stream)
+        bus.subscribe(receiver, to: audience)
+        stream.onClose { [weak receiver] in
+            if let receiver { bus.unsubscribe(receiver, from: audience) }
         }
     }
 
-    /// Sends `booking`'s events to `stream` until it closes (or the trip ends).
-    func subscribe(booking: BookingID, _ stream: EventStream) {
-        let key = ObjectIdentifier(stream)
-        state.withLock { $0.bookings[booking, default: [:]][key] = stream }
-        stream.onClose { [weak self] in
-            self?.state.withLock { s in
-                s.bookings[booking]?[key] = nil
-                if s.bookings[booking]?.isEmpty == true { s.bookings[booking] = nil }
-            }
+    /// Sends one notification to `stream` now (the state a new follower starts from).
+    static func send(_ notification: TripNotification, to stream: EventStream) {
+        let (name, data) = event(for: notification)
+        stream.send(event: name, data: data)
+    }
+
+    /// The SSE event name and JSON data of `notification`.
+    static func event(for notification: TripNotification) -> (name: String, data: String) {
+        switch notification {
+        case .offer(let o): ("offer", encode(TripEvents.Offer(o)))
+        case .offerWithdrawn(let trip, let reason):
+            ("cancelled", encode(TripEvents.Cancelled(tripID: trip, by: Role.system.rawValue, status: nil, reason: reason)))
+        case .tripEnded(let trip, let by, let status):
+            ("cancelled", encode(TripEvents.Cancelled(tripID: trip, by: by.rawValue, status: status, reason: nil)))
+        case .tripTakenBack(let trip, let by, let reason):
+            ("cancelled", encode(TripEvents.Cancelled(tripID: trip, by: by.rawValue, status: nil, reason: reason.rawValue)))
+        case .assigned(let trip, let status): ("assigned", encode(TripEvents.Assigned(tripID: trip, status: status)))
+        case .status(let trip, let status, let driver):
+            ("status", encode(TripEvents.Status(tripID: trip, status: status, driver: driver.map(TripEvents.DriverInfo.init))))
+        case .driver(let driver): ("driver", encode(TripEvents.DriverEvent(driver: TripEvents.DriverInfo(driver))))
+        case .redispatch(let trip, let reason): ("redispatch", encode(TripEvents.Redispatch(tripID: trip, reason: reason.rawValue)))
+        case .position(let p): ("position", encode(TripEvents.Position(p)))
+        case .pickupETA(let seconds): ("eta", encode(TripEvents.ETA(etaSeconds: seconds)))
+        case .dropoffETA(let trip, let seconds): ("dropoff_eta", encode(TripEvents.DropoffETA(tripID: trip, etaSeconds: seconds)))
+        case .alert(let alert): ("alert", encode(alert))
         }
     }
-
-    /// Sends `event` with JSON `data` to every stream of `driver`.
-    func send(_ event: String, _ data: some Encodable, toDriver driver: DriverID) {
-        let streams = state.withLock { Array(($0.drivers[driver] ?? [:]).values) }
-        guard !streams.isEmpty else { return }
-        let text = Self.encode(data)
-        for s in streams { s.send(event: event, data: text) }
-    }
-
-    /// Sends `event` with JSON `data` to every stream following `booking`.
-    func send(_ event: String, _ data: some Encodable, toBooking booking: BookingID) {
-        let streams = state.withLock { Array(($0.bookings[booking] ?? [:]).values) }
-        guard !streams.isEmpty else { return }
-        let text = Self.encode(data)
-        for s in streams { s.send(event: event, data: text) }
-    }
-
-    /// Ends every stream following `booking` once its queued events are sent (the trip is over).
-    func finish(booking: BookingID) {
-        let streams = state.withLock { $0.bookings.removeValue(forKey: booking).map { Array($0.values) } ?? [] }
-        for s in streams { s.finish() }
-    }
-
 
     static func encode(_ value: some Encodable) -> String {
         do {
@@ -66,4 +50,15 @@ final class TripNotifier: Sendable {
             preconditionFailure("trip events are plain structs that always encode: \(error)")
         }
     }
+}
+
+/// One SSE stream as a receiver on the bus.
+private final class EventStreamReceiver: TripNotificationReceiver {
+    let stream: EventStream
+
+    init(_ stream: EventStream) { self.stream = stream }
+
+    func receive(_ notification: TripNotification) { TripNotifier.send(notification, to: stream) }
+
+    func finish() { stream.finish() }
 }

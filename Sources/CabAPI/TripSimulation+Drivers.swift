@@ -66,9 +66,7 @@ extension TripSimulation {
         plannedCancels.removeAll { $0.at <= t }
         for (_, trip) in due {
             guard let b = try store.booking(trip), !b.status.isTerminal, b.status != .inProgress, b.status != .arrived else { continue }
-            if let (stored, step) = try? store.apply(.riderCancel(reason: "simulated"), to: trip, by: .rider(b.riderID), at: t, tariff: .standard) {
-                coordinator.bookingChanged(stored, step: step)
-            }
+            _ = try? coordinator.riderCancel(trip, by: .rider(b.riderID), reason: "simulated")
         }
         for i in drivers.indices {
             var d = drivers[i]
@@ -169,7 +167,7 @@ extension TripSimulation {
             if b.status.isCancelled && b.cancellation == nil { report.inconsistencies.append("\(id) cancelled without a record") }
             if let accepted = b.acceptedAt, let picked = b.pickedUpAt { waits.append(Double(picked.milliseconds(since: accepted)) / 1000) }
         }
-        let open = coordinator.state.withLock { $0.dispatching.count + $0.following.count }
+        let open = coordinator.openTripCounts.dispatching + coordinator.openTripCounts.following
         if open > 0 { report.inconsistencies.append("\(open) trips still followed by the coordinator") }
         report.meanPickupWaitSeconds = waits.isEmpty ? 0 : waits.reduce(0, +) / Double(waits.count)
     }

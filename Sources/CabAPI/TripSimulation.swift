@@ -1,4 +1,5 @@
 import CabCore
+import CabDispatch
 import CabGeo
 import CabRouting
 import CabStore
@@ -153,17 +154,17 @@ public final class TripSimulation {
             dropoff: dropoff, routeDistanceMeters: meters, routeDurationSeconds: seconds,
             fareEstimate: Tariff.standard.fare(distanceMeters: meters, durationSeconds: seconds).total,
             pin: Booking.randomPIN(using: &random), createdAt: now)
-        _ = try store.create(booking, idempotencyKey: nil)
+        _ = try coordinator.book(booking, idempotencyKey: nil)
+        coordinator.waitForQueuedBookings()  // offered before the next simulated second, as before
         report.bookings += 1
         tripIDs.append(booking.id)
         if chance(configuration.riderCancelProbability) {
             plannedCancels.append((now.adding(seconds: 20 + Int(random.next() % 200)), booking.id))
         }
-        coordinator.bookingCreated(booking)
     }
 
     func hasOpenTrips() -> Bool {
-        drivers.contains { $0.trip != nil } || coordinator.state.withLock { !$0.dispatching.isEmpty }
+        drivers.contains { $0.trip != nil } || coordinator.openTripCounts.dispatching > 0
     }
 
     /// Writes a fix to the live index and the trail.

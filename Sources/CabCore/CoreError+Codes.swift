@@ -68,3 +68,15 @@ extension CoreError {
         return CoreError(.illegalTransition, message, underlying: TripRefusal(currentState: state, event: event))
     }
 }
+extension CoreError.Code {
+    /// A driver accepted or declined a trip they hold no open offer for (the API answers 409).
+    public static let offerNotOpen = Self("offer_not_open")
+    /// A driver holding an open trip tried to go offline (409).
+    public static let tripOpen = Self("trip_open")
+    /// A driver who holds an open trip was given another one (accept or assign; 409).
+    public static let driverBusy = Self("driver_busy")
+    /// `arrived` from farther than the configured distance of the pickup (409).
+    public static let tooFarFromPickup = Self("too_far_from_pickup")
+    /// `arrived` without a recent fix of the driver (409).
+    public static let noRecentPosition = Self("no_recent_position")
+}

@@ -122,3 +122,9 @@ public struct BookingID: PrefixedIdentifier {
     /// Wraps text already known to be valid.
     public init(uncheckedRawValue: String) { rawValue = uncheckedRawValue }
 }
+
+extension BookingID {
+    /// The id as people read it on the board and in messages: its last 6 characters, which are random (the
+    /// first ones encode the booking time, so trips booked together would share them).
+    public var shortForm: String { String(rawValue.suffix(6)) }
+}

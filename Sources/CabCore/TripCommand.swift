@@ -74,8 +74,17 @@ public enum TripAction: Hashable, Sendable {
     case releaseDriver(DriverID)
     /// Charge the rider this amount (a cancellation or no-show fee, or the final fare).
     case chargeRider(Money)
-    /// Tracking links of this trip stop working.
+    /// Tracking links of this trip stop working, and everyone following the trip is told it is over.
     case endTrackingLinks
+    /// Dispatch of this trip is over: open offers are withdrawn, as taken when `acceptedBy` has it, else as
+    /// cancelled (nothing to do for a trip dispatch never started).
+    case endDispatch(acceptedBy: DriverID?)
+    /// Follow this driver for the rider (position, road ETA, arrival alerts) and count them busy.
+    case followDriver(DriverID)
+    /// Stop following the trip's driver.
+    case stopFollowing
+    /// The driver is at the pickup: send the rider the arrival alert.
+    case announceArrival
 }
 
 /// One stored transition: the row of the booking's status history.

@@ -1,6 +1,7 @@
 /// The trip lifecycle as a sans-I/O state machine over one `Booking`: commands in, a new booking value,
-/// a transition record to store and actions out. The owner (the API) stores the record with a
-/// compare-and-set on the old status and then performs the actions; it never mutates a booking itself.
+/// a transition record to store and actions out. The owner (the trip service, `CabDispatch.DispatchCoordinator`)
+/// stores the record with a compare-and-set on the old status and then performs exactly the actions, in order;
+/// it never mutates a booking itself, nor derives side effects from the status.
 ///
 /// Rules beyond the table (`TripTransitionTable`):
 /// - a rider may act only on their own booking, a driver only on the trip assigned to them (or, for
@@ -66,14 +67,18 @@ public struct TripStateMachine: Sendable {
         case .dispatch:
             actions = [.startDispatch, .notifyRider(.dispatching)]
         case .expire, .noDriverFound:
-            actions = [.notifyRider(transition.to)]
+            actions = [.endDispatch(acceptedBy: nil), .notifyRider(transition.to), .endTrackingLinks]
         case .assign(let driver), .accept(let driver):
             next.driverID = driver
             next.acceptedAt = time
-            actions = [.notifyRider(.accepted), .notifyDriver(driver, .accepted)]
+            actions = [
+                .endDispatch(acceptedBy: driver), .followDriver(driver), .notifyRider(.accepted),
+                .notifyDriver(driver, .accepted),
+            ]
         case .depart, .arrive:
             if event == .arrive { next.arrivedAt = time }
             actions = [.notifyRider(transition.to)]
+            if event == .arrive { actions.append(.announceArrival) }
         case .start(let code):
             // The booking id is no code: the driver has it. A QR payload is checked (and turned into the PIN) by the API.
             guard code == booking.pin else {
@@ -101,7 +106,8 @@ public struct TripStateMachine: Sendable {
                     promisedPickupAt: booking.promisedPickupAt, cancelledAt: time)
                 : .zero(tariff.currency)
             next.cancellation = Cancellation(by: actor, at: time, reason: reason ?? "", fee: fee)
-            actions = [.notifyRider(transition.to)]
+            actions = state == .requested || state == .dispatching ? [.endDispatch(acceptedBy: nil)] : []
+            actions.append(.notifyRider(transition.to))
             if !fee.isZero { actions.append(.chargeRider(fee)) }
             actions.append(.endTrackingLinks)
         case .noShow:
@@ -129,6 +135,7 @@ public struct TripStateMachine: Sendable {
         if let driver = booking.driverID, next.status.isTerminal {
             if actor.driverID != driver { actions.append(.notifyDriver(driver, next.status)) }
             actions.append(.releaseDriver(driver))
+            actions.append(.stopFollowing)
         }
         let record = TripTransitionRecord(
             bookingID: booking.id, from: state, to: next.status, event: event, actor: actor, at: time, reason: reason)

@@ -72,6 +72,16 @@ enum Migrations {
         Migration(
             version: 7,
             sql: "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_ms INTEGER NOT NULL) STRICT"),
+        // Tracking links a rider shares, so that a link keeps working across a restart (issue 14).
+        Migration(
+            version: 8,
+            sql: """
+                CREATE TABLE tracking_links (
+                    token TEXT PRIMARY KEY,
+                    booking_id TEXT NOT NULL REFERENCES bookings(id),
+                    created_ms INTEGER NOT NULL
+                ) STRICT, WITHOUT ROWID;
+                """),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -1,7 +1,7 @@
 import CabCore
 import CabSQLite
 
-extension SQLiteStore {
+extension SQLiteStore: DispatchStateRepository {
     /// Records durably that `driver` declined `booking` at `time` (a repeat is harmless).
     public func recordDecline(of booking: BookingID, by driver: DriverID, at time: Instant) throws {
         _ = try writer.write { c in

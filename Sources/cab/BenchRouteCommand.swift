@@ -1,4 +1,5 @@
 import CabAPI
+import CabDispatch
 import CabGeo
 import CabHTTP
 import CabImport

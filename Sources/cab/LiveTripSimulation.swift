@@ -1,5 +1,6 @@
 import CabAPI
 import CabClient
+import CabDispatch
 import CabGeo
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 import CabAPI
+import CabDispatch
 import CabHTTP
 import Foundation
 

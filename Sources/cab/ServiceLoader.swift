@@ -1,6 +1,7 @@
 import CabAPI
 import CabHTTP
 import CabCore
+import CabDispatch
 import CabStore
 import Foundation
 import CabBaseMap
@@ -52,7 +53,7 @@ enum ServiceLoader {
             var timeouts = TripTimeouts()
             timeouts.pickupOverdueSeconds = arguments.integer("pickup-overdue", default: 600, in: 30...86_400)
             let configuration = DispatchCoordinator.Configuration(
-                table: TripTransitionTable(timeouts: timeouts), startsDispatchInBackground: true,
+                table: TripTransitionTable(timeouts: timeouts),
                 arrivalFixMaxAgeSeconds: arguments.integer("arrival-fix-age", default: 60, in: 5...3_600),
                 arrivalMaxDistanceMeters: Double(arguments.integer("arrival-radius", default: 150, in: 10...5_000)))
             let dispatch = DispatchCoordinator(
@@ -60,7 +61,6 @@ enum ServiceLoader {
                 configuration: configuration, now: services.now,
                 log: { message, data in Log.info(message, data) })
             services.dispatch = dispatch
-            services.bookingHooks = dispatch.bookingHooks
         }
         return services
     }

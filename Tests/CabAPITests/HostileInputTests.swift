@@ -1,5 +1,6 @@
 import CabAPI
 import CabCore
+import CabDispatch
 import CabGeo
 import CabHTTP
 import CabStore

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import CabAPI
+@testable import CabDispatch
 
 @Suite struct RouteResponseTests {
     /// The hand-written JSON must say exactly what `JSONEncoder` says.

@@ -1,5 +1,6 @@
 import CabAPI
 import CabCore
+import CabDispatch
 import CabHTTP
 import CabStore
 import CabTestSupport

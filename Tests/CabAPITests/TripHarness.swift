@@ -1,5 +1,6 @@
 @testable import CabAPI
 import CabCore
+import CabDispatch
 import CabGeo
 @testable import CabHTTP
 import CabRouting
@@ -59,7 +60,7 @@ final class TripHarness: @unchecked Sendable {
 
     init(
         dispatch configuration: DispatchConfiguration = DispatchConfiguration(), graph: RoadGraph = RiverMap.graph(),
-        startsDispatchInBackground: Bool = false, table: TripTransitionTable = .standard, tariff: Tariff = .standard,
+        table: TripTransitionTable = .standard, tariff: Tariff = .standard,
         withTracking: Bool = false
     ) throws {
         let metrics = MetricsRegistry()
@@ -69,8 +70,7 @@ final class TripHarness: @unchecked Sendable {
         store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
         let routing = RoutingService(graph: graph, index: nil)
         let clock = self.clock
-        let settings = DispatchCoordinator.Configuration(
-            dispatch: configuration, table: table, startsDispatchInBackground: startsDispatchInBackground)
+        let settings = DispatchCoordinator.Configuration(dispatch: configuration, table: table)
         let eta = RoadETAEstimator(routing: routing)
         if withTracking {
             let tracking = TrackingService(
@@ -89,7 +89,6 @@ final class TripHarness: @unchecked Sendable {
         var services = Services(routing: routing, store: store, tariff: tariff, now: { clock.now() })
         services.tracking = tracking
         services.dispatch = dispatch
-        services.bookingHooks = dispatch.bookingHooks
         let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: metrics)
         router = app.makeRouter()
         mapper = app.errorMapper(log: nil)
@@ -122,6 +121,8 @@ final class TripHarness: @unchecked Sendable {
                 response = try route.handler(request)
                 // A deferred answer (a booking waiting for its group commit) is waited for, as the server would.
                 if case .deferred(let pending) = response.body { response = try pending.wait() }
+                // A new booking's dispatch starts from the trip service's queue: the client's next step sees it.
+                dispatch.waitForQueuedBookings()
             } catch {
                 response = mapper(error, request)
             }

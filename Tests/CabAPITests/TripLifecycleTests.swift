@@ -1,5 +1,6 @@
 import CabAPI
 import CabCore
+import CabDispatch
 import CabGeo
 import Foundation
 import Testing
@@ -27,7 +28,7 @@ import Testing
     /// As `cab serve` runs it: the 201 does not wait for dispatch; the coordinator's queue starts it (many new
     /// bookings in one store write) and the nearest driver gets the offer.
     @Test func dispatchStartedInTheBackgroundOffersEveryNewBooking() throws {
-        let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1), startsDispatchInBackground: true)
+        let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1))
         let drivers = (0..<3).map { h.driver(at: RiverMap.south(2 * $0 + 1)) }
         let streams = try drivers.map { try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": $0.token])) }
         let rider = h.rider()
@@ -45,7 +46,7 @@ import Testing
     /// A new booking is written once: its `book` and `dispatch` history rows and the row as `dispatching` go
     /// into one store write, not a second write to move it from `requested`.
     @Test func aNewBookingAndItsDispatchStepAreOneStoreWrite() throws {
-        let h = try TripHarness(startsDispatchInBackground: true)
+        let h = try TripHarness()
         let rider = h.rider()
         let before = h.store.writeStatistics.writes
         let booked = h.book(rider, from: RiverMap.south(1), to: RiverMap.north(8))
@@ -76,19 +77,16 @@ import Testing
             dropoff: RiverMap.south(8), dropoffName: nil, routeDistanceMeters: 700, routeDurationSeconds: 90,
             fareEstimate: Money(minorUnits: 84, currency: .eur), vehicleType: nil, pin: "1234", createdAt: at,
             routePolyline: nil)
-        let hooks = h.dispatch.bookingHooks
-        let admission = hooks.admit(new)
-        let step = try #require(admission.step)
+        h.dispatch.suspendQueuedStarts()  // the start waits in the queue
+        let admission = try h.dispatch.book(new, idempotencyKey: nil)
         #expect(admission.booking.status == .dispatching)
-        _ = try h.store.create(admission.booking, idempotencyKey: nil, transitions: step.record.map { [$0] } ?? [])
         // The rider's cancel, as POST /v1/bookings/{id}/cancel makes it, lands before the start.
-        let (cancelled, cancelStep) = try h.store.apply(
-            .riderCancel(reason: "quick"), to: new.id, by: .rider(riderID), at: at, tariff: .standard)
-        hooks.bookingChanged(cancelled, cancelStep)
-        hooks.bookingAdmitted(admission.booking, step)
+        _ = try h.dispatch.riderCancel(new.id, by: .rider(riderID), reason: "quick")
+        h.dispatch.resumeQueuedStarts()
+        h.dispatch.waitForQueuedBookings()
         #expect(stream.read().filter { $0.event == "offer" }.isEmpty)
         #expect(try h.status(of: new.id.rawValue) == .cancelledByRider)
-        #expect(!hooks.isOffered(new.id, try #require(DriverID(driver.id))))
+        #expect(!h.dispatch.isOffered(new.id, to: try #require(DriverID(driver.id))))
         // The next trip is dispatched as usual.
         let next = h.book(rider, from: RiverMap.south(1), to: RiverMap.south(8))
         #expect(stream.read().filter { $0.event == "offer" }.compactMap { $0.data["trip_id"] as? String } == [next.string("id")])

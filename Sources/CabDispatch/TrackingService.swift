@@ -1,6 +1,5 @@
 import CabCore
 import CabGeo
-import CabHTTP
 import CabTracking
 import Dispatch
 import Synchronization
@@ -65,18 +64,20 @@ public final class TrackingService: Sendable {
     public let streams: FleetStreamHub<DriverID>
     /// The background history writer.
     public let history: LocationHistoryWriter
-    let accounts: any AccountRepository
-    let historyStore: any LocationHistoryRepository
+    /// Drivers' vehicles and device keys.
+    public let accounts: any AccountRepository
+    /// The stored trails.
+    public let historyStore: any LocationHistoryRepository
     let now: @Sendable () -> Instant
     let counters: TrackingCounters
-    private let openStreams = Mutex<[ObjectIdentifier: FleetEventStream]>([:])
+    private let openStreams = Mutex<[ObjectIdentifier: any FleetStreamClient]>([:])
     private let timers = Mutex<[TimerBox]>([])
 
     /// Creates the service over `accounts` (drivers' vehicles, device keys) and `history` (trails), counting into
     /// `metrics` and reading the time from `now`. Call `start()` to run the timers.
     public init(
         configuration: TrackingConfiguration = TrackingConfiguration(),
-        accounts: any AccountRepository, history: any LocationHistoryRepository, metrics: MetricsRegistry,
+        accounts: any AccountRepository, history: any LocationHistoryRepository, metrics: any MetricsFactory,
         now: @escaping @Sendable () -> Instant = { Instant.now() }
     ) {
         self.configuration = configuration
@@ -191,21 +192,25 @@ public final class TrackingService: Sendable {
     /// Open fleet streams, and the events their clients have waiting and have lost (tests and diagnostics).
     public var streamStatistics: (clients: Int, buffered: Int, dropped: Int) {
         let open = openStreams.withLock { Array($0.values) }
-        let counts = open.map(\.subscription.counts)
+        let counts = open.map(\.subscriptionCounts)
         return (open.count, counts.reduce(0) { $0 + $1.buffered }, counts.reduce(0) { $0 + $1.dropped })
     }
 
-    /// A new fleet stream for one client: positions inside `boundingBox` (nil: all), resuming after `lastEventID`.
-    func openStream(boundingBox: BoundingBox?, lastEventID: UInt64?) -> FleetEventStream {
-        let subscription = streams.subscribe(boundingBox: boundingBox, lastEventID: lastEventID)
-        let stream = FleetEventStream(subscription: subscription) { [weak self] closed in
-            guard let self else { return }
-            let lost = closed.collectNewlyDropped()
-            if lost > 0 { self.counters.streamDropped.increment(by: Double(lost)) }
-            self.openStreams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(closed)) }
-        }
-        openStreams.withLock { $0[ObjectIdentifier(stream)] = stream }
-        return stream
+    /// Counts fixes dropped before the ingestion rules saw them (a malformed OsmAnd report).
+    public func countDropped(_ reason: DropReason, count: Int = 1) {
+        counters.dropped.increment(["reason": reason.rawValue], by: Double(count))
+    }
+
+    /// Keeps `client` (one open fleet stream) for heartbeats and the stream counters until `unregister`.
+    public func register(_ client: any FleetStreamClient) {
+        openStreams.withLock { $0[ObjectIdentifier(client)] = client }
+    }
+
+    /// Forgets a closed fleet stream, counting the events it lost.
+    public func unregister(_ client: any FleetStreamClient) {
+        let lost = client.collectNewlyDropped()
+        if lost > 0 { counters.streamDropped.increment(by: Double(lost)) }
+        openStreams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(client)) }
     }
 
     private func vehicleClass(of driver: DriverID) -> VehicleClass {
@@ -218,33 +223,43 @@ public final class TrackingService: Sendable {
     }
 }
 
+/// One open fleet stream as tracking sees it (the SSE adapter in `CabAPI` implements it).
+public protocol FleetStreamClient: AnyObject, Sendable {
+    /// Events this client lost to its full buffer since the last call.
+    func collectNewlyDropped() -> Int
+    /// Queues a heartbeat and wakes the client's connection.
+    func heartbeat()
+    /// Events waiting in the client's buffer, and lost in all.
+    var subscriptionCounts: (buffered: Int, dropped: Int) { get }
+}
+
 /// The tracking counters on the app's registry.
 struct TrackingCounters: Sendable {
-    let accepted: Counter
-    let dropped: Counter
-    let historyWritten: Counter
-    let historyLost: Counter
-    let streamDropped: Counter
-    let streamClients: Gauge
-    let drivers: Gauge
-    let lookupFailures: Counter
-    let resumeFailures: Counter
+    let accepted: any CounterMetric
+    let dropped: any CounterMetric
+    let historyWritten: any CounterMetric
+    let historyLost: any CounterMetric
+    let streamDropped: any CounterMetric
+    let streamClients: any GaugeMetric
+    let drivers: any GaugeMetric
+    let lookupFailures: any CounterMetric
+    let resumeFailures: any CounterMetric
 
-    init(_ metrics: MetricsRegistry) {
-        accepted = metrics.counter("tracking_fixes_accepted_total", help: "Fixes that passed the ingestion rules.")
-        dropped = metrics.counter(
+    init(_ metrics: any MetricsFactory) {
+        accepted = metrics.makeCounter("tracking_fixes_accepted_total", help: "Fixes that passed the ingestion rules.")
+        dropped = metrics.makeCounter(
             "tracking_fixes_dropped_total", help: "Fixes dropped by the ingestion rules, by reason.",
             labelNames: ["reason"])
-        historyWritten = metrics.counter("tracking_history_written_total", help: "Fixes written to the history.")
-        historyLost = metrics.counter(
+        historyWritten = metrics.makeCounter("tracking_history_written_total", help: "Fixes written to the history.")
+        historyLost = metrics.makeCounter(
             "tracking_history_lost_total", help: "Accepted fixes the history store refused (lost from the trail).")
-        streamDropped = metrics.counter(
+        streamDropped = metrics.makeCounter(
             "tracking_stream_events_dropped_total", help: "Fleet-stream events dropped because a client read slowly.")
-        streamClients = metrics.gauge("tracking_stream_clients", help: "Open fleet streams.")
-        drivers = metrics.gauge("tracking_drivers", help: "Drivers with a known position.")
-        lookupFailures = metrics.counter(
+        streamClients = metrics.makeGauge("tracking_stream_clients", help: "Open fleet streams.")
+        drivers = metrics.makeGauge("tracking_drivers", help: "Drivers with a known position.")
+        lookupFailures = metrics.makeCounter(
             "tracking_vehicle_lookup_failures_total", help: "Vehicle look-ups that failed (the driver counted as standard).")
-        resumeFailures = metrics.counter(
+        resumeFailures = metrics.makeCounter(
             "tracking_resume_lookup_failures_total",
             help: "Newest-stored-fix look-ups that failed (that driver's replay protection started afresh).")
     }

@@ -1,6 +1,5 @@
 import CabCore
 import CabGeo
-import CabStore
 import CabTracking
 
 extension DispatchCoordinator {
@@ -12,7 +11,7 @@ extension DispatchCoordinator {
         guard let offer, t < offer.expiresAt else {
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
             if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
-            throw APIError(.offerNotOpen, "This trip is not offered to you (or the offer expired); wait for the next offer.")
+            throw CoreError(.offerNotOpen, "This trip is not offered to you (or the offer expired); wait for the next offer.")
         }
         try requireFree(driver, for: trip)
         return try transition(.accept(driver), trip, by: .driver(driver), at: t) { booking in
@@ -26,7 +25,7 @@ extension DispatchCoordinator {
         let held = state.withLock { $0.dispatching[trip]?.machine.openOffers[driver] != nil }
         guard held else {
             if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
-            throw APIError(.offerNotOpen, "This trip is not offered to you; there is nothing to decline.")
+            throw CoreError(.offerNotOpen, "This trip is not offered to you; there is nothing to decline.")
         }
         // Durable first, so that dispatch resumed after a restart does not offer the trip to this driver again.
         try store.recordDecline(of: trip, by: driver, at: now())
@@ -96,7 +95,7 @@ extension DispatchCoordinator {
             let age = configuration.arrivalFixMaxAgeSeconds
             guard let p = fleet.position(of: driver), t.millisecondsSinceEpoch - p.timeMilliseconds <= Int64(age) * 1000
             else {
-                throw APIError(
+                throw CoreError(
                     .noRecentPosition,
                     "SwiftCab has no position of \(actor.role == .driver ? "yours" : "the driver's") from the last \(age) s, "
                         + "so it can't tell that \(actor.role == .driver ? "you are" : "they are") at the pickup; turn on "
@@ -105,7 +104,7 @@ extension DispatchCoordinator {
             let meters = p.coordinate.distanceMeters(to: current.pickup)
             let limit = configuration.arrivalMaxDistanceMeters
             guard meters <= limit else {
-                throw APIError(
+                throw CoreError(
                     .tooFarFromPickup,
                     "\(you) \(Int(meters.rounded())) m from the pickup; mark the arrival within \(Int(limit)) m of it, "
                         + "when the rider can see the car.")
@@ -138,10 +137,10 @@ extension DispatchCoordinator {
         return try transition(command, trip, by: actor, at: now())
     }
 
-    /// A transition made elsewhere (the rider's cancel through the booking endpoints): perform its actions.
-    public func bookingChanged(_ booking: Booking, step: TripStep) {
-        guard let record = step.record else { return }
-        after(booking, step, actor: record.actor)
+    /// The rider (or a dispatcher for them, through the booking endpoints) cancels `trip`: free before a driver
+    /// has it or within the grace period, else the tariff's fee (the state machine decides).
+    public func riderCancel(_ trip: BookingID, by actor: Principal, reason: String) throws -> Booking {
+        try transition(.riderCancel(reason: reason), trip, by: actor, at: now())
     }
 
     /// Reads, applies `command` with the state machine (then `adjust`, for accept and assign), stores with a compare-and-set, retrying
@@ -172,86 +171,82 @@ extension DispatchCoordinator {
         throw CoreError.illegalTransition(command.event, in: latest?.status ?? .requested)
     }
 
-    /// Keeps dispatch, the fleet and the followers in step with a stored transition, then tells both apps.
+    /// After a stored transition: keeps the coordinator's own copies in step (a queued start of a trip that
+    /// changed is dropped; a followed trip's booking and deadline are the stored ones), then performs the
+    /// machine's actions.
     func after(_ booking: Booking, _ step: TripStep, actor: Principal) {
         let id = booking.id
-        if step.record?.from == .dispatching {
-            // A trip admitted as `dispatching` whose dispatch has not started yet (still queued): drop the start.
-            state.withLock { s in
-                guard s.dispatching[id] == nil else { return }
+        let due = deadline(of: booking)
+        state.withLock { s in
+            if step.record?.from == .dispatching, s.dispatching[id] == nil {
+                // A trip admitted as `dispatching` whose dispatch has not started yet (still queued): drop the start.
                 if s.movedBeforeStart.count >= 4_096 { s.movedBeforeStart.removeAll() }  // stale ids of races lost
                 s.movedBeforeStart.insert(id)
             }
-        }
-        switch booking.status {
-        case .accepted:
-            if let driver = booking.driverID {
-                runDispatch(id) { $0.accepted(by: driver, at: $1) }
-                state.withLock { s in
-                    s.dispatching[id] = nil
-                    if s.offerHeld[driver] == id { s.offerHeld[driver] = nil }
-                    s.startFollowing(
-                        Following(
-                            booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts),
-                            deadline: deadline(of: booking)))
-                }
-                setFleetStatus(.busy, for: driver)
-            }
-        case _ where booking.status.isTerminal:
-            if state.withLock({ $0.dispatching[id] != nil }) {
-                runDispatch(id) { $0.cancelled(at: $1) }
-                state.withLock { _ = $0.dispatching.removeValue(forKey: id) }
-            }
-            state.withLock { $0.stopFollowing(id) }
-        case .dispatching where step.record?.event == .redispatch:
-            state.withLock { $0.stopFollowing(id) }  // dispatch starts again in `perform` (`.redispatch`)
-        default:
-            let due = deadline(of: booking)
-            state.withLock { s in
-                s.following[id]?.booking = booking
-                s.following[id]?.deadline = due
-            }
+            s.following[id]?.booking = booking
+            s.following[id]?.deadline = due
         }
         perform(step.actions, for: booking, actor: actor)
-        if booking.status == .arrived {
-            let alerts = state.withLock { $0.following[id]?.alerts.driverArrived() } ?? [.arrived]
-            for a in alerts { notifier.send("alert", a, toBooking: id) }
-        }
-        if booking.status.isTerminal { notifier.finish(booking: id) }
     }
 
-    /// Performs the state machine's actions: tell the rider's followers and the driver, free the driver.
+    /// Performs the state machine's actions: tell the rider's followers and the driver, free the driver, start
+    /// dispatch.
     func perform(_ actions: [TripAction], for booking: Booking, actor: Principal) {
+        let id = booking.id
         for action in actions {
             switch action {
             case .notifyRider(let status):
-                let info = booking.driverID.flatMap { try? store.driver($0) }.map(TripEvents.DriverInfo.init)
-                notifier.send("status", TripEvents.Status(tripID: booking.id, status: status, driver: info), toBooking: booking.id)
-                if status == .accepted, let info { notifier.send("driver", TripEvents.DriverEvent(driver: info), toBooking: booking.id) }
+                let driver = booking.driverID.flatMap { try? store.driver($0) }
+                bus.publish(.status(id, status, driver: driver), to: .trip(id))
+                if status == .accepted, let driver { bus.publish(.driver(driver), to: .trip(id)) }
             case .notifyDriver(let driver, let status):
                 if status.isTerminal {
-                    notifier.send(
-                        "cancelled",
-                        TripEvents.Cancelled(tripID: booking.id, by: actor.role.rawValue, status: status, reason: nil),
-                        toDriver: driver)
+                    bus.publish(.tripEnded(id, by: actor.role, status: status), to: .driver(driver))
                 } else {
-                    notifier.send("assigned", TripEvents.Assigned(tripID: booking.id, status: status), toDriver: driver)
+                    bus.publish(.assigned(id, status: status), to: .driver(driver))
                 }
             case .redispatch(let driver, let reason):
-                notifier.send(
-                    "redispatch", TripEvents.Redispatch(tripID: booking.id, reason: reason.rawValue), toBooking: booking.id)
-                notifier.send(
-                    "cancelled",
-                    TripEvents.Cancelled(tripID: booking.id, by: actor.role.rawValue, status: nil, reason: reason.rawValue),
-                    toDriver: driver)
+                state.withLock { $0.stopFollowing(id) }
+                bus.publish(.redispatch(id, reason: reason), to: .trip(id))
+                bus.publish(.tripTakenBack(id, by: actor.role, reason: reason), to: .driver(driver))
                 restartDispatch(booking, without: driver)
             case .releaseDriver(let driver):
                 setFleetStatus(isOnline(driver) ? .available : .offline, for: driver)
             case .chargeRider(let amount):
-                log("rider charged", ["trip": booking.id.rawValue, "amount_minor": "\(amount.minorUnits)"])
-            case .startDispatch, .endTrackingLinks:
-                break  // dispatch starts in bookingCreated; links die by the trip's status, streams end below
+                log("rider charged", ["trip": id.rawValue, "amount_minor": "\(amount.minorUnits)"])
+            case .startDispatch:
+                startDispatch(booking)
+            case .endTrackingLinks:
+                bus.finish(trip: id)  // links die by the trip's status (`TrackingLinks`); their streams end here
+            case .endDispatch(let acceptedBy):
+                endDispatch(id, acceptedBy: acceptedBy)
+            case .followDriver(let driver):
+                let following = Following(
+                    booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts),
+                    deadline: deadline(of: booking))
+                state.withLock { $0.startFollowing(following) }
+                setFleetStatus(.busy, for: driver)
+            case .stopFollowing:
+                state.withLock { $0.stopFollowing(id) }
+            case .announceArrival:
+                let alerts = state.withLock { $0.following[id]?.alerts.driverArrived() } ?? [.arrived]
+                for a in alerts { bus.publish(.alert(a), to: .trip(id)) }
             }
+        }
+    }
+
+    /// Dispatch of `trip` is over: its machine withdraws the open offers (as taken by `acceptedBy`, or cancelled)
+    /// and is forgotten.
+    func endDispatch(_ trip: BookingID, acceptedBy driver: DriverID?) {
+        guard state.withLock({ $0.dispatching[trip] != nil }) else { return }
+        if let driver {
+            runDispatch(trip) { $0.accepted(by: driver, at: $1) }
+        } else {
+            runDispatch(trip) { $0.cancelled(at: $1) }
+        }
+        state.withLock { s in
+            s.dispatching[trip] = nil
+            if let driver, s.offerHeld[driver] == trip { s.offerHeld[driver] = nil }
         }
     }
 

@@ -12,6 +12,8 @@ final class NewBookingQueue<Item: Sendable>: Sendable {
     private struct State {
         var pending: [Item] = []
         var draining = false
+        /// Held by `suspend()`: items wait until `resume`.
+        var suspended = false
     }
 
     private let state = Mutex(State())
@@ -33,7 +35,7 @@ final class NewBookingQueue<Item: Sendable>: Sendable {
         let startDrain: Bool? = state.withLock { s in
             guard s.pending.count < capacity else { return nil }
             s.pending.append(booking)
-            if s.draining { return false }
+            if s.draining || s.suspended { return false }
             s.draining = true
             return true
         }
@@ -43,6 +45,23 @@ final class NewBookingQueue<Item: Sendable>: Sendable {
             queue.async { [self] in drain(process) }
         }
         return true
+    }
+
+    /// Holds queued items (they wait, bounded as ever) until `resume` (tests of what races a queued start).
+    func suspend() { state.withLock { $0.suspended = true } }
+
+    /// Lets held items go to `process`.
+    func resume(process: @escaping @Sendable ([Item]) -> Void) {
+        let startDrain = state.withLock { s -> Bool in
+            s.suspended = false
+            guard !s.draining, !s.pending.isEmpty else { return false }
+            s.draining = true
+            return true
+        }
+        if startDrain {
+            idle.enter()
+            queue.async { [self] in drain(process) }
+        }
     }
 
     /// Blocks until every queued booking has been processed (tests; shutdown).

@@ -45,9 +45,8 @@ extension DispatchCoordinator {
     private func follow(_ f: Following) {
         let id = f.booking.id
         guard let p = fleet.position(of: f.driver), p.timeMilliseconds != f.lastFixTime else { return }
-        let position = TripEvents.Position(
-            lat: p.coordinate.latitude, lon: p.coordinate.longitude, heading: p.headingDegrees,
-            time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
+        let position = TripPosition(
+            coordinate: p.coordinate, headingDegrees: p.headingDegrees, time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
         var etaSeconds: Int?
         var dropoffSeconds: Int?
         func roadSeconds(to target: Coordinate) -> Int? {
@@ -68,21 +67,19 @@ extension DispatchCoordinator {
             s.following[id] = current
             return alerts
         }
-        notifier.send("position", position, toBooking: id)
-        if let etaSeconds { notifier.send("eta", TripEvents.ETA(etaSeconds: etaSeconds), toBooking: id) }
-        if let dropoffSeconds {
-            notifier.send("dropoff_eta", TripEvents.DropoffETA(tripID: id, etaSeconds: dropoffSeconds), toBooking: id)
-        }
-        for a in alerts { notifier.send("alert", a, toBooking: id) }
+        bus.publish(.position(position), to: .trip(id))
+        if let etaSeconds { bus.publish(.pickupETA(seconds: etaSeconds), to: .trip(id)) }
+        if let dropoffSeconds { bus.publish(.dropoffETA(id, seconds: dropoffSeconds), to: .trip(id)) }
+        for a in alerts { bus.publish(.alert(a), to: .trip(id)) }
     }
 
     /// The latest position and ETA known for `trip` (for a new follower and the tracking JSON).
-    func liveView(of trip: BookingID) -> (position: TripEvents.Position?, etaSeconds: Int?) {
+    public func liveView(of trip: BookingID) -> (position: TripPosition?, etaSeconds: Int?) {
         state.withLock { s in s.following[trip].map { ($0.position, $0.etaSeconds) } ?? (nil, nil) }
     }
 
     /// The latest road ETA to the drop-off of `trip` during the ride (for a new follower).
-    func dropoffETA(of trip: BookingID) -> Int? {
+    public func dropoffETA(of trip: BookingID) -> Int? {
         state.withLock { $0.following[trip]?.dropoffETASeconds }
     }
 }

@@ -1,5 +1,4 @@
 import CabCore
-import CabStore
 
 /// What start-up recovery did with the trips the store held open.
 public struct TripRecoveryReport: Hashable, Sendable {
@@ -28,6 +27,7 @@ extension DispatchCoordinator {
     public func recoverOpenTrips() throws -> TripRecoveryReport {
         var report = TripRecoveryReport()
         let t = now()
+        var requested: [Booking] = []
         for booking in try store.openTrips() {
             let machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
             if let command = machine.dueTimeout(at: t) {
@@ -42,7 +42,7 @@ extension DispatchCoordinator {
             }
             switch booking.status {
             case .requested:
-                bookingCreated(booking)
+                requested.append(booking)  // moved to dispatching in one write below
                 report.redispatched += 1
             case .dispatching:
                 resumeDispatch(booking)
@@ -62,6 +62,7 @@ extension DispatchCoordinator {
                 continue  // terminal: openTrips() does not return these
             }
         }
+        if !requested.isEmpty { dispatchRequested(requested) }
         log(
             "open trips recovered",
             [

@@ -1,13 +1,20 @@
 import CabCore
 import CabGeo
-import CabStore
 import CabTracking
+import Dispatch
 import Synchronization
 
-/// Runs dispatch and the trip lifecycle for the API: owns one `DispatchMachine` per dispatching trip, performs
-/// their actions (search the live fleet, rank by road ETA, send offers, keep timers), applies trip commands with
-/// the store's compare-and-set, tells both apps through `TripNotifier`, and follows trips in progress for the
-/// rider's live ETA and arrival alerts.
+/// The ports the coordinator needs from a store (`CabStore.SQLiteStore` implements them all).
+public typealias DispatchStore =
+    AccountRepository & BookingRepository & DispatchStateRepository & LocationHistoryRepository & TrackingLinkRepository
+
+/// The trip service: the one way to book a trip and to change one. Runs dispatch and the trip lifecycle: owns one
+/// `DispatchMachine` per dispatching trip, performs their actions (search the live fleet, rank by road ETA, send
+/// offers, keep timers), applies trip commands with the store's compare-and-set, tells both apps through the
+/// notification bus (`TripNotificationBus`), and follows trips in progress for the rider's live ETA and alerts.
+///
+/// New bookings enter through `book(_:idempotencyKey:completion:)` only; every endpoint's and every timer's
+/// change of a trip goes through `transition` (private), which performs the state machine's actions.
 ///
 /// Time is injected: `now` is read for every decision and `tick()` fires what is due. `cab serve` calls `tick()`
 /// from a repeating timer (`DispatchTicker`); tests call it after moving a manual clock, without sleeping.
@@ -21,9 +28,6 @@ public final class DispatchCoordinator: Sendable {
         public var alerts: ArrivalAlertConfiguration
         /// The trip transition table (and its timeouts).
         public var table: TripTransitionTable
-        /// True: `bookingHooks.bookingCreated` queues the booking and returns; dispatch starts on the coordinator's
-        /// own queue, for many new bookings in one store write (`cab serve`). False: it starts in the caller.
-        public var startsDispatchInBackground: Bool
         /// What `arrived` needs: a fix of the driver no older than this many seconds ...
         public var arrivalFixMaxAgeSeconds: Int
         /// ... within this many metres of the pickup (a dispatcher may override both).
@@ -33,14 +37,13 @@ public final class DispatchCoordinator: Sendable {
         public init(
             dispatch: DispatchConfiguration = DispatchConfiguration(),
             alerts: ArrivalAlertConfiguration = ArrivalAlertConfiguration(), table: TripTransitionTable = .standard,
-            startsDispatchInBackground: Bool = false, arrivalFixMaxAgeSeconds: Int = 60,
+            arrivalFixMaxAgeSeconds: Int = 60,
             arrivalMaxDistanceMeters: Double = 150
         ) {
             precondition(arrivalFixMaxAgeSeconds > 0 && arrivalMaxDistanceMeters > 0, "arrival limits must be positive")
             self.dispatch = dispatch
             self.alerts = alerts
             self.table = table
-            self.startsDispatchInBackground = startsDispatchInBackground
             self.arrivalFixMaxAgeSeconds = arrivalFixMaxAgeSeconds
             self.arrivalMaxDistanceMeters = arrivalMaxDistanceMeters
         }
@@ -67,7 +70,7 @@ public final class DispatchCoordinator: Sendable {
         var booking: Booking
         var driver: DriverID
         var lastFixTime: Int64 = .min
-        var position: TripEvents.Position?
+        var position: TripPosition?
         /// Seconds by road to the pickup (before pickup) ...
         var etaSeconds: Int?
         /// ... or to the drop-off (during the ride).
@@ -110,15 +113,15 @@ public final class DispatchCoordinator: Sendable {
         }
     }
 
-    /// A booking handed to dispatch: stored in `requested`, or already `dispatching` with its admission's step.
+    /// A booking handed to dispatch, stored as `dispatching` with its first step.
     struct NewBooking: Sendable {
         let booking: Booking
-        let admitted: TripStep?
+        let step: TripStep
     }
 
     /// The configuration.
     public let configuration: Configuration
-    let store: SQLiteStore
+    let store: any DispatchStore
     /// The live positions dispatch searches (shared with location ingestion).
     public let fleet: LiveFleet<DriverID>
     let eta: any PickupETAEstimator
@@ -126,42 +129,51 @@ public final class DispatchCoordinator: Sendable {
     let tracking: TrackingService?
     let tariff: Tariff
     let now: @Sendable () -> Instant
-    let notifier = TripNotifier()
-    let links = TrackingLinks()
+    /// Where the apps hear of trips: `CabAPI` subscribes SSE streams to it.
+    public let bus: any TripNotificationBus
+    /// The tracking links riders share (stored, so they survive a restart).
+    public let links: TrackingLinks
     let state = Mutex(State())
-    /// New bookings waiting for dispatch (`Configuration.startsDispatchInBackground`).
+    /// New bookings waiting for dispatch to start, so that a `201` does not wait for the first search.
     let newBookings = NewBookingQueue<NewBooking>()
     /// Orders each trip's transitions with their notifications (`transition`, the rider's cancel).
     let gates = TripGates()
-    let log: @Sendable (String, [String: String]) -> Void
+    /// Where the coordinator logs (message, metadata).
+    public let log: @Sendable (String, [String: String]) -> Void
 
-    /// A coordinator over `store` and `fleet`, ranking with `eta`, reading time from `now`.
+    /// A coordinator over `store` and `fleet`, ranking with `eta`, telling the apps on `bus`, reading time from `now`.
     public convenience init(
-        store: SQLiteStore, fleet: LiveFleet<DriverID>, eta: any PickupETAEstimator, tariff: Tariff,
-        configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Instant,
+        store: any DispatchStore, fleet: LiveFleet<DriverID>, eta: any PickupETAEstimator, tariff: Tariff,
+        configuration: Configuration = Configuration(), bus: any TripNotificationBus = InProcessTripBus(),
+        now: @escaping @Sendable () -> Instant,
         log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
     ) {
-        self.init(store: store, fleet: fleet, tracking: nil, eta: eta, tariff: tariff, configuration: configuration, now: now, log: log)
+        self.init(
+            store: store, fleet: fleet, tracking: nil, eta: eta, tariff: tariff, configuration: configuration, bus: bus,
+            now: now, log: log)
     }
 
     /// A coordinator over `tracking`'s fleet: statuses are published on the fleet stream, trails flushed before a
     /// fare is computed.
     public convenience init(
-        store: SQLiteStore, tracking: TrackingService, eta: any PickupETAEstimator, tariff: Tariff,
-        configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Instant,
+        store: any DispatchStore, tracking: TrackingService, eta: any PickupETAEstimator, tariff: Tariff,
+        configuration: Configuration = Configuration(), bus: any TripNotificationBus = InProcessTripBus(),
+        now: @escaping @Sendable () -> Instant,
         log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
     ) {
         self.init(
             store: store, fleet: tracking.fleet, tracking: tracking, eta: eta, tariff: tariff, configuration: configuration,
-            now: now, log: log)
+            bus: bus, now: now, log: log)
     }
 
     init(
-        store: SQLiteStore, fleet: LiveFleet<DriverID>, tracking: TrackingService?, eta: any PickupETAEstimator,
-        tariff: Tariff, configuration: Configuration, now: @escaping @Sendable () -> Instant,
+        store: any DispatchStore, fleet: LiveFleet<DriverID>, tracking: TrackingService?, eta: any PickupETAEstimator,
+        tariff: Tariff, configuration: Configuration, bus: any TripNotificationBus, now: @escaping @Sendable () -> Instant,
         log: @escaping @Sendable (String, [String: String]) -> Void
     ) {
         self.store = store
+        self.bus = bus
+        links = TrackingLinks(repository: store, now: now)
         self.fleet = fleet
         self.tracking = tracking
         self.eta = eta
@@ -179,7 +191,7 @@ public final class DispatchCoordinator: Sendable {
         guard let account = try store.driver(driver) else { throw CoreError(.notFound, "No driver \(driver).") }
         let open = try openTrip(of: driver)
         if !online, let open {
-            throw APIError(
+            throw CoreError(
                 .tripOpen,
                 "You still have trip \(open.id.shortForm) (\(open.status.situation)); complete it or cancel it "
                     + "before you go offline.")
@@ -214,7 +226,7 @@ public final class DispatchCoordinator: Sendable {
     /// Refuses (`driver_busy`, 409) to give `driver` a trip while they hold another one.
     func requireFree(_ driver: DriverID, for trip: BookingID) throws {
         guard let open = try openTrip(of: driver), open.id != trip else { return }
-        throw APIError(
+        throw CoreError(
             .driverBusy,
             "This driver already has trip \(open.id.shortForm) (\(open.status.situation)); a driver takes one "
                 + "trip at a time. Choose another driver, or finish that trip first.")
@@ -233,96 +245,122 @@ public final class DispatchCoordinator: Sendable {
 
     // MARK: Dispatch
 
-    /// A new booking from the booking endpoints, stored in `requested` (or admitted: stored as `dispatching`
-    /// with `admitted`'s step): queued for the coordinator's own queue when configured to start dispatch in the
-    /// background (and the queue has room), else started in the caller.
-    func bookingSubmitted(_ booking: Booking, admitted: TripStep? = nil) {
-        let item = NewBooking(booking: booking, admitted: admitted)
-        if configuration.startsDispatchInBackground,
-            newBookings.submit(item, process: { [weak self] in self?.startQueued($0) })
-        {
-            return
+    /// Books a trip: the one entry point for new bookings (the booking endpoint, tests and simulations alike).
+    ///
+    /// `booking` (new, in `requested`) is stored with dispatch's first step (`dispatch`, to `dispatching`) in the
+    /// same transaction, so the answer says `dispatching` and the row is written once; a repeat with the same
+    /// idempotency key answers with the first booking and writes nothing. `completion` gets the outcome once it
+    /// is durable, on the store's thread (quick work only); offering has then been queued on the coordinator's
+    /// own queue (`NewBookingQueue`: many new bookings start in one batch, and the answer does not wait for the
+    /// first search).
+    public func book(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?,
+        completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void
+    ) {
+        precondition(booking.status == .requested, "a new booking starts in requested")
+        var machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
+        // `dispatch` is allowed from `requested` by the system in every table (TripTransitionTable).
+        guard let step = try? machine.handle(.dispatch, by: .system, at: booking.createdAt), let record = step.record else {
+            preconditionFailure("the transition table lets the system dispatch a requested trip")
         }
+        let admitted = machine.booking
+        store.create(admitted, idempotencyKey: idempotencyKey, transitions: [record]) { [weak self] result in
+            if let self, case .success(let creation) = result, creation.created {
+                self.queueStart(NewBooking(booking: creation.booking, step: step))
+            }
+            completion(result)
+        }
+    }
+
+    /// `book(_:idempotencyKey:completion:)`, waiting for the outcome (simulations and benchmarks that book from
+    /// their own threads).
+    public func book(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws -> BookingCreation {
+        let outcome = Mutex<Result<BookingCreation, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        book(booking, idempotencyKey: idempotencyKey) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        // Set before the signal above.
+        return try outcome.withLock { $0! }.get()
+    }
+
+    /// Queues the start of offering; when the queue is full, starts it in the caller (the store's thread: the
+    /// first search then delays that commit, which slows clients down instead of growing memory).
+    private func queueStart(_ item: NewBooking) {
+        if newBookings.submit(item, process: { [weak self] in self?.startQueued($0) }) { return }
         startQueued([item])
     }
 
-    /// What a new booking becomes as it is stored: `dispatching`, with the `dispatch` step's history row written
-    /// in the booking's own transaction (`BookingHooks.admit`).
-    func admit(_ booking: Booking) -> BookingAdmission {
-        var machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
-        guard booking.status == .requested, let step = try? machine.handle(.dispatch, by: .system, at: booking.createdAt),
-            step.record != nil
-        else { return BookingAdmission(booking: booking) }
-        return BookingAdmission(booking: machine.booking, step: step)
-    }
-
-    /// Starts dispatch on queued bookings: admitted ones at once (they are stored as `dispatching`), the rest
-    /// moved to `dispatching` in one store write first.
+    /// Starts dispatch on queued bookings (stored as `dispatching` with the booking): performs their first
+    /// step's actions, unless the trip changed before its start came (then none of them: the change told the apps).
     private func startQueued(_ items: [NewBooking]) {
-        var requested: [Booking] = []
-        for item in items {
-            if let step = item.admitted { startOffering(item.booking, step, unlessMoved: true) } else { requested.append(item.booking) }
+        for item in items where register(item.booking, unlessMoved: true) {
+            perform(item.step.actions, for: item.booking, actor: .system)
         }
-        if !requested.isEmpty { bookingsCreated(requested) }
     }
 
-    /// Blocks until every booking queued by `bookingHooks.bookingCreated` has started dispatch (tests, shutdown).
+    /// Blocks until every queued new booking has started dispatch (tests, shutdown).
     public func waitForQueuedBookings() { newBookings.waitUntilIdle() }
 
-    /// New bookings, many at once: moves them all to `dispatching` in one store write, then starts offering each.
-    /// A booking that changed meanwhile (a rider's quick cancel) is judged again alone by `bookingCreated`.
-    public func bookingsCreated(_ bookings: [Booking]) {
+    /// Holds queued starts until `resumeQueuedStarts()` (tests of a change racing the start).
+    package func suspendQueuedStarts() { newBookings.suspend() }
+
+    /// Lets held starts run.
+    package func resumeQueuedStarts() { newBookings.resume(process: { [weak self] in self?.startQueued($0) }) }
+
+    /// Trips stored in `requested` (left so by a stopped server): moves them all to `dispatching` in one store
+    /// write, then starts offering each. One that changed meanwhile is judged again alone.
+    func dispatchRequested(_ bookings: [Booking]) {
         let t = now()
         var started: [(booking: Booking, step: TripStep)] = []
-        var alone: [Booking] = []
         for booking in bookings {
             var machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
             if booking.status == .requested, let step = try? machine.handle(.dispatch, by: .system, at: t),
                 step.record != nil
             {
                 started.append((machine.booking, step))
-            } else {
-                alone.append(booking)
             }
         }
+        var alone: [BookingID] = []
         do {
             // `step.record` is non-nil for every started booking (checked above).
             let written = try store.transitions(started.compactMap { s in s.step.record.map { (s.booking, $0) } })
             for (s, ok) in zip(started, written) {
-                if ok { startOffering(s.booking, s.step) } else { alone.append(s.booking) }
+                if ok { perform(s.step.actions, for: s.booking, actor: .system) } else { alone.append(s.booking.id) }
             }
         } catch {
             log("dispatch batch not stored", ["bookings": "\(started.count)", "error": "\(error)"])
-            alone += started.map(\.booking)
+            alone += started.map(\.booking.id)
         }
-        for booking in alone { bookingCreated(booking) }
-    }
-
-    /// A new booking: moves it to `dispatching` and starts offering it.
-    public func bookingCreated(_ booking: Booking) {
-        let t = now()
-        do {
-            let (stored, step) = try store.apply(
-                .dispatch, to: booking.id, by: .system, at: t, tariff: tariff, table: configuration.table)
-            startOffering(stored, step)
-        } catch {
-            log("dispatch not started", ["trip": booking.id.rawValue, "error": "\(error)"])
+        for id in alone {
+            do {
+                _ = try transition(.dispatch, id, by: .system, at: now())
+            } catch {
+                log("dispatch not started", ["trip": id.rawValue, "error": "\(error)"])
+            }
         }
     }
 
-    /// A booking now stored as `dispatching`: registers it, performs the transition's actions and starts its
-    /// machine. `unlessMoved` (an admitted trip started from the queue): not if `after` saw the trip change
-    /// before this start, such as a rider's quick cancel; checking and registering under one lock orders the two.
-    private func startOffering(_ stored: Booking, _ step: TripStep, unlessMoved: Bool = false) {
-        let registered = state.withLock { s in
+    /// Registers a trip stored as `dispatching` with a fresh dispatch machine (once). `unlessMoved` (a new
+    /// booking's queued start): not if `after` saw the trip change before this start, such as a rider's quick
+    /// cancel; checking and registering under one lock orders the two.
+    private func register(_ stored: Booking, unlessMoved: Bool) -> Bool {
+        state.withLock { s in
             if unlessMoved, s.movedBeforeStart.remove(stored.id) != nil { return false }
-            s.dispatching[stored.id] = TripDispatch(
-                machine: DispatchMachine(configuration: configuration.dispatch), booking: stored,
-                deadline: deadline(of: stored))
+            if s.dispatching[stored.id] == nil {
+                s.dispatching[stored.id] = TripDispatch(
+                    machine: DispatchMachine(configuration: configuration.dispatch), booking: stored,
+                    deadline: deadline(of: stored))
+            }
             return true
         }
-        guard registered else { return }
-        perform(step.actions, for: stored, actor: .system)
+    }
+
+    /// The `startDispatch` action: registers the trip (unless its queued start did) and starts its machine.
+    func startDispatch(_ stored: Booking) {
+        _ = register(stored, unlessMoved: false)
         runDispatch(stored.id) { machine, time in machine.start(at: time) }
     }
 
@@ -353,20 +391,16 @@ public final class DispatchCoordinator: Sendable {
                 sendOffers(offers, trip: trip)
             case .withdraw(let drivers, let reason):
                 state.withLock { s in for d in drivers where s.offerHeld[d] == trip { s.offerHeld[d] = nil } }
-                for d in drivers {
-                    notifier.send(
-                        "cancelled", TripEvents.Cancelled(tripID: trip, by: "system", status: nil, reason: reason.rawValue),
-                        toDriver: d)
-                }
+                for d in drivers { bus.publish(.offerWithdrawn(trip, reason: reason.rawValue), to: .driver(d)) }
             case .scheduleTimer(let at):
                 state.withLock { $0.dispatching[trip]?.timer = at }
             case .giveUp:
                 state.withLock { _ = $0.dispatching.removeValue(forKey: trip) }
                 do {
+                    // Not through `transition`: this runs inside dispatch, possibly under the trip's gate.
                     let (stored, step) = try store.apply(
                         .noDriverFound, to: trip, by: .system, at: now(), tariff: tariff, table: configuration.table)
-                    perform(step.actions, for: stored, actor: .system)
-                    notifier.finish(booking: trip)  // the rider's streams end after the terminal status
+                    perform(step.actions, for: stored, actor: .system)  // its streams end (`endTrackingLinks`)
                 } catch {
                     log("no_driver_found not stored", ["trip": trip.rawValue, "error": "\(error)"])
                 }
@@ -386,18 +420,16 @@ public final class DispatchCoordinator: Sendable {
         }
         guard let booking else { return }
         for o in offers {
-            notifier.send(
-                "offer",
-                TripEvents.Offer(
-                    tripID: trip, pickup: booking.pickup, dropoff: booking.dropoff, pickupName: booking.pickupName,
-                    dropoffName: booking.dropoffName, etaSeconds: o.etaSeconds, expiresAt: o.expiresAt),
-                toDriver: o.driver)
+            let offer = TripOffer(
+                tripID: trip, pickup: booking.pickup, dropoff: booking.dropoff, pickupName: booking.pickupName,
+                dropoffName: booking.dropoffName, etaSeconds: o.etaSeconds, expiresAt: o.expiresAt)
+            bus.publish(.offer(offer), to: .driver(o.driver))
         }
     }
 
     /// Available, online, fresh drivers of the booking's vehicle type within `radiusMeters` of the pickup, not in
     /// `excluding` and holding no other offer, each with its road ETA (unreachable ones are left out).
-    func candidates(for booking: Booking, radiusMeters: Double, excluding: Set<DriverID>) -> [DispatchCandidate] {
+    package func candidates(for booking: Booking, radiusMeters: Double, excluding: Set<DriverID>) -> [DispatchCandidate] {
         let t = now()
         let k = configuration.dispatch.candidatesPerSearch
         let filter = DriverFilter(
@@ -414,6 +446,11 @@ public final class DispatchCoordinator: Sendable {
         return zip(eligible, durations).compactMap { n, ms in
             ms.map { DispatchCandidate(driver: n.driver, etaSeconds: ($0 + 999) / 1000, distanceMeters: n.distanceMeters) }
         }
+    }
+
+    /// Trips being dispatched and trips followed with their driver, now (simulations check nothing is left).
+    package var openTripCounts: (dispatching: Int, following: Int) {
+        state.withLock { ($0.dispatching.count, $0.following.count) }
     }
 
     /// Booking-to-first-offer latencies seen so far, in milliseconds (for `cab bench dispatch`).

@@ -1,28 +1,3 @@
-import CabGeo
-
-/// Accounts and their tokens (implemented by `CabStore`).
-///
-/// Methods block until done (a write returns once it is durable); call them from request threads,
-/// not from the cooperative pool.
-public protocol AccountRepository: Sendable {
-    /// Stores a new rider and the hash of their token.
-    func createRider(_ rider: Rider, tokenHash: TokenHash) throws
-    /// Stores a new driver and the hash of their token.
-    func createDriver(_ driver: Driver, tokenHash: TokenHash) throws
-    /// Stores a new dispatcher and the hash of their token.
-    func createDispatcher(_ dispatcher: Dispatcher, tokenHash: TokenHash) throws
-    /// Who holds the token with this hash; nil when unknown or revoked.
-    func principal(forTokenHash hash: TokenHash) throws -> Principal?
-    /// Revokes a token at `time`; true when it existed and was live.
-    func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool
-    /// A rider by id.
-    func rider(_ id: RiderID) throws -> Rider?
-    /// A driver by id.
-    func driver(_ id: DriverID) throws -> Driver?
-    /// A dispatcher by id.
-    func dispatcher(_ id: DispatcherID) throws -> Dispatcher?
-}
-
 /// The outcome of `BookingRepository.create`.
 public struct BookingCreation: Hashable, Sendable {
     /// The stored booking (the earlier one when the idempotency key was seen before).
@@ -114,11 +89,27 @@ public protocol BookingRepository: Sendable {
     /// Replaces the booking with `updated` and appends `record` in one transaction, only if the stored status
     /// is still `record.from` (compare-and-set); otherwise throws `.transitionConflict` naming the status.
     func transition(_ updated: Booking, record: TripTransitionRecord) throws
+    /// Several compare-and-set transitions in one durable write: each `updated` and `record` is stored only if
+    /// that booking's status is still `record.from`. Returns, in order, whether each was stored (a `false` is a
+    /// lost race: read the booking again and judge the command against it).
+    func transitions(_ changes: [(updated: Booking, record: TripTransitionRecord)]) throws -> [Bool]
     /// Every transition of a booking, oldest first (the first is `book`).
     func history(_ id: BookingID) throws -> [TripTransitionRecord]
 }
 
 extension BookingRepository {
+    /// The batch through `transition` one at a time (a store that can write them in one transaction should).
+    public func transitions(_ changes: [(updated: Booking, record: TripTransitionRecord)]) throws -> [Bool] {
+        try changes.map { updated, record in
+            do {
+                try transition(updated, record: record)
+                return true
+            } catch let error as CoreError where error.code == .transitionConflict {
+                return false
+            }
+        }
+    }
+
     /// Stores a new booking in `requested` (see `create(_:idempotencyKey:transitions:)`).
     public func create(_ booking: Booking, idempotencyKey: IdempotencyKey?) throws -> BookingCreation {
         try create(booking, idempotencyKey: idempotencyKey, transitions: [])
@@ -156,52 +147,5 @@ extension BookingRepository {
             }
         }
         throw lastConflict ?? CoreError(.transitionConflict, "The booking kept changing; try again.")
-    }
-}
-
-/// One stored driver position (the trail).
-public struct DriverLocationRecord: Hashable, Sendable, Codable {
-    /// Whose.
-    public var driverID: DriverID
-    /// When the fix was taken.
-    public var time: Instant
-    /// Where.
-    public var coordinate: Coordinate
-    /// Horizontal accuracy, metres.
-    public var accuracyMeters: Double?
-    /// Speed, metres per second.
-    public var speedMetersPerSecond: Double?
-    /// Heading, degrees clockwise from north.
-    public var headingDegrees: Double?
-
-    /// Creates a record.
-    public init(
-        driverID: DriverID, time: Instant, coordinate: Coordinate, accuracyMeters: Double? = nil,
-        speedMetersPerSecond: Double? = nil, headingDegrees: Double? = nil
-    ) {
-        self.driverID = driverID
-        self.time = time
-        self.coordinate = coordinate
-        self.accuracyMeters = accuracyMeters
-        self.speedMetersPerSecond = speedMetersPerSecond
-        self.headingDegrees = headingDegrees
-    }
-}
-
-/// Driver position history, written in batches off the hot path (implemented by `CabStore`).
-public protocol LocationHistoryRepository: Sendable {
-    /// Appends `records` durably in one transaction; a (driver, time) already stored is skipped.
-    /// - Returns: how many were new.
-    func append(_ records: [DriverLocationRecord]) throws -> Int
-    /// A driver's positions with `from <= time < to`, oldest first, at most `limit`.
-    func trail(of driver: DriverID, from: Instant, to: Instant, limit: Int) throws -> [DriverLocationRecord]
-    /// A driver's newest stored position (replay protection resumes from it after a restart); nil when none.
-    func newestLocation(of driver: DriverID) throws -> DriverLocationRecord?
-}
-
-extension LocationHistoryRepository {
-    /// The newest position through `trail` (a repository with an index on time should answer it directly).
-    public func newestLocation(of driver: DriverID) throws -> DriverLocationRecord? {
-        try trail(of: driver, from: .epoch, to: Instant(millisecondsSinceEpoch: .max), limit: .max).last
     }
 }

@@ -1,0 +1,22 @@
+/// Accounts and their tokens (implemented by `CabStore`).
+///
+/// Methods block until done (a write returns once it is durable); call them from request threads,
+/// not from the cooperative pool.
+public protocol AccountRepository: Sendable {
+    /// Stores a new rider and the hash of their token.
+    func createRider(_ rider: Rider, tokenHash: TokenHash) throws
+    /// Stores a new driver and the hash of their token.
+    func createDriver(_ driver: Driver, tokenHash: TokenHash) throws
+    /// Stores a new dispatcher and the hash of their token.
+    func createDispatcher(_ dispatcher: Dispatcher, tokenHash: TokenHash) throws
+    /// Who holds the token with this hash; nil when unknown or revoked.
+    func principal(forTokenHash hash: TokenHash) throws -> Principal?
+    /// Revokes a token at `time`; true when it existed and was live.
+    func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool
+    /// A rider by id.
+    func rider(_ id: RiderID) throws -> Rider?
+    /// A driver by id.
+    func driver(_ id: DriverID) throws -> Driver?
+    /// A dispatcher by id.
+    func dispatcher(_ id: DispatcherID) throws -> Dispatcher?
+}

@@ -1,0 +1,108 @@
+import CabGeo
+
+/// What the application tells the apps about trips, as typed values: the bus (`TripNotificationBus`) carries
+/// them, and an adapter at the edge names and encodes them for its wire (`CabAPI` writes SSE events).
+public enum TripNotification: Hashable, Sendable {
+    /// To a driver: the offer of a trip, open until `offer.expiresAt`.
+    case offer(TripOffer)
+    /// To a driver: an offer taken back (`reason`: `taken`, `expired`, `cancelled`) by the system.
+    case offerWithdrawn(BookingID, reason: String)
+    /// To a driver: their trip ended (`status`, a terminal state) by `by`.
+    case tripEnded(BookingID, by: Role, status: TripState)
+    /// To a driver: their trip was taken back by `by` and dispatched again (`reason`).
+    case tripTakenBack(BookingID, by: Role, reason: RedispatchReason)
+    /// To a driver: the trip is theirs now (accepted, or assigned by a dispatcher), in `status`.
+    case assigned(BookingID, status: TripState)
+    /// To a trip's followers: its status, with its driver when it has one.
+    case status(BookingID, TripState, driver: Driver?)
+    /// To a trip's followers: the driver who took it.
+    case driver(Driver)
+    /// To a trip's followers: the driver is gone and dispatch looks for another one (`reason`).
+    case redispatch(BookingID, reason: RedispatchReason)
+    /// To a trip's followers: the driver's latest position (coalesced: at most one per tick).
+    case position(TripPosition)
+    /// To a trip's followers: seconds by road from the driver to the pickup.
+    case pickupETA(seconds: Int)
+    /// To a trip's followers: during the ride, seconds by road from the driver to the drop-off.
+    case dropoffETA(BookingID, seconds: Int)
+    /// To a trip's followers: an arrival alert.
+    case alert(ArrivalAlert)
+}
+
+/// An offer of a trip to one driver.
+public struct TripOffer: Hashable, Sendable {
+    /// The trip.
+    public var tripID: BookingID
+    /// Where the rider waits.
+    public var pickup: Coordinate
+    /// Where the ride goes.
+    public var dropoff: Coordinate
+    /// The pickup's name, if the rider gave one.
+    public var pickupName: String?
+    /// The drop-off's name.
+    public var dropoffName: String?
+    /// Seconds by road from the driver to the pickup.
+    public var etaSeconds: Int
+    /// When the offer lapses.
+    public var expiresAt: Instant
+
+    /// Creates an offer.
+    public init(
+        tripID: BookingID, pickup: Coordinate, dropoff: Coordinate, pickupName: String?, dropoffName: String?,
+        etaSeconds: Int, expiresAt: Instant
+    ) {
+        self.tripID = tripID
+        self.pickup = pickup
+        self.dropoff = dropoff
+        self.pickupName = pickupName
+        self.dropoffName = dropoffName
+        self.etaSeconds = etaSeconds
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A driver's position as a trip's followers see it.
+public struct TripPosition: Hashable, Sendable {
+    /// Where.
+    public var coordinate: Coordinate
+    /// Heading, whole degrees clockwise from north, if known.
+    public var headingDegrees: Int?
+    /// When the fix was taken.
+    public var time: Instant
+
+    /// Creates a position.
+    public init(coordinate: Coordinate, headingDegrees: Int?, time: Instant) {
+        self.coordinate = coordinate
+        self.headingDegrees = headingDegrees
+        self.time = time
+    }
+}
+
+/// Who hears a notification: one driver's apps, or everyone following one trip (the rider, tracking links).
+public enum TripAudience: Hashable, Sendable {
+    /// Every open stream of this driver.
+    case driver(DriverID)
+    /// Every follower of this trip.
+    case trip(BookingID)
+}
+
+/// One receiver of notifications (an SSE stream at the edge). Delivery must not block: a slow receiver drops.
+public protocol TripNotificationReceiver: AnyObject, Sendable {
+    /// Takes one notification.
+    func receive(_ notification: TripNotification)
+    /// The trip is over: send what is queued, then end.
+    func finish()
+}
+
+/// The bus for trip notifications (a port): the application publishes, adapters subscribe receivers. The
+/// in-process bus (`CabDispatch.InProcessTripBus`) implements it for one server; several nodes would share one.
+public protocol TripNotificationBus: Sendable {
+    /// Delivers `notification` to every receiver of `audience`.
+    func publish(_ notification: TripNotification, to audience: TripAudience)
+    /// Ends every receiver following `trip` (its trip is over) and forgets them.
+    func finish(trip: BookingID)
+    /// Delivers `audience`'s notifications to `receiver` until `unsubscribe`.
+    func subscribe(_ receiver: any TripNotificationReceiver, to audience: TripAudience)
+    /// Stops delivering to `receiver`.
+    func unsubscribe(_ receiver: any TripNotificationReceiver, from audience: TripAudience)
+}

@@ -1,0 +1,134 @@
+import CabCore
+import CabDispatch
+import CabGeo
+import CabTracking
+import Synchronization
+import Testing
+
+/// The application alone, over in-memory ports (issue 14): no SQLite, no HTTP. A booking enters through the one
+/// entry point, offers and trip notifications go out on the bus as typed values.
+@Suite struct TripServiceTests {
+    static let pickup = Coordinate(latitude: 60.1699, longitude: 24.9384)
+    static let dropoff = Coordinate(latitude: 60.1841, longitude: 24.9501)
+
+    /// Seconds by road as the crow flies at 10 m/s (dispatch only ranks by it).
+    struct StraightLineETA: PickupETAEstimator {
+        func durationsMilliseconds(from starts: [Coordinate], to end: Coordinate) -> [Int?] {
+            starts.map { Int($0.distanceMeters(to: end) * 100) }
+        }
+    }
+
+    /// Everything one audience heard, in order.
+    final class Recorder: TripNotificationReceiver {
+        let heard = Mutex<[TripNotification]>([])
+        let finished = Mutex(false)
+        func receive(_ notification: TripNotification) { heard.withLock { $0.append(notification) } }
+        func finish() { finished.withLock { $0 = true } }
+        var notifications: [TripNotification] { heard.withLock { $0 } }
+    }
+
+    /// The time the service reads (these tests never move it).
+    static let now = Instant(millisecondsSinceEpoch: 1_780_000_000_000)
+
+    final class World: Sendable {
+        let store = InMemoryStore()
+        let bus = InProcessTripBus()
+        let fleet = LiveFleet<DriverID>()
+        let service: DispatchCoordinator
+        let driver = Driver(id: .random(), name: "Aino", vehicle: "Škoda", plate: "ABC-1", createdAt: .epoch)
+
+        init() throws {
+            service = DispatchCoordinator(
+                store: store, fleet: fleet, eta: StraightLineETA(), tariff: .standard, bus: bus,
+                now: { TripServiceTests.now })
+            try store.createDriver(driver, tokenHash: TokenHash(bytes: Array(repeating: 1, count: 32)))
+            let t = TripServiceTests.now.millisecondsSinceEpoch
+            _ = fleet.ingest(
+                [LocationFix(coordinate: TripServiceTests.pickup, timeMilliseconds: t, accuracyMeters: 5)],
+                from: driver.id, now: t)
+            try service.setOnline(driver.id, true)
+        }
+
+        func newBooking() -> Booking {
+            let at = TripServiceTests.now
+            return Booking(
+                id: .random(), riderID: .random(), pickup: TripServiceTests.pickup, dropoff: TripServiceTests.dropoff,
+                routeDistanceMeters: 2_000, routeDurationSeconds: 300, fareEstimate: Money(minorUnits: 240, currency: .eur),
+                pin: "1234", createdAt: at)
+        }
+    }
+
+    @Test func aBookingIsStoredDispatchingAndOfferedOnTheBus() throws {
+        let w = try World()
+        let driverHears = Recorder()
+        w.bus.subscribe(driverHears, to: .driver(w.driver.id))
+        let booking = w.newBooking()
+        let riderHears = Recorder()
+        w.bus.subscribe(riderHears, to: .trip(booking.id))
+
+        let created = try w.service.book(booking, idempotencyKey: nil)
+        w.service.waitForQueuedBookings()
+        #expect(created.created && created.booking.status == .dispatching)
+        #expect(try w.store.history(booking.id).map(\.event) == [.book, .dispatch])
+        guard case .offer(let offer) = driverHears.notifications.first else {
+            Issue.record("no offer: \(driverHears.notifications)")
+            return
+        }
+        #expect(offer.tripID == booking.id && offer.pickup == Self.pickup)
+        #expect(riderHears.notifications == [.status(booking.id, .dispatching, driver: nil)])
+
+        _ = try w.service.accept(booking.id, by: w.driver.id)
+        #expect(driverHears.notifications.last == .assigned(booking.id, status: .accepted))
+        #expect(
+            Array(riderHears.notifications.suffix(2)) == [.status(booking.id, .accepted, driver: w.driver), .driver(w.driver)])
+        #expect(try w.store.booking(booking.id)?.driverID == w.driver.id)
+    }
+
+    @Test func aRepeatedIdempotencyKeyBooksOnceAndOffersOnce() throws {
+        let w = try World()
+        let driverHears = Recorder()
+        w.bus.subscribe(driverHears, to: .driver(w.driver.id))
+        let key = IdempotencyKey(key: "k", requestFingerprint: "f")
+        let booking = w.newBooking()
+        #expect(try w.service.book(booking, idempotencyKey: key).created)
+        var again = w.newBooking()
+        again.riderID = booking.riderID
+        let repeated = try w.service.book(again, idempotencyKey: key)
+        w.service.waitForQueuedBookings()
+        #expect(!repeated.created && repeated.booking.id == booking.id)
+        #expect(driverHears.notifications.filter { if case .offer = $0 { true } else { false } }.count == 1)
+    }
+
+    @Test func theRidersCancelWithdrawsTheOfferAndEndsTheFollowers() throws {
+        let w = try World()
+        let driverHears = Recorder()
+        w.bus.subscribe(driverHears, to: .driver(w.driver.id))
+        let booking = w.newBooking()
+        let riderHears = Recorder()
+        w.bus.subscribe(riderHears, to: .trip(booking.id))
+        _ = try w.service.book(booking, idempotencyKey: nil)
+        w.service.waitForQueuedBookings()
+
+        let cancelled = try w.service.riderCancel(booking.id, by: .rider(booking.riderID), reason: "plans changed")
+        #expect(cancelled.status == .cancelledByRider)
+        #expect(driverHears.notifications.last == .offerWithdrawn(booking.id, reason: "cancelled"))
+        #expect(riderHears.notifications.last == .status(booking.id, .cancelledByRider, driver: nil))
+        #expect(riderHears.finished.withLock { $0 })
+        #expect(w.bus.receiverCount(of: .trip(booking.id)) == 0)
+        #expect(!w.service.isOffered(booking.id, to: w.driver.id))
+    }
+
+    @Test func theBusDeliversToItsAudienceOnly() {
+        let bus = InProcessTripBus()
+        let a = Recorder()
+        let b = Recorder()
+        let trip = BookingID.random()
+        bus.subscribe(a, to: .trip(trip))
+        bus.subscribe(b, to: .trip(.random()))
+        bus.publish(.pickupETA(seconds: 60), to: .trip(trip))
+        #expect(a.notifications == [.pickupETA(seconds: 60)] && b.notifications.isEmpty)
+        bus.unsubscribe(a, from: .trip(trip))
+        bus.publish(.pickupETA(seconds: 30), to: .trip(trip))
+        #expect(a.notifications.count == 1 && !a.finished.withLock { $0 })
+    }
+}
