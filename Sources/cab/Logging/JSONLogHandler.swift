@@ -92,9 +92,10 @@ struct JSONLogHandler: LogHandler {
 
     /// UTC time with milliseconds, `2026-12-01T11:32:09.123Z`.
     static func timestamp(_ date: Date) -> String {
-        let interval = date.timeIntervalSince1970
-        var seconds = time_t(interval.rounded(.down))
-        let millis = Int((interval - Double(seconds)) * 1000)
+        // To the nearest millisecond: a truncated 0.007 s is 6 ms in binary floating point.
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        var seconds = time_t(totalMilliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
+        let millis = Int(totalMilliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func pad(_ n: Int32, _ width: Int = 2) -> String {
