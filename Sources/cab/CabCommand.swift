@@ -22,6 +22,11 @@ struct CabCommand: ParsableCommand {
     /// Parses the command line and runs the command. Written out (not ArgumentParser's default `main`) to
     /// bootstrap logging first, to name an unknown command as such, and to keep `cab` alone a usage error.
     static func main() {
+        if let text = ProcessInfo.processInfo.environment["CAB_LOG_LEVEL"], !text.isEmpty,
+            Logger.Level(rawValue: text) == nil
+        {
+            Console.fail("CAB_LOG_LEVEL must be one of \(SettingKey.logLevels.joined(separator: ", ")), not '\(text)'")
+        }
         Log.bootstrap(level: LogLevelOption.fromEnvironment() ?? .info)
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard !arguments.isEmpty else {

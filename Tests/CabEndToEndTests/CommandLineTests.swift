@@ -78,6 +78,8 @@ import CabTestSupport
         let quietByEnvironment = try CabProcess.run(
             ["admin", "create-dispatcher", "--data", data.path, "Desk"], environment: ["CAB_LOG_LEVEL": "error"])
         #expect(quietByEnvironment.status == 0 && quietByEnvironment.standardError.isEmpty)
+        let badLevel = try CabProcess.run(["route", "--help"], environment: ["CAB_LOG_LEVEL": "loud"])
+        #expect(badLevel.status == 64 && badLevel.standardError.contains("CAB_LOG_LEVEL must be one of"))
     }
 
     @Test func importPrintsCountsAndRouteAnswers() throws {
