@@ -40,7 +40,8 @@ struct CreateDispatcher: ParsableCommand {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
         else {
-            Console.fail("no data directory at \(directory.path); run `cab import MAP.osm.pbf --data DIR` first", code: 66)
+            Console.fail(
+                "no data directory at \(directory.path); run `cab import MAP.osm.pbf --data DIR` first", code: 66)
         }
         do {
             let store = try SQLiteStore(path: directory.storePath)

@@ -51,7 +51,8 @@ struct CabCommand: ParsableCommand {
         for word in arguments {
             let subcommands = group.configuration.subcommands
             guard !subcommands.isEmpty, !word.hasPrefix("-"), word != "help" else { return }
-            guard let next = subcommands.first(where: { name(of: $0) == word || $0.configuration.aliases.contains(word) })
+            guard
+                let next = subcommands.first(where: { name(of: $0) == word || $0.configuration.aliases.contains(word) })
             else {
                 let names = subcommands.map(name(of:)).joined(separator: ", ")
                 let place = path.count == 1 ? "" : " for `\(path.joined(separator: " "))`"
@@ -98,7 +99,9 @@ struct LogLevelOption: ParsableArguments {
 
 /// `--data DIR` for the commands that read a data directory.
 struct DataDirectoryOption: ParsableArguments {
-    @Option(name: .customLong("data"), help: ArgumentHelp("data directory (default $CAB_DATA or data/cab)", valueName: "DIR"))
+    @Option(
+        name: .customLong("data"),
+        help: ArgumentHelp("data directory (default $CAB_DATA or data/cab)", valueName: "DIR"))
     var path: String?
 
     /// `--data DIR`, else `$CAB_DATA`, else `data/cab` under the working directory.

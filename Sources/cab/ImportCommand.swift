@@ -39,7 +39,8 @@ struct ImportCommand: ParsableCommand {
                 lastReported = (stage.rawValue, percent)
                 Console.error("\(stage.rawValue): \(percent)%")
             }
-            let counts = manifest.counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let counts = manifest.counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                separator: " ")
             let total = manifest.seconds.values.reduce(0, +)
             Console.line("imported \(map) into \(directory.path) in \(String(format: "%.2f", total)) s: \(counts)")
             exitProcess(0)

@@ -46,7 +46,8 @@ struct MigrateCommand: ParsableCommand {
                 var rows = 0
                 var short: [String] = []
                 let reports = try StoreCopier().copy(from: directory.storePath, to: url) { r in
-                    Console.line("\(r.table): \(r.source) in SQLite, \(r.target) in PostgreSQL (\(r.inserted) copied now)")
+                    Console.line(
+                        "\(r.table): \(r.source) in SQLite, \(r.target) in PostgreSQL (\(r.inserted) copied now)")
                 }
                 for r in reports {
                     rows += r.inserted
@@ -56,7 +57,10 @@ struct MigrateCommand: ParsableCommand {
                 Console.line(
                     "copied \(rows) rows in \(String(format: "%.1f", seconds)) s (\(Int(Double(rows) / max(seconds, 0.001))) rows/s); "
                         + "not copied yet: \(StoreCopier.notCopied.joined(separator: ", "))")
-                if !short.isEmpty { Console.fail("PostgreSQL holds fewer rows than SQLite in: \(short.joined(separator: ", "))", code: 65) }
+                if !short.isEmpty {
+                    Console.fail(
+                        "PostgreSQL holds fewer rows than SQLite in: \(short.joined(separator: ", "))", code: 65)
+                }
             } else {
                 let applied = try PostgresStore.migrate(conninfo: url)
                 Console.line(

@@ -9,7 +9,8 @@ struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
         abstract: "Search the map's places as you type them.",
-        discussion: "Searches the imported map's places (names, streets, addresses, categories) as you would type them.",
+        discussion:
+            "Searches the imported map's places (names, streets, addresses, categories) as you would type them.",
         aliases: ["places"])
 
     @OptionGroup var data: DataDirectoryOption
@@ -22,8 +23,12 @@ struct SearchCommand: ParsableCommand {
     @OptionGroup var logLevel: LogLevelOption
 
     func validate() throws {
-        guard !text.joined().isEmpty else { throw ValidationError("search needs some text, e.g. `cab search stockmann`") }
-        guard (1...50).contains(limit) else { throw ValidationError("--limit must be a whole number from 1 to 50, not \(limit)") }
+        guard !text.joined().isEmpty else {
+            throw ValidationError("search needs some text, e.g. `cab search stockmann`")
+        }
+        guard (1...50).contains(limit) else {
+            throw ValidationError("--limit must be a whole number from 1 to 50, not \(limit)")
+        }
         if let near { _ = try Coordinate.parsed(near, what: "--near") }
     }
 
@@ -48,7 +53,8 @@ struct ReverseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reverse",
         abstract: "Name the place at a point.",
-        discussion: "Prints the name a person would give the point: the place or address there, else the nearest street.")
+        discussion:
+            "Prints the name a person would give the point: the place or address there, else the nearest street.")
 
     @OptionGroup var data: DataDirectoryOption
     @Argument(help: ArgumentHelp("the point, in decimal degrees", valueName: "LAT,LON"))

@@ -38,7 +38,9 @@ struct RouteCommand: ParsableCommand {
                     "from": ["lat": plan.start.latitude, "lon": plan.start.longitude],
                     "to": ["lat": plan.end.latitude, "lon": plan.end.longitude],
                     "polyline": Polyline.encode(plan.route.geometry),
-                    "geometry": ["type": "LineString", "coordinates": plan.route.geometry.map { [$0.longitude, $0.latitude] }],
+                    "geometry": [
+                        "type": "LineString", "coordinates": plan.route.geometry.map { [$0.longitude, $0.latitude] },
+                    ],
                 ]
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 Console.line(String(decoding: data, as: UTF8.self))

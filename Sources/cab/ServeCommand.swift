@@ -22,13 +22,18 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("JSON configuration file (see docs/configuration.md)", valueName: "FILE"))
     var config: String?
 
-    @Flag(name: .customLong("print-config"), help: "print the settings in force (file, environment, flags) as JSON and exit")
+    @Flag(
+        name: .customLong("print-config"),
+        help: "print the settings in force (file, environment, flags) as JSON and exit")
     var printConfig = false
 
-    @Flag(name: .customLong("config-reference"), help: ArgumentHelp("print docs/configuration.md's key table", visibility: .hidden))
+    @Flag(
+        name: .customLong("config-reference"),
+        help: ArgumentHelp("print docs/configuration.md's key table", visibility: .hidden))
     var configReference = false
 
-    @Option(help: Self.help("data_dir", "data directory (imported map and store; default $CAB_DATA or data/cab)", "DIR"))
+    @Option(
+        help: Self.help("data_dir", "data directory (imported map and store; default $CAB_DATA or data/cab)", "DIR"))
     var data: String?
     @Option(help: Self.help("http.host", "address to listen on (default 127.0.0.1; 0.0.0.0 for all)", "H"))
     var host: String?
@@ -46,23 +51,33 @@ struct ServeCommand: ParsableCommand {
     var tariff: String?
     @Option(
         name: .customLong("pickup-overdue"),
-        help: Self.help("trip.pickup_overdue_seconds", "seconds past the promised pickup before a trip is re-dispatched (default 600)", "S"))
+        help: Self.help(
+            "trip.pickup_overdue_seconds",
+            "seconds past the promised pickup before a trip is re-dispatched (default 600)", "S"))
     var pickupOverdue: String?
     @Option(
         name: .customLong("arrival-radius"),
-        help: Self.help("trip.arrival_radius_m", "how near the pickup, in metres, a driver must be to mark arrival (default 150)", "M"))
+        help: Self.help(
+            "trip.arrival_radius_m", "how near the pickup, in metres, a driver must be to mark arrival (default 150)",
+            "M"))
     var arrivalRadius: String?
     @Option(
         name: .customLong("arrival-fix-age"),
-        help: Self.help("trip.arrival_fix_max_age_seconds", "how fresh, in seconds, that driver's position must be (default 60)", "S"))
+        help: Self.help(
+            "trip.arrival_fix_max_age_seconds", "how fresh, in seconds, that driver's position must be (default 60)",
+            "S"))
     var arrivalFixAge: String?
     @Option(
         name: .customLong("max-per-address"),
-        help: Self.help("http.max_connections_per_address", "connections open at once from one address (default 256; 0: no cap)", "N"))
+        help: Self.help(
+            "http.max_connections_per_address", "connections open at once from one address (default 256; 0: no cap)",
+            "N"))
     var maxPerAddress: String?
     @Option(
         name: .customLong("log-level"),
-        help: Self.help("log_level", "least severe log level written: trace, debug, info, notice, warning, error, critical", "LEVEL"))
+        help: Self.help(
+            "log_level", "least severe log level written: trace, debug, info, notice, warning, error, critical", "LEVEL"
+        ))
     var logLevel: String?
 
     /// A flag's help, naming the configuration key it sets.
@@ -92,7 +107,8 @@ struct ServeCommand: ParsableCommand {
             settings = try ServeSettings.load(
                 configPath: config, environment: ProcessInfo.processInfo.environment, flags: givenFlags)
         } catch {
-            Console.fail("\(error.message)\nRun `cab serve --help` for the flags; docs/configuration.md lists every key.")
+            Console.fail(
+                "\(error.message)\nRun `cab serve --help` for the flags; docs/configuration.md lists every key.")
         }
         if printConfig {
             Console.line(settings.json())
@@ -114,13 +130,16 @@ struct ServeCommand: ParsableCommand {
         // Access-log lines are written in batches by a thread of their own (measured: docs/performance.md), at
         // info; errors go out at once through the logger.
         let accessLog = BufferedLineWriter()
-        let accessLogLine: (@Sendable (String) -> Void)? = Log.level <= .info ? { @Sendable line in accessLog.write(line) } : nil
+        let accessLogLine: (@Sendable (String) -> Void)? =
+            Log.level <= .info ? { @Sendable line in accessLog.write(line) } : nil
         let server = HTTPServer(
             configuration: http,
             router: app.makeRouter(), metrics: metrics, accessLog: accessLogLine, errorLog: log,
             errorMapper: app.errorMapper(log: log))
         // Trips a stopped server left open are dispatched or followed again before requests come in.
-        do { try services.dispatch?.recoverOpenTrips() } catch { Console.fail("cannot read the open trips: \(error)", code: 74) }
+        do { try services.dispatch?.recoverOpenTrips() } catch {
+            Console.fail("cannot read the open trips: \(error)", code: 74)
+        }
         let bound: Int
         do {
             bound = try server.start()

@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 /// `cab serve`'s one configuration (issue 14 part 8): a JSON file, `CAB_…` variables over it, flags over those,
 /// checked at start-up (exit 64 naming the key), and `--print-config` showing what is in force.
@@ -21,7 +20,8 @@ import CabTestSupport
     }
 
     @Test func aFlagWinsOverTheEnvironmentWhichWinsOverTheFile() throws {
-        let config = try Self.file("""
+        let config = try Self.file(
+            """
             {"dispatch": {"batch_size": 5, "search_radii_m": [1000, 3000]},
              "trip": {"pickup_overdue_seconds": 900},
              "tracking": {"history": {"linger_ms": 700}}}
@@ -75,11 +75,13 @@ import CabTestSupport
     @Test func aBadEnvironmentValueOrFlagIsNamed() throws {
         let env = try CabProcess.run(["serve", "--print-config"], environment: ["CAB_HTTP_THREADS": "many"])
         #expect(env.status == 64)
-        #expect(env.standardError.contains("http.threads") && env.standardError.contains("CAB_HTTP_THREADS"),
-                "\(env.standardError)")
+        #expect(
+            env.standardError.contains("http.threads") && env.standardError.contains("CAB_HTTP_THREADS"),
+            "\(env.standardError)")
         let flag = try CabProcess.run(["serve", "--print-config", "--pickup-overdue", "5"])
         #expect(flag.status == 64)
-        #expect(flag.standardError.contains("trip.pickup_overdue_seconds: must be between 30 and 86400")
+        #expect(
+            flag.standardError.contains("trip.pickup_overdue_seconds: must be between 30 and 86400")
                 && flag.standardError.contains("--pickup-overdue"), "\(flag.standardError)")
         let missing = try CabProcess.run(["serve", "--config", "/nonexistent/cab.json"])
         #expect(missing.status == 64 && missing.standardError.contains("/nonexistent/cab.json"))
@@ -91,12 +93,15 @@ import CabTestSupport
         func secondBatchStatus(_ extra: [String]) throws -> Int {
             let server = try ServerProcess(dataDirectory: try ImportedMap.freshCopy(), extraArguments: extra)
             defer { server.stop() }
-            let signUp = try server.request("POST", "/v1/drivers", json: ["name": "Kalle", "vehicle": "car", "plate": "ABC-1"])
+            let signUp = try server.request(
+                "POST", "/v1/drivers", json: ["name": "Kalle", "vehicle": "car", "plate": "ABC-1"])
             let token = try #require(signUp.jsonObject?["token"] as? String)
             var statuses: [Int] = []
             for second in 0..<2 {
                 let time = ISO8601DateFormatter().string(from: Date().addingTimeInterval(Double(second) - 2))
-                let fix: [String: Any] = ["lat": 60.1699, "lon": 24.9384 + Double(second) * 0.0001, "time": time, "accuracy": 5]
+                let fix: [String: Any] = [
+                    "lat": 60.1699, "lon": 24.9384 + Double(second) * 0.0001, "time": time, "accuracy": 5,
+                ]
                 statuses.append(
                     try server.request(
                         "POST", "/v1/driver/locations", json: ["fixes": [fix]],
@@ -107,7 +112,8 @@ import CabTestSupport
             return statuses[1]
         }
         #expect(try secondBatchStatus([]) == 200)
-        let config = try Self.file(#"{"tracking": {"ingest": {"rate_limit_burst": 1, "rate_limit_batches_per_second": 0.001}}}"#)
+        let config = try Self.file(
+            #"{"tracking": {"ingest": {"rate_limit_burst": 1, "rate_limit_batches_per_second": 0.001}}}"#)
         #expect(try secondBatchStatus(["--config", config.path]) == 429)
     }
 

@@ -52,7 +52,8 @@ final class CapturedLines: Sendable {
                 "pickup": "60.17,24.94", "mapping": "kept",
             ])
         let object = try #require(try capture.objects().first)
-        #expect(object["token"] == "[redacted]" && object["Authorization"] == "[redacted]" && object["pin"] == "[redacted]")
+        #expect(
+            object["token"] == "[redacted]" && object["Authorization"] == "[redacted]" && object["pin"] == "[redacted]")
         #expect(object["note"] == "[redacted]")
         #expect(object["pickup"] == "60.17,24.94" && object["mapping"] == "kept")
         #expect(!capture.all[0].contains(token))

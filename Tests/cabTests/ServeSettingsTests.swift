@@ -14,19 +14,26 @@ import Testing
         let http = settings.http
         let today = HTTPServerConfiguration()
         #expect(http.host == today.host && http.port == today.port && http.maxBodyBytes == today.maxBodyBytes)
-        #expect(http.maxConnections == today.maxConnections && http.maxConnectionsPerAddress == today.maxConnectionsPerAddress)
+        #expect(
+            http.maxConnections == today.maxConnections
+                && http.maxConnectionsPerAddress == today.maxConnectionsPerAddress)
         #expect(http.connectionTimeoutSeconds == today.connectionTimeoutSeconds)
         #expect(http.shutdownGracePeriod == today.shutdownGracePeriod)
-        #expect(http.requestHeaderTimeout == today.requestHeaderTimeout && http.requestBodyTimeout == today.requestBodyTimeout)
+        #expect(
+            http.requestHeaderTimeout == today.requestHeaderTimeout
+                && http.requestBodyTimeout == today.requestBodyTimeout)
         #expect(http.maxURIBytes == today.maxURIBytes && http.maxQueryParameters == today.maxQueryParameters)
-        #expect(http.maxHeaderBytes == today.maxHeaderBytes && http.connectionMemoryBytes == today.connectionMemoryBytes)
+        #expect(
+            http.maxHeaderBytes == today.maxHeaderBytes && http.connectionMemoryBytes == today.connectionMemoryBytes)
         #expect(http.workerThreads == max(4, HTTPServerConfiguration.processorCount * 2))
 
         let tracking = settings.tracking
         let trackingToday = TrackingConfiguration()
         #expect(tracking.ingest == trackingToday.ingest && tracking.index == trackingToday.index)
         #expect(tracking.maxFixesPerBatch == trackingToday.maxFixesPerBatch)
-        #expect(tracking.tickInterval == trackingToday.tickInterval && tracking.heartbeatInterval == trackingToday.heartbeatInterval)
+        #expect(
+            tracking.tickInterval == trackingToday.tickInterval
+                && tracking.heartbeatInterval == trackingToday.heartbeatInterval)
         #expect(tracking.streamBufferCapacity == trackingToday.streamBufferCapacity)
         #expect(tracking.replayCapacity == trackingToday.replayCapacity)
         #expect(tracking.historyQueueCapacity == trackingToday.historyQueueCapacity)
@@ -46,7 +53,9 @@ import Testing
         let storeToday = SQLiteStore.Configuration()
         #expect(store.readers == storeToday.readers && store.maximumBatch == storeToday.maximumBatch)
         #expect(store.durable && store.tokenCacheCapacity == storeToday.tokenCacheCapacity)
-        #expect(store.tokenCacheMilliseconds == storeToday.tokenCacheMilliseconds && store.walFrameLimit == storeToday.walFrameLimit)
+        #expect(
+            store.tokenCacheMilliseconds == storeToday.tokenCacheMilliseconds
+                && store.walFrameLimit == storeToday.walFrameLimit)
         #expect(settings.dataDirectory == "data/cab" && settings.string("public_dir") == nil)
     }
 
@@ -54,11 +63,13 @@ import Testing
         let settings = try ServeSettings.load(
             configPath: nil,
             environment: [
-                "CAB_DISPATCH_BATCH_SIZE": "5", "CAB_DISPATCH_SEARCH_RADII_M": "1000, 2500", "CAB_STORE_TOKEN_CACHE_MS": "5000",
+                "CAB_DISPATCH_BATCH_SIZE": "5", "CAB_DISPATCH_SEARCH_RADII_M": "1000, 2500",
+                "CAB_STORE_TOKEN_CACHE_MS": "5000",
                 "CAB_TRACKING_HISTORY_LINGER_MS": "50", "CAB_DISPATCH_OFFER_SECONDS": "20", "CAB_PUBLIC": "",
             ],
             flags: ["pickup-overdue": "900", "arrival-radius": "75.5", "threads": "6"])
-        #expect(settings.dispatch.dispatch.batchSize == 5 && settings.dispatch.dispatch.searchRadiiMeters == [1000, 2500])
+        #expect(
+            settings.dispatch.dispatch.batchSize == 5 && settings.dispatch.dispatch.searchRadiiMeters == [1000, 2500])
         #expect(settings.dispatch.dispatch.offerSeconds == 20 && settings.dispatch.table.timeouts.offerSeconds == 20)
         #expect(settings.dispatch.table.timeouts.pickupOverdueSeconds == 900)
         #expect(settings.dispatch.arrivalMaxDistanceMeters == 75.5)

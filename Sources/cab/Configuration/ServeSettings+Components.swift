@@ -16,7 +16,8 @@ extension ServeSettings {
     /// `CabHTTP`'s server settings.
     var http: HTTPServerConfiguration {
         HTTPServerConfiguration(
-            host: string("http.host") ?? "127.0.0.1", port: integer("http.port"), workerThreads: integer("http.threads"),
+            host: string("http.host") ?? "127.0.0.1", port: integer("http.port"),
+            workerThreads: integer("http.threads"),
             maxBodyBytes: integer("http.max_body_bytes"),
             connectionTimeoutSeconds: integer("http.connection_timeout_seconds"),
             maxConnections: integer("http.max_connections"),
@@ -25,7 +26,8 @@ extension ServeSettings {
             requestHeaderTimeout: .seconds(integer("http.request_header_timeout_seconds")),
             requestBodyTimeout: .seconds(integer("http.request_body_timeout_seconds")),
             maxURIBytes: integer("http.max_uri_bytes"), maxQueryParameters: integer("http.max_query_parameters"),
-            maxHeaderBytes: integer("http.max_header_bytes"), connectionMemoryBytes: integer("http.connection_memory_bytes"))
+            maxHeaderBytes: integer("http.max_header_bytes"),
+            connectionMemoryBytes: integer("http.connection_memory_bytes"))
     }
 
     /// Live tracking's settings.
@@ -47,7 +49,8 @@ extension ServeSettings {
             replayCapacity: integer("tracking.replay_capacity"),
             historyQueueCapacity: integer("tracking.history.queue_capacity"),
             historyBatchSize: integer("tracking.history.batch_size"),
-            historyLingerMilliseconds: integer("tracking.history.linger_ms"), trailLimit: integer("tracking.trail_limit"))
+            historyLingerMilliseconds: integer("tracking.history.linger_ms"),
+            trailLimit: integer("tracking.trail_limit"))
     }
 
     /// Dispatch and the trip lifecycle's settings (the coordinator's, with the transition table's timeouts).
@@ -72,6 +75,7 @@ extension ServeSettings {
         SQLiteStore.Configuration(
             readers: integer("store.readers"), maximumBatch: integer("store.maximum_batch"),
             tokenCacheCapacity: integer("store.token_cache_capacity"),
-            tokenCacheMilliseconds: Int64(integer("store.token_cache_ms")), walFrameLimit: integer("store.wal_frame_limit"))
+            tokenCacheMilliseconds: Int64(integer("store.token_cache_ms")),
+            walFrameLimit: integer("store.wal_frame_limit"))
     }
 }

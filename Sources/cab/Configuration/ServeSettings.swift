@@ -82,7 +82,8 @@ struct ServeSettings: Sendable {
         do {
             document = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw ConfigurationError(message: "the configuration file \(path) is not valid JSON: \(JSONValue.explain(error))")
+            throw ConfigurationError(
+                message: "the configuration file \(path) is not valid JSON: \(JSONValue.explain(error))")
         }
         guard case .object(let top) = document else {
             throw ConfigurationError(message: "the configuration file \(path) must hold one JSON object ({...})")
@@ -104,15 +105,19 @@ struct ServeSettings: Sendable {
             let section = full + "."
             let below = SettingKey.all.filter { $0.name.hasPrefix(section) }
             guard !below.isEmpty else {
-                let siblings = SettingKey.all.map(\.name).filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).isEmpty }
-                    .map { String($0.dropFirst(prefix.count).split(separator: ".")[0]) }
+                let siblings = SettingKey.all.map(\.name).filter {
+                    $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).isEmpty
+                }
+                .map { String($0.dropFirst(prefix.count).split(separator: ".")[0]) }
                 let known = Array(Set(siblings)).sorted().joined(separator: ", ")
                 throw ConfigurationError(
-                    message: "\(full): unknown key (in \(path)); \(prefix.isEmpty ? "the top level" : String(prefix.dropLast())) "
+                    message:
+                        "\(full): unknown key (in \(path)); \(prefix.isEmpty ? "the top level" : String(prefix.dropLast())) "
                         + "has \(known); every key is in docs/configuration.md")
             }
             guard case .object(let inner) = value else {
-                throw ConfigurationError(message: "\(full): must be an object of settings, not \(value.summary) (in \(path))")
+                throw ConfigurationError(
+                    message: "\(full): must be an object of settings, not \(value.summary) (in \(path))")
             }
             try apply(object: inner, prefix: section, path: path)
         }
@@ -121,7 +126,8 @@ struct ServeSettings: Sendable {
     /// Rules that span keys.
     private func validateTogether() throws(ConfigurationError) {
         let memory = integer("http.connection_memory_bytes")
-        let needed = 2 * (integer("http.max_uri_bytes") + integer("http.max_header_bytes"))
+        let needed =
+            2 * (integer("http.max_uri_bytes") + integer("http.max_header_bytes"))
             + 64 * integer("http.max_query_parameters")
         guard memory >= needed else {
             throw ConfigurationError(

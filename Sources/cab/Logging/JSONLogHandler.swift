@@ -42,7 +42,8 @@ struct JSONLogHandler: LogHandler {
             out += ","
             appendQuoted(key, to: &out)
             out += ":"
-            appendQuoted(redacted(key: key, value: flatten(metadata[key]!)), to: &out)  // the key came from the dictionary
+            // `!`: the key came from the dictionary's own keys.
+            appendQuoted(redacted(key: key, value: flatten(metadata[key]!)), to: &out)
         }
         out += "}"
         return out
@@ -54,7 +55,8 @@ struct JSONLogHandler: LogHandler {
         case .string(let s): s
         case .stringConvertible(let c): c.description
         case .array(let items): items.map(flatten).joined(separator: ",")
-        case .dictionary(let d): d.keys.sorted().map { "\($0)=\(flatten(d[$0]!))" }.joined(separator: ",")
+        case .dictionary(let d):
+            d.sorted { $0.key < $1.key }.map { "\($0.key)=\(flatten($0.value))" }.joined(separator: ",")
         }
     }
 
@@ -82,7 +84,8 @@ struct JSONLogHandler: LogHandler {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }
