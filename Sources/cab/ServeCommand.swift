@@ -33,44 +33,44 @@ struct ServeCommand: ParsableCommand {
     var configReference = false
 
     @Option(
-        help: Self.help("data_dir", "data directory (imported map and store; default $CAB_DATA or data/cab)", "DIR"))
+        help: Self.help("data_dir", "data directory (imported map and store)", "DIR"))
     var data: String?
-    @Option(help: Self.help("http.host", "address to listen on (default 127.0.0.1; 0.0.0.0 for all)", "H"))
+    @Option(help: Self.help("http.host", "address to listen on (0.0.0.0 for all)", "H"))
     var host: String?
-    @Option(help: Self.help("http.port", "port (default 8080; 0 picks a free one)", "N"))
+    @Option(help: Self.help("http.port", "port (0 picks a free one)", "N"))
     var port: String?
-    @Option(help: Self.help("http.threads", "worker threads (default: 2 per core, at least 4)", "N"))
+    @Option(help: Self.help("http.threads", "worker threads", "N"))
     var threads: String?
     @Option(
         help: Self.help(
             "public_dir",
-            "web app directory (default $CAB_PUBLIC, else Public/ in the working directory, beside the executable or "
-                + "above it, or share/swiftcab/Public of the install prefix)", "DIR"))
+            "web app directory (when not given: Public/ in the working directory, beside the executable or above "
+                + "it, or share/swiftcab/Public of the install prefix)", "DIR"))
     var `public`: String?
-    @Option(help: Self.help("tariff_file", "tariff JSON file (default: 1.20 EUR per km)", "FILE"))
+    @Option(help: Self.help("tariff_file", "tariff JSON file (when not given: 1.20 EUR per km)", "FILE"))
     var tariff: String?
     @Option(
         name: .customLong("pickup-overdue"),
         help: Self.help(
             "trip.pickup_overdue_seconds",
-            "seconds past the promised pickup before a trip is re-dispatched (default 600)", "S"))
+            "seconds past the promised pickup before a trip is re-dispatched", "S"))
     var pickupOverdue: String?
     @Option(
         name: .customLong("arrival-radius"),
         help: Self.help(
-            "trip.arrival_radius_m", "how near the pickup, in metres, a driver must be to mark arrival (default 150)",
+            "trip.arrival_radius_m", "how near the pickup, in metres, a driver must be to mark arrival",
             "M"))
     var arrivalRadius: String?
     @Option(
         name: .customLong("arrival-fix-age"),
         help: Self.help(
-            "trip.arrival_fix_max_age_seconds", "how fresh, in seconds, that driver's position must be (default 60)",
+            "trip.arrival_fix_max_age_seconds", "how fresh, in seconds, that driver's position must be",
             "S"))
     var arrivalFixAge: String?
     @Option(
         name: .customLong("max-per-address"),
         help: Self.help(
-            "http.max_connections_per_address", "connections open at once from one address (default 256; 0: no cap)",
+            "http.max_connections_per_address", "connections open at once from one address (0: no cap)",
             "N"))
     var maxPerAddress: String?
     @Option(
@@ -82,7 +82,10 @@ struct ServeCommand: ParsableCommand {
 
     /// A flag's help, naming the configuration key it sets.
     static func help(_ key: String, _ text: String, _ valueName: String) -> ArgumentHelp {
-        ArgumentHelp("\(text); key \(key)", valueName: valueName)
+        // `!`: every flag here names a key of the catalogue (ServeSettingsTests checks the flags against it).
+        let setting = SettingKey.named(key)!
+        return ArgumentHelp(
+            "\(text); default \(setting.defaultText) (key \(key), $\(setting.environment))", valueName: valueName)
     }
 
     /// The flags given, by name without `--` (the settings map them to keys, `SettingKey.flag`).

@@ -97,3 +97,16 @@ import Testing
         }
     }
 }
+
+@Suite struct ServeFlagTests {
+    /// Every key with a flag in the catalogue has that flag on `cab serve`, and its text reaches the settings.
+    @Test func everyCatalogueFlagIsAnOptionOfServe() throws {
+        let flagged = SettingKey.all.filter { $0.flag != nil }
+        #expect(flagged.count >= 11)
+        for key in flagged {
+            let flag = try #require(key.flag)
+            let command = try ServeCommand.parse(["--\(flag)", "sample"])
+            #expect(command.givenFlags == [flag: "sample"], "--\(flag)")
+        }
+    }
+}
