@@ -37,7 +37,7 @@ struct ImportCommand: ParsableCommand {
                 let percent = Int(fraction * 100) / 10 * 10
                 guard stage.rawValue != lastReported.stage || percent != lastReported.percent else { return }
                 lastReported = (stage.rawValue, percent)
-                Console.error("\(stage.rawValue): \(percent)%")
+                Log.info("import progress", ["stage": stage.rawValue, "percent": "\(percent)"])
             }
             let counts = manifest.counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
                 separator: " ")
