@@ -19,7 +19,7 @@ enum Log {
             return !done
         }
         guard first else { return }
-        LoggingSystem.bootstrap { _ in LevelGate(handler: JSONLogHandler(level: .trace)) }
+        LoggingSystem.bootstrap { _ in LevelGate(handler: JSONLogHandler(level: .trace), ownLevel: nil) }
     }
 
     /// The level in force for every logger `cab` makes (`--log-level`, `log_level`, `CAB_LOG_LEVEL`).
@@ -48,12 +48,14 @@ enum Log {
 }
 
 /// Applies `Log.threshold` to every logger, so that `--log-level` parsed after the bootstrap still holds for
-/// loggers made before it (swift-log fixes a logger's level when it is made).
+/// loggers made before it (swift-log fixes a logger's level when it is made). A level set on one logger
+/// (`logger.logLevel = .debug`) holds for that logger alone, as swift-log expects.
 private struct LevelGate: LogHandler {
     var handler: JSONLogHandler
+    var ownLevel: Logger.Level?
     var logLevel: Logger.Level {
-        get { Log.level }
-        set { Log.threshold.withLock { $0 = newValue } }
+        get { ownLevel ?? Log.level }
+        set { ownLevel = newValue }
     }
     var metadata: Logger.Metadata {
         get { handler.metadata }
