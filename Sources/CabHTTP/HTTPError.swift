@@ -12,9 +12,15 @@ public struct HTTPError: Error, Sendable, Equatable {
     public var type: String
     /// Extra headers to send (e.g. `Retry-After`, `Allow`).
     public var headers: [String: String]
+    /// A machine-readable code (`server_busy`), sent as the `code` member when set.
+    public var code: String?
 
     /// Creates a problem.
-    public init(status: Int, title: String, detail: String, type: String = "about:blank", headers: [String: String] = [:]) {
+    public init(
+        status: Int, title: String, detail: String, type: String = "about:blank", headers: [String: String] = [:],
+        code: String? = nil
+    ) {
+        self.code = code
         self.status = status
         self.title = title
         self.detail = detail
@@ -36,6 +42,7 @@ public struct HTTPError: Error, Sendable, Equatable {
     public func response(requestID: String?) -> HTTPResponse {
         var object: [String: Any] = ["type": type, "title": title, "status": status, "detail": detail]
         if let requestID { object["request_id"] = requestID }
+        if let code { object["code"] = code }
         let data =
             (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data("{\"status\":\(status)}".utf8)

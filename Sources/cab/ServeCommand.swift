@@ -18,6 +18,9 @@ enum ServeCommand {
         .init(name: "arrival-radius", valueName: "M", help: "how near the pickup, in metres, a driver must be to mark arrival (default 150)"),
         .init(name: "arrival-fix-age", valueName: "S", help: "how fresh, in seconds, that driver's position must be (default 60)"),
         .init(name: "max-per-address", valueName: "N", help: "connections open at once from one address (default 256; 0: no cap)"),
+        .init(
+            name: "handler-threads", valueName: "N",
+            help: "threads running handlers that may block (default: 4 per core, at least 16; 0 runs them on the epoll threads)"),
     ]
 
     static let usage = """
@@ -53,7 +56,9 @@ enum ServeCommand {
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: host, port: port, workerThreads: threads,
-                maxConnectionsPerAddress: args.integer("max-per-address", default: 256, in: 0...1_000_000)),
+                maxConnectionsPerAddress: args.integer("max-per-address", default: 256, in: 0...1_000_000),
+                handlerThreads: args.integer(
+                    "handler-threads", default: HTTPServerConfiguration.defaultHandlerThreads, in: 0...4096)),
             router: app.makeRouter(), metrics: metrics, accessLog: { accessLog.write($0) }, errorLog: log,
             errorMapper: app.errorMapper(log: log))
         // Trips a stopped server left open are dispatched or followed again before requests come in.
