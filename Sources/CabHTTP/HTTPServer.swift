@@ -69,7 +69,9 @@ public final class HTTPServer: Sendable {
             sweepInterval: configuration.deadlineSweepInterval, metrics: metrics)
         self.pool =
             configuration.handlerThreads > 0
-            ? HandlerPool(threads: configuration.handlerThreads, queueCapacity: max(1, configuration.handlerQueueLength))
+            ? HandlerPool(
+                threads: configuration.handlerThreads, queueCapacity: max(1, configuration.handlerQueueLength),
+                niceness: configuration.handlerNiceness)
             : nil
         self.busyRefusals = metrics.counter(
             "http_requests_refused_busy_total",

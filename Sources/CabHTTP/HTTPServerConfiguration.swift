@@ -40,6 +40,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var handlerQueueLength: Int
     /// The `Retry-After` seconds of that 503.
     public var busyRetryAfterSeconds: Int
+    /// How far below the epoll threads the handler threads are scheduled (a `nice` increment, 0...19), so that
+    /// `/healthz`, streams and parking are served first when handlers keep every core busy.
+    public var handlerNiceness: Int
 
     /// Creates a configuration; every parameter has a serviceable default.
     public init(
@@ -50,8 +53,9 @@ public struct HTTPServerConfiguration: Sendable {
         deadlineSweepInterval: Duration = .milliseconds(500), maxURIBytes: Int = 16_384, maxQueryParameters: Int = 200,
         maxHeaderBytes: Int = 16_384, connectionMemoryBytes: Int = 256 * 1024,
         handlerThreads: Int = HTTPServerConfiguration.defaultHandlerThreads, handlerQueueLength: Int = 1024,
-        busyRetryAfterSeconds: Int = 1
+        busyRetryAfterSeconds: Int = 1, handlerNiceness: Int = 5
     ) {
+        self.handlerNiceness = handlerNiceness
         self.handlerThreads = handlerThreads
         self.handlerQueueLength = handlerQueueLength
         self.busyRetryAfterSeconds = busyRetryAfterSeconds
@@ -98,6 +102,7 @@ public struct HTTPServerConfiguration: Sendable {
         }
         guard (0...4096).contains(handlerThreads) else { throw fail("handlerThreads must be 0...4096 (0: inline)") }
         guard handlerQueueLength > 0 else { throw fail("handlerQueueLength must be positive") }
+        guard (0...19).contains(handlerNiceness) else { throw fail("handlerNiceness must be 0...19") }
         guard busyRetryAfterSeconds >= 0 else { throw fail("busyRetryAfterSeconds must not be negative") }
         guard connectionMemoryBytes >= 2 * (maxURIBytes + maxHeaderBytes) + 64 * maxQueryParameters else {
             throw fail("connectionMemoryBytes must leave room for the URI, header and parameter limits")

@@ -24,10 +24,15 @@ final class HandlerPool: @unchecked Sendable {
     private var stopping = false
     private var busy = 0
 
-    /// A pool of `threads` threads (started by `start()`) and room for `queueCapacity` waiting jobs.
-    init(threads: Int, queueCapacity: Int) {
+    /// How much lower the threads' scheduling priority is than the epoll threads' (a `nice` increment).
+    let niceness: Int
+
+    /// A pool of `threads` threads (started by `start()`) and room for `queueCapacity` waiting jobs, scheduled
+    /// `niceness` below the rest of the process.
+    init(threads: Int, queueCapacity: Int, niceness: Int = 0) {
         precondition(threads > 0 && queueCapacity > 0, "a handler pool needs threads and room for jobs")
         threadCount = threads
+        self.niceness = niceness
         self.queueCapacity = queueCapacity
         jobs = Array(repeating: nil, count: queueCapacity)
     }
@@ -35,7 +40,15 @@ final class HandlerPool: @unchecked Sendable {
     /// Starts the threads (named `http-handler-N`); call once.
     func start() {
         for index in 0..<threadCount {
-            let thread = Thread { [self] in work() }
+            let thread = Thread { [self] in
+                // Linux keeps a nice value per thread, and `setpriority(PRIO_PROCESS, 0, n)` sets the calling
+                // thread's: with handlers below the epoll threads, a core busy with handlers runs the event loop
+                // first.
+                #if os(Linux)
+                    if niceness > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Int32(niceness)) }
+                #endif
+                work()
+            }
             thread.name = "http-handler-\(index)"
             thread.stackSize = 1 << 20
             thread.start()
