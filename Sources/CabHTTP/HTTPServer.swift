@@ -5,8 +5,9 @@ import Synchronization
 /// Maps an error a handler threw (other than `HTTPError`) to the response the client sees.
 public typealias HTTPErrorMapper = @Sendable (any Error, HTTPRequest) -> HTTPResponse
 
-/// An HTTP/1.1 server over libmicrohttpd: a pool of epoll worker threads runs the `Router`'s handlers,
-/// bodies are bounded, streams are parked (suspended) while they have nothing to send.
+/// An HTTP/1.1 server over libmicrohttpd: a few epoll worker threads read requests and write responses, a bounded
+/// handler pool runs the `Router`'s handlers while their connections wait parked (routes registered `.inline` run
+/// on the epoll threads), bodies are bounded, streams are parked (suspended) while they have nothing to send.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), router: router, metrics: metrics,
