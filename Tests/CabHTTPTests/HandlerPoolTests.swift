@@ -97,6 +97,30 @@ import Testing
         for connection in slow { #expect(try connection.readResponse().status == 200) }
     }
 
+    /// A handler's deferred response (a write waiting for its group commit) is finished on a pool thread when it
+    /// completes, never on the completing thread (a store's writer must not run work that may write).
+    @Test func aDeferredResponseIsNotFinishedOnTheCompletingThread() throws {
+        let threads = Mutex<(completer: pthread_t?, finisher: pthread_t?)>((nil, nil))
+        let server = try TestServer(configuration: HTTPServerConfiguration(workerThreads: 1, handlerThreads: 2)) { r in
+            r.get("/later") { _ in
+                let pending = DeferredResponse()
+                Thread.detachNewThread {
+                    threads.withLock { $0.completer = pthread_self() }
+                    pending.complete {
+                        threads.withLock { $0.finisher = pthread_self() }
+                        return .text("later")
+                    }
+                    usleep(200_000)  // the completing thread stays alive, so its id cannot be reused meanwhile
+                }
+                return .deferred(pending)
+            }
+        }
+        #expect(try server.get("/later").text == "later")
+        let (completer, finisher) = threads.withLock { $0 }
+        let both = try #require(completer.flatMap { c in finisher.map { (c, $0) } })
+        #expect(pthread_equal(both.0, both.1) == 0)
+    }
+
     @Test func aFullPoolAnswers503WithRetryAfter() throws {
         let gate = Gate()
         let server = try Self.server(handlerThreads: 1, queue: 1, gate: gate)
