@@ -4,10 +4,12 @@ import CabStore
 
 extension CabApplication {
     /// `GET /healthz` (liveness: 200 while the process serves, with the store's state), `GET /readyz`
-    /// (readiness: 503 while the store cannot take requests) and `GET /metrics` (with `store_healthy`).
+    /// (readiness: 503 while the store cannot take requests) and `GET /metrics` (with `store_healthy`). All three
+    /// run inline on the epoll threads (they read a snapshot and never block), so they answer while the handler
+    /// pool is busy.
     func registerHealthEndpoints(on router: inout Router) {
         let store = services.store
-        router.get("/healthz") { _ in
+        router.get("/healthz", execution: .inline) { _ in
             var json = JSONText(capacity: 256)
             let snapshot = store?.health.snapshot
             let ready = snapshot?.isHealthy ?? true
@@ -21,14 +23,14 @@ extension CabApplication {
             json.raw("}")
             return .bytes(json.bytes, contentType: "application/json")
         }
-        router.get("/readyz") { _ in
+        router.get("/readyz", execution: .inline) { _ in
             guard let snapshot = store?.health.snapshot, let problem = snapshot.problem else {
                 return .json(["ready": true])
             }
             throw ProblemType.storeUnavailable.error(
                 "\(problem.rawValue): \(snapshot.detail)", headers: ["Retry-After": "5"])
         }
-        router.get("/metrics", handler: StandardHandlers.metrics(metrics))
+        router.get("/metrics", execution: .inline, handler: StandardHandlers.metrics(metrics))
     }
 
     /// `{"status": "ok"|"failing"|"absent", "problem", "detail", "since", "failures"}`.

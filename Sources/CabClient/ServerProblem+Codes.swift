@@ -22,6 +22,10 @@ extension ServerProblem.Code {
     public static let requestHeaderFieldsTooLarge: Self = "request_header_fields_too_large"
     /// 500 Internal Server Error: The server failed to handle the request; quote the request id when reporting it.
     public static let internalServerError: Self = "internal_server_error"
+    /// 503 Server busy: Every handler thread is busy and the queue is full; nothing was done: retry after `Retry-After` seconds.
+    public static let serverBusy: Self = "server_busy"
+    /// 503 Server stopping: The server is shutting down; retry (a write may or may not have been made: repeat it with the same Idempotency-Key).
+    public static let serverStopping: Self = "server_stopping"
     /// 400 Invalid parameter: A query parameter is malformed or out of range; the detail names it and what it takes.
     public static let invalidParameter: Self = "invalid_parameter"
     /// 400 Missing parameter: A query parameter the operation needs is missing; the detail names it.
@@ -133,6 +137,8 @@ extension ServerProblem.Code {
         .tooManyQueryParameters,
         .requestHeaderFieldsTooLarge,
         .internalServerError,
+        .serverBusy,
+        .serverStopping,
         .invalidParameter,
         .missingParameter,
         .invalidCoordinate,

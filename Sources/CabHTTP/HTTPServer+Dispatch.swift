@@ -52,15 +52,17 @@ extension HTTPServer {
         return true
     }
 
-    /// The request is complete: run the handler and queue its response.
+    /// The request is complete: run the handler (inline, or on the handler pool with the connection parked) and
+    /// queue its response.
     func complete(_ context: RequestContext, on connection: OpaquePointer) -> Bool {
         deadlines.enter(.serving, connection)
         if context.status != nil { return true }
         if let (pending, request) = context.deferred {
-            // Resumed: the deferred response is complete (a spurious call finds nothing and waits on).
-            guard let make = pending.take() else { return true }
-            context.deferred = nil
-            return queue(run(make, for: request), for: context, on: connection)
+            // Resumed: the deferred response is complete, or the server is stopping (a spurious call finds
+            // nothing and waits on).
+            if let make = pending.take() { return queue(run(make, for: request), for: context, on: connection) }
+            if pending.isAbandoned { return queue(stopping(context), for: context, on: connection) }
+            return true
         }
         if context.bodyTooLarge { return queue(tooLarge(context), for: context, on: connection) }
         let headers = KeyValueCollector(lowercaseKeys: true, joinRepeated: true)
@@ -72,17 +74,63 @@ extension HTTPServer {
             method: context.method, path: context.path, query: query.values, headers: headers.values,
             body: context.body, requestID: context.requestID)
         context.body = []
-        let response = respond(to: &request, match: context.match)
+        let match = context.match
+        if let pool, case .found(let route, _) = match, route.execution == .pool {
+            // The handler may block: it runs on the pool while the connection waits parked on `slot`.
+            let slot = DeferredResponse()
+            let submitted = request
+            let job: HandlerPool.Job = { [self] in
+                var request = submitted
+                let response = respond(to: &request, match: match)
+                deliver(response, to: slot, request: request)
+            }
+            guard pool.submit(job) else {
+                if isStopping.load(ordering: .sequentiallyConsistent) {
+                    return queue(stopping(context), for: context, on: connection)
+                }
+                busyRefusals.increment()
+                return queue(busy(context, pool: pool), for: context, on: connection)
+            }
+            request.body = []
+            return park(slot, request: request, for: context, on: connection)
+        }
+        let response = respond(to: &request, match: match)
         if case .deferred(let pending) = response.body {
             request.body = []
-            context.deferred = (pending, request)
-            if pending.park(connection) { return true }
-            // Completed before it could be parked: answer now.
-            context.deferred = nil
-            guard let make = pending.take() else { preconditionFailure("a completed deferred response has its closure") }
-            return queue(run(make, for: request), for: context, on: connection)
+            return park(pending, request: request, for: context, on: connection)
         }
         return queue(response, for: context, on: connection)
+    }
+
+    /// Parks the connection on `pending` until it completes; answers at once when it already has.
+    private func park(
+        _ pending: DeferredResponse, request: HTTPRequest, for context: RequestContext, on connection: OpaquePointer
+    ) -> Bool {
+        context.deferred = (pending, request)
+        parked.withLock { $0[ObjectIdentifier(pending)] = pending }
+        // Shutdown snapshots `parked` after setting this flag: a request parked after the snapshot sees it.
+        if abandonsParked.load(ordering: .sequentiallyConsistent) { pending.abandonForShutdown() }
+        if pending.park(connection) { return true }
+        // Completed before it could be parked (or the server is stopping): answer now. `context.deferred` stays
+        // set until the request ends, so that `finish` unregisters it.
+        if let make = pending.take() { return queue(run(make, for: request), for: context, on: connection) }
+        return queue(stopping(context), for: context, on: connection)
+    }
+
+    /// Pool thread: hands a handler's response to the parked connection's `slot`. A deferred response (a write
+    /// waiting for its group commit) is followed: its closure runs on a pool thread too once it completes.
+    private func deliver(_ response: HTTPResponse, to slot: DeferredResponse, request: HTTPRequest) {
+        guard case .deferred(let inner) = response.body else {
+            slot.complete { response }
+            return
+        }
+        inner.forward { [self] make in
+            let next: HandlerPool.Job = { [self] in
+                let answer = run(make, for: request)
+                slot.complete { answer }
+            }
+            if let pool { pool.submitContinuation(next) } else { next() }
+        }
     }
 
     /// Runs a deferred response's closure with a handler's error mapping.
@@ -147,6 +195,28 @@ extension HTTPServer {
         route.contains("{token}") ? route : path
     }
 
+    /// 503 `server_busy`: every handler thread is busy and the queue is full.
+    private func busy(_ context: RequestContext, pool: HandlerPool) -> HTTPResponse {
+        let retry = configuration.busyRetryAfterSeconds
+        return HTTPError(
+            .serverBusy,
+            detail: "All \(pool.threadCount) handler threads are busy and \(pool.queueCapacity) requests already wait; "
+                + "nothing was done. Retry this request after \(retry) s.",
+            headers: ["Retry-After": String(retry)]
+        ).response(requestID: context.requestID)
+    }
+
+    /// 503 `server_stopping`: the server is shutting down and did not run (or finish answering) this request.
+    private func stopping(_ context: RequestContext) -> HTTPResponse {
+        HTTPError(
+            .serverStopping,
+            detail: "The server is shutting down and could not answer this request in time; retry it in a few "
+                + "seconds (against another instance if there is one). A write may or may not have been made: "
+                + "repeat it with the same Idempotency-Key where the operation takes one.",
+            headers: ["Retry-After": "5"]
+        ).response(requestID: context.requestID)
+    }
+
     private func tooLarge(_ context: RequestContext) -> HTTPResponse {
         HTTPError(
             status: 413, title: "Content Too Large",
@@ -198,7 +268,10 @@ extension HTTPServer {
         guard context.begun else { return }
         // A deferred response whose request ends unanswered (the client left, the server stopped): its closure
         // runs now for its effects if it was completed, else `complete` runs it when it comes.
-        if let (pending, _) = context.deferred, let make = pending.end() { _ = try? make() }
+        if let (pending, _) = context.deferred {
+            if let make = pending.end() { _ = try? make() }
+            _ = parked.withLock { $0.removeValue(forKey: ObjectIdentifier(pending)) }
+        }
         let seconds = Double((ContinuousClock.now - context.started) / .microseconds(1)) / 1e6
         let status = context.status ?? 499
         if let stream = context.stream { context.bytesSent = stream.bytesSent }

@@ -5,8 +5,9 @@ import Synchronization
 /// Maps an error a handler threw (other than `HTTPError`) to the response the client sees.
 public typealias HTTPErrorMapper = @Sendable (any Error, HTTPRequest) -> HTTPResponse
 
-/// An HTTP/1.1 server over libmicrohttpd: a pool of epoll worker threads runs the `Router`'s handlers,
-/// bodies are bounded, streams are parked (suspended) while they have nothing to send.
+/// An HTTP/1.1 server over libmicrohttpd: a few epoll worker threads read requests and write responses, a bounded
+/// handler pool runs the `Router`'s handlers while their connections wait parked (routes registered `.inline` run
+/// on the epoll threads), bodies are bounded, streams are parked (suspended) while they have nothing to send.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), router: router, metrics: metrics,
@@ -25,9 +26,17 @@ public final class HTTPServer: Sendable {
     let requestDuration: Histogram
     let inFlight = InFlightRequests()
     let streams = Mutex<[ObjectIdentifier: StreamContext]>([:])
+    /// Runs the handlers of routes not registered `.inline`; nil when `handlerThreads` is 0 (all inline).
+    let pool: HandlerPool?
+    /// Requests parked on a `DeferredResponse` (a pool job or a handler's deferred answer), for shutdown.
+    let parked = Mutex<[ObjectIdentifier: DeferredResponse]>([:])
+    /// Requests refused because the handler pool's queue was full.
+    let busyRefusals: Counter
     private let lifecycle = Mutex<Lifecycle>(.idle)
     /// Set once `shutdown()` begins: responses then carry `Connection: close`.
     let isStopping = Atomic<Bool>(false)
+    /// Set once the grace period is over: a request parked from here on is answered 503 at once.
+    let abandonsParked = Atomic<Bool>(false)
     /// Header and body read deadlines per connection.
     let deadlines: ConnectionDeadlines
 
@@ -59,6 +68,15 @@ public final class HTTPServer: Sendable {
         self.deadlines = ConnectionDeadlines(
             headerTimeout: configuration.requestHeaderTimeout, bodyTimeout: configuration.requestBodyTimeout,
             sweepInterval: configuration.deadlineSweepInterval, metrics: metrics)
+        self.pool =
+            configuration.handlerThreads > 0
+            ? HandlerPool(
+                threads: configuration.handlerThreads, queueCapacity: max(1, configuration.handlerQueueLength),
+                niceness: configuration.handlerNiceness)
+            : nil
+        self.busyRefusals = metrics.counter(
+            "http_requests_refused_busy_total",
+            help: "Requests answered 503 server_busy because every handler thread was busy and the queue was full.")
         self.requestDuration = metrics.histogram(
             "http_request_duration_seconds", help: "Time from request headers to the last byte sent, by route.",
             labelNames: ["route"])
@@ -71,6 +89,9 @@ public final class HTTPServer: Sendable {
             return nil
         }
     }
+
+    /// Requests waiting for a handler thread and handler threads busy now (both 0 without a pool).
+    public var handlerLoad: (waiting: Int, running: Int) { pool?.load ?? (0, 0) }
 
     /// Starts listening (`MHD_start_daemon`) and returns the bound port (`MHD_get_daemon_info`).
     @discardableResult
@@ -117,13 +138,16 @@ public final class HTTPServer: Sendable {
             let port = Int(cab_mhd_bound_port(daemon))
             state = .running(DaemonHandle(daemon), port: port)
             deadlines.startSweeping()
+            pool?.start()
             return .success(port)
         }
         return try started.get()
     }
 
     /// Stops gracefully: stops accepting (`MHD_quiesce_daemon`), ends open streams, waits up to the grace period
-    /// for in-flight requests, then stops the worker threads (`MHD_stop_daemon`). Idempotent.
+    /// for in-flight requests, then stops the handler pool (requests still queued are answered 503), resumes
+    /// every request still parked with a 503 (libmicrohttpd must not stop with suspended connections), and stops
+    /// the worker threads (`MHD_stop_daemon`). Idempotent.
     public func shutdown() {
         let handle: DaemonHandle? = lifecycle.withLock { state in
             guard case .running(let handle, _) = state else { return nil }
@@ -140,6 +164,12 @@ public final class HTTPServer: Sendable {
         if listener >= 0 { _ = Glibc.shutdown(listener, Int32(SHUT_RDWR)) }
         for stream in streams.withLock({ Array($0.values) }) { stream.endForShutdown() }
         inFlight.waitUntilIdle(timeout: configuration.shutdownGracePeriod)
+        // Past the grace period: queued requests are not started, and whatever is still parked (a handler still
+        // running, a write not yet durable) is resumed and answered 503; their closures still run when they end.
+        pool?.stop()
+        abandonsParked.store(true, ordering: .sequentiallyConsistent)
+        for pending in parked.withLock({ Array($0.values) }) { pending.abandonForShutdown() }
+        inFlight.waitUntilIdle(timeout: .seconds(1))
         MHD_stop_daemon(handle.daemon)
         // ... but it is closed only once the worker threads are gone: closed earlier, its number could be reused (another
         // server in the same process, a file) while a worker still updates its epoll set for the listener, and

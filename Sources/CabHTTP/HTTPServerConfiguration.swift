@@ -32,6 +32,17 @@ public struct HTTPServerConfiguration: Sendable {
     /// libmicrohttpd's memory per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); requests larger than this
     /// are answered by libmicrohttpd itself (414 or 431 in HTML), so it is kept well above the limits above.
     public var connectionMemoryBytes: Int
+    /// Threads of the handler pool, which runs every route not registered `.inline` while its connection waits
+    /// parked; 0 runs every handler inline on the epoll threads (the behaviour before the pool, kept as a
+    /// baseline for `cab bench api --trips`).
+    public var handlerThreads: Int
+    /// Requests that may wait for a handler thread; past this they are answered 503 with `Retry-After`.
+    public var handlerQueueLength: Int
+    /// The `Retry-After` seconds of that 503.
+    public var busyRetryAfterSeconds: Int
+    /// How far below the epoll threads the handler threads are scheduled (a `nice` increment, 0...19), so that
+    /// `/healthz`, streams and parking are served first when handlers keep every core busy.
+    public var handlerNiceness: Int
 
     /// Creates a configuration; every parameter has a serviceable default.
     public init(
@@ -40,8 +51,14 @@ public struct HTTPServerConfiguration: Sendable {
         shutdownGracePeriod: Duration = .seconds(10), maxConnectionsPerAddress: Int = 256,
         requestHeaderTimeout: Duration = .seconds(10), requestBodyTimeout: Duration = .seconds(30),
         deadlineSweepInterval: Duration = .milliseconds(500), maxURIBytes: Int = 16_384, maxQueryParameters: Int = 200,
-        maxHeaderBytes: Int = 16_384, connectionMemoryBytes: Int = 256 * 1024
+        maxHeaderBytes: Int = 16_384, connectionMemoryBytes: Int = 256 * 1024,
+        handlerThreads: Int = HTTPServerConfiguration.defaultHandlerThreads, handlerQueueLength: Int = 1024,
+        busyRetryAfterSeconds: Int = 1, handlerNiceness: Int = 5
     ) {
+        self.handlerNiceness = handlerNiceness
+        self.handlerThreads = handlerThreads
+        self.handlerQueueLength = handlerQueueLength
+        self.busyRetryAfterSeconds = busyRetryAfterSeconds
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.requestHeaderTimeout = requestHeaderTimeout
         self.requestBodyTimeout = requestBodyTimeout
@@ -64,6 +81,10 @@ public struct HTTPServerConfiguration: Sendable {
         max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
+    /// The handler pool's default size: 4 per core, at least 16. Handlers mostly wait (a group commit's fsync, a
+    /// lock), so the pool is larger than the CPU; each waiting thread costs a stack, not a core.
+    public static var defaultHandlerThreads: Int { max(16, 4 * processorCount) }
+
     /// Checks every field, naming the first one at fault.
     func validate() throws(HTTPServerError) {
         func fail(_ message: String) -> HTTPServerError { HTTPServerError(.invalidConfiguration, message) }
@@ -79,6 +100,10 @@ public struct HTTPServerConfiguration: Sendable {
         guard maxURIBytes > 0, maxQueryParameters > 0, maxHeaderBytes > 0 else {
             throw fail("maxURIBytes, maxQueryParameters and maxHeaderBytes must be positive")
         }
+        guard (0...4096).contains(handlerThreads) else { throw fail("handlerThreads must be 0...4096 (0: inline)") }
+        guard handlerQueueLength > 0 else { throw fail("handlerQueueLength must be positive") }
+        guard (0...19).contains(handlerNiceness) else { throw fail("handlerNiceness must be 0...19") }
+        guard busyRetryAfterSeconds >= 0 else { throw fail("busyRetryAfterSeconds must not be negative") }
         guard connectionMemoryBytes >= 2 * (maxURIBytes + maxHeaderBytes) + 64 * maxQueryParameters else {
             throw fail("connectionMemoryBytes must leave room for the URI, header and parameter limits")
         }

@@ -77,9 +77,19 @@ public struct ProblemType: Hashable, Sendable {
         "internal_server_error", status: 500, title: "Internal Server Error",
         summary: "The server failed to handle the request; quote the request id when reporting it.")
 
+    /// Every handler thread is busy and the queue of waiting requests is full (nothing was done).
+    public static let serverBusy = ProblemType(
+        "server_busy", status: 503, title: "Server busy",
+        summary: "Every handler thread is busy and the queue is full; nothing was done: retry after `Retry-After` seconds.")
+    /// The server is stopping and did not run, or finish answering, the request.
+    public static let serverStopping = ProblemType(
+        "server_stopping", status: 503, title: "Server stopping",
+        summary: "The server is shutting down; retry (a write may or may not have been made: repeat it with the same "
+            + "Idempotency-Key).")
+
     /// Every problem the HTTP layer answers by itself.
     public static let httpProblems: [ProblemType] = [
         .badRequest, .malformedJSON, .valueOutOfRange, .notFound, .methodNotAllowed, .contentTooLarge, .uriTooLong,
-        .tooManyQueryParameters, .headersTooLarge, .internalError,
+        .tooManyQueryParameters, .headersTooLarge, .internalError, .serverBusy, .serverStopping,
     ]
 }

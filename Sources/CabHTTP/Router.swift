@@ -1,5 +1,16 @@
-/// Handles one request. Runs on a server worker thread; may block briefly (a store write), never for long.
+/// Handles one request. Runs on a thread of the server's handler pool, where it may block (a durable write, a
+/// lock, a large read) without holding up other connections; a route registered `.inline` runs on the epoll
+/// thread itself and must never block.
 public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+/// Where a route's handler runs.
+public enum HandlerExecution: Sendable, Equatable {
+    /// On the server's handler pool, the request parked meanwhile (the default): for anything that may wait.
+    case pool
+    /// On libmicrohttpd's epoll thread, at once: only for cheap handlers that never block (`/healthz`,
+    /// `/metrics`, small static files), so that they answer even when every pool thread is busy.
+    case inline
+}
 
 /// Maps method and path patterns (`/v1/bookings/{id}/qr.svg`) to handlers.
 public struct Router: Sendable {
@@ -9,6 +20,8 @@ public struct Router: Sendable {
         public let method: String
         /// The pattern as registered; also the `route` label in metrics.
         public let pattern: String
+        /// Where the handler runs.
+        public let execution: HandlerExecution
         let segments: [Segment]
         let handler: HTTPHandler
     }
@@ -39,14 +52,18 @@ public struct Router: Sendable {
 
     /// Adds a route. `pattern` is `/`-separated: literal segments, `{name}` parameters, and a final `{name*}` for
     /// the rest of the path. A segment may mix a parameter and a literal suffix only as a whole segment
-    /// parameter; use literal routes like `/v1/bookings/{id}/qr.svg` for suffixes.
-    public mutating func add(_ method: String, _ pattern: String, handler: @escaping HTTPHandler) {
+    /// parameter; use literal routes like `/v1/bookings/{id}/qr.svg` for suffixes. `execution` says where the
+    /// handler runs (see `HandlerExecution`).
+    public mutating func add(
+        _ method: String, _ pattern: String, execution: HandlerExecution = .pool, handler: @escaping HTTPHandler
+    ) {
         let segments = Router.split(pattern).map { part -> Segment in
             if part.hasPrefix("{") && part.hasSuffix("*}") { return .rest(String(part.dropFirst().dropLast(2))) }
             if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
             return .literal(String(part))
         }
-        let route = Route(method: method.uppercased(), pattern: pattern, segments: segments, handler: handler)
+        let route = Route(
+            method: method.uppercased(), pattern: pattern, execution: execution, segments: segments, handler: handler)
         routes.append(route)
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
             let key = route.method + " /" + segments.map { if case .literal(let s) = $0 { s } else { "" } }.joined(separator: "/")
@@ -55,9 +72,13 @@ public struct Router: Sendable {
     }
 
     /// Adds a GET route.
-    public mutating func get(_ pattern: String, handler: @escaping HTTPHandler) { add("GET", pattern, handler: handler) }
+    public mutating func get(
+        _ pattern: String, execution: HandlerExecution = .pool, handler: @escaping HTTPHandler
+    ) { add("GET", pattern, execution: execution, handler: handler) }
     /// Adds a POST route.
-    public mutating func post(_ pattern: String, handler: @escaping HTTPHandler) { add("POST", pattern, handler: handler) }
+    public mutating func post(
+        _ pattern: String, execution: HandlerExecution = .pool, handler: @escaping HTTPHandler
+    ) { add("POST", pattern, execution: execution, handler: handler) }
 
     /// Finds the route for `method` and `path`. Literal segments win over parameters; earlier routes win ties.
     /// - Complexity: O(routes × segments).

@@ -12,9 +12,10 @@ public enum StandardHandlers {
 }
 
 extension Router {
-    /// Adds `GET /healthz` and `GET /metrics` (serving `registry`).
+    /// Adds `GET /healthz` and `GET /metrics` (serving `registry`), both inline: they answer while the handler
+    /// pool is busy.
     public mutating func addHealthAndMetrics(_ registry: MetricsRegistry) {
-        get("/healthz", handler: StandardHandlers.health)
-        get("/metrics", handler: StandardHandlers.metrics(registry))
+        get("/healthz", execution: .inline, handler: StandardHandlers.health)
+        get("/metrics", execution: .inline, handler: StandardHandlers.metrics(registry))
     }
 }

@@ -75,6 +75,12 @@ struct ServeCommand: ParsableCommand {
             "N"))
     var maxPerAddress: String?
     @Option(
+        name: .customLong("handler-threads"),
+        help: Self.help(
+            "http.handler_threads", "threads running handlers that may block (0 runs them on the event-loop threads)",
+            "N"))
+    var handlerThreads: String?
+    @Option(
         name: .customLong("log-level"),
         help: Self.help(
             "log_level", "least severe log level written: trace, debug, info, notice, warning, error, critical", "LEVEL"
@@ -95,6 +101,7 @@ struct ServeCommand: ParsableCommand {
             ("data", data), ("host", host), ("port", port), ("threads", threads), ("public", `public`),
             ("tariff", tariff), ("pickup-overdue", pickupOverdue), ("arrival-radius", arrivalRadius),
             ("arrival-fix-age", arrivalFixAge), ("max-per-address", maxPerAddress), ("log-level", logLevel),
+            ("handler-threads", handlerThreads),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { name, value in value.map { (name, $0) } })
     }

@@ -14,6 +14,11 @@ enum APIBenchCommand {
         .init(name: "server-log", valueName: "FILE", help: "where the server's stderr goes (default /dev/null)"),
         .init(name: "server-threads", valueName: "N", help: "`cab serve --threads N` (default: serve's own default)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
+        .init(
+            name: "trips", valueName: nil,
+            help: "instead: /healthz p99 and SSE heartbeat delay while riders and drivers play whole trips, "
+                + "handlers inline (--handler-threads 0) then on the pool (default --duration 20)"),
+        .init(name: "pairs", valueName: "N", help: "with --trips: rider/driver pairs playing trips at once (default 32)"),
     ]
 
     static let usage = """
@@ -37,6 +42,7 @@ enum APIBenchCommand {
         guard args.positional.isEmpty else { Console.fail("bench api takes no positional arguments\n\n\(usage)") }
         let data = dataDirectory(args)
         let central = MapPoints.centralPair(dataDirectory: data) ?? fallbackPair
+        if args.has("trips") { runTrips(args, data: data, central: central) }
         let configuration = APIBenchmark.Configuration(
             dataDirectory: data,
             durationSeconds: args.integer("duration", default: 10, in: 1...3600),
@@ -62,6 +68,63 @@ enum APIBenchCommand {
         } else {
             Console.line(text(result))
         }
+        exitProcess(0)
+    }
+
+    /// `--trips`: `TripLoadBenchmark`, inline baseline then the handler pool.
+    static func runTrips(_ args: Arguments, data: String, central: (Coordinate, Coordinate)) -> Never {
+        let configuration = TripLoadBenchmark.Configuration(
+            dataDirectory: data, durationSeconds: args.integer("duration", default: 20, in: 1...3600),
+            pairs: args.integer("pairs", default: 32, in: 1...1_000),
+            pickup: args.value("pickup").map { Arguments.parseCoordinate($0, what: "--pickup") } ?? central.0,
+            dropoff: args.value("dropoff").map { Arguments.parseCoordinate($0, what: "--dropoff") } ?? central.1,
+            serverLog: args.value("server-log") ?? "/dev/null",
+            serverThreads: args.value("server-threads").map { _ in args.integer("server-threads", default: 32, in: 1...512) })
+        let runs: [TripLoadBenchmark.Run]
+        do {
+            runs = try TripLoadBenchmark(configuration: configuration).run()
+        } catch {
+            Console.fail(error.message, code: 70)
+        }
+        if args.has("json") {
+            Console.line(
+                BenchFormat.jsonLine([
+                    "build": BenchFormat.buildMode, "pairs": configuration.pairs,
+                    "runs": runs.map { r -> [String: Any] in
+                        [
+                            "handler_threads": r.handlerThreads, "trips": r.trips, "transitions": r.transitions,
+                            "transitions_per_s": BenchFormat.round(Double(r.transitions) / max(r.seconds, 0.001), 1),
+                            "failures": r.failures, "healthz_requests": r.healthzCount,
+                            "healthz_failures": r.healthzFailures,
+                            "healthz_p50_ms": BenchFormat.round(r.healthzP50, 3),
+                            "healthz_p99_ms": BenchFormat.round(r.healthzP99, 3),
+                            "healthz_max_ms": BenchFormat.round(r.healthzMax, 3), "heartbeats": r.heartbeats,
+                            "heartbeat_delay_p50_ms": BenchFormat.round(r.heartbeatDelayP50, 3),
+                            "heartbeat_delay_max_ms": BenchFormat.round(r.heartbeatDelayMax, 3),
+                        ]
+                    },
+                ]))
+            exitProcess(0)
+        }
+        var lines = [
+            "cab bench api --trips (\(BenchFormat.buildMode) build, \(configuration.pairs) riders and \(configuration.pairs) "
+                + "drivers playing whole trips, \(configuration.durationSeconds) s per server; /healthz probed every 5 ms)"
+        ]
+        for r in runs {
+            lines.append("\(r.label):")
+            lines.append(
+                "  trips completed    \(r.trips) (\(r.transitions) durable transitions, "
+                    + String(format: "%.0f/s", Double(r.transitions) / max(r.seconds, 0.001)) + ", \(r.failures) failures)")
+            lines.append(
+                "  GET /healthz       p50 " + String(format: "%.2f ms  p99 %.2f ms  max %.1f ms", r.healthzP50, r.healthzP99, r.healthzMax)
+                    + " (\(r.healthzCount) answered, \(r.healthzFailures) failed)")
+            lines.append(
+                "  SSE heartbeat late p50 " + String(format: "%.1f ms  max %.1f ms", r.heartbeatDelayP50, r.heartbeatDelayMax)
+                    + " (\(r.heartbeats) heartbeats on the drivers' streams)")
+            if let first = r.firstFailure { lines.append("  first failure: \(first)") }
+        }
+        lines.append("  goal: /healthz p99 < 5 ms with the pool")
+        Console.line(lines.joined(separator: "\n"))
         exitProcess(0)
     }
 

@@ -10,6 +10,9 @@ enum TrackingHTTPBenchCommand {
         .init(name: "sse-events", valueName: "N", help: "events/s to deliver over all streams (default 25000)"),
         .init(name: "server-threads", valueName: "N", help: "`cab serve --threads N` (default: serve's own default)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
+        .init(
+            name: "handler-threads", valueName: "N",
+            help: "`cab serve --handler-threads N` (default: serve's own; 0 runs handlers inline, the pre-pool baseline)"),
     ]
 
     static let usage = """
@@ -31,12 +34,14 @@ enum TrackingHTTPBenchCommand {
         let clients = args.integer("sse-clients", default: 5000, in: 0...100_000)
         let events = args.integer("sse-events", default: 25_000, in: 1...10_000_000)
         let serverThreads = args.value("server-threads").map { _ in args.integer("server-threads", default: 2, in: 1...512) }
+        let handlerThreads = args.value("handler-threads").map { _ in args.integer("handler-threads", default: 0, in: 0...4096) }
         var object: [String: Any] = ["drivers": drivers, "build": BenchFormat.buildMode]
         var lines = ["cab bench tracking-http (\(BenchFormat.buildMode) build, \(drivers) drivers, \(duration) s per load)"]
         do {
             try measure(
                 data: data, drivers: drivers, duration: duration, connections: connections, clients: clients,
-                sseEventsPerSecond: events, serverThreads: serverThreads, into: &object, lines: &lines)
+                sseEventsPerSecond: events, serverThreads: serverThreads, handlerThreads: handlerThreads, into: &object,
+                lines: &lines)
         } catch {
             Console.fail(error.message, code: 70)
         }
@@ -48,13 +53,15 @@ enum TrackingHTTPBenchCommand {
     /// issue's JSON keys) and report lines to `lines`; `cab bench tracking` calls it too.
     static func measure(
         data: String, drivers: Int, duration: Int, connections: Int, clients: Int, sseEventsPerSecond: Int = 25_000,
-        serverThreads: Int? = nil, into object: inout [String: Any], lines: inout [String]
+        serverThreads: Int? = nil, handlerThreads: Int? = nil, into object: inout [String: Any], lines: inout [String]
     ) throws(BenchError) {
         let centre = MapPoints.centralPair(dataDirectory: data)?.0 ?? APIBenchCommand.fallbackPair.0
         let scratch = try ScratchDataDirectory(linkingFrom: data)
         defer { scratch.remove() }
         let server = try ServerProcess(
-            dataDirectory: scratch.path, extraArguments: serverThreads.map { ["--threads", "\($0)"] } ?? [])
+            dataDirectory: scratch.path,
+            extraArguments: (serverThreads.map { ["--threads", "\($0)"] } ?? [])
+                + (handlerThreads.map { ["--handler-threads", "\($0)"] } ?? []))
         defer { server.stop() }
         Console.error("registering \(drivers) drivers")
         let tokens = try TrackingHTTPBenchmark.registerDrivers(server: server, count: drivers)

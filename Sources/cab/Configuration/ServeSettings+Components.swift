@@ -28,7 +28,8 @@ extension ServeSettings {
             requestBodyTimeout: .seconds(integer("http.request_body_timeout_seconds")),
             maxURIBytes: integer("http.max_uri_bytes"), maxQueryParameters: integer("http.max_query_parameters"),
             maxHeaderBytes: integer("http.max_header_bytes"),
-            connectionMemoryBytes: integer("http.connection_memory_bytes"))
+            connectionMemoryBytes: integer("http.connection_memory_bytes"),
+            handlerThreads: integer("http.handler_threads"), handlerQueueLength: integer("http.handler_queue_length"))
     }
 
     /// Live tracking's settings.

@@ -45,6 +45,14 @@ extension SettingKey {
                 "http.threads", .integer(1...512), default: .integer(ServeSettings.defaultThreads), flag: "threads",
                 help: "libmicrohttpd worker threads (default two per core, at least four)"),
             .init(
+                "http.handler_threads", .integer(0...4096), default: .integer(d.handlerThreads),
+                flag: "handler-threads",
+                help: "threads running handlers that may block, their connections parked meanwhile (default four per "
+                    + "core, at least 16); 0 runs them on the event-loop threads"),
+            .init(
+                "http.handler_queue_length", .integer(1...1_000_000), default: .integer(d.handlerQueueLength),
+                help: "requests that may wait for a handler thread; more are answered 503 server_busy"),
+            .init(
                 "http.max_connections", .integer(1...1_000_000), default: .integer(d.maxConnections),
                 help: "connections open at once; more are refused"),
             .init(

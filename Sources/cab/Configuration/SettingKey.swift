@@ -126,7 +126,13 @@ extension SettingValue {
 
 extension SettingKey {
     /// The default as docs and help show it (the thread count depends on the machine, so it is a rule there).
-    var defaultText: String { name == "http.threads" ? "2 per core, at least 4" : defaultValue.json }
+    var defaultText: String {
+        switch name {
+        case "http.threads": "2 per core, at least 4"
+        case "http.handler_threads": "4 per core, at least 16"
+        default: defaultValue.json
+        }
+    }
 
     /// The reference table of docs/configuration.md, one row per key (`cab serve --config-reference` prints it;
     /// a test checks that the document holds every row).
