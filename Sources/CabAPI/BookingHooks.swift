@@ -59,5 +59,5 @@ public struct BookingAdmission: Sendable {
     }
 
     /// The history rows stored after `book`.
-    var transitions: [TripTransitionRecord] { step?.record.map { [$0] } ?? [] }
+    package var transitions: [TripTransitionRecord] { step?.record.map { [$0] } ?? [] }
 }

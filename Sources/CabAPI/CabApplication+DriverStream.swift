@@ -19,7 +19,7 @@ extension CabApplication {
 
 extension DispatchCoordinator {
     /// The open offer `driver` holds, as its event, if any.
-    func openOffer(for driver: DriverID) -> TripEvents.Offer? {
+    package func openOffer(for driver: DriverID) -> TripEvents.Offer? {
         let t = now()
         return state.withLock { s -> TripEvents.Offer? in
             guard let trip = s.offerHeld[driver], let d = s.dispatching[trip], let o = d.machine.openOffers[driver],

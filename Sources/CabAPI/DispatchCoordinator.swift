@@ -46,7 +46,7 @@ public final class DispatchCoordinator: Sendable {
         }
     }
 
-    struct TripDispatch {
+    package struct TripDispatch {
         var machine: DispatchMachine
         var booking: Booking
         var timer: Instant?
@@ -63,7 +63,7 @@ public final class DispatchCoordinator: Sendable {
     }
 
     /// A trip whose driver is on the way or driving: followed for position, ETA and alerts.
-    struct Following {
+    package struct Following {
         var booking: Booking
         var driver: DriverID
         var lastFixTime: Int64 = .min
@@ -85,13 +85,13 @@ public final class DispatchCoordinator: Sendable {
         }
     }
 
-    struct State {
-        var dispatching: [BookingID: TripDispatch] = [:]
+    package struct State {
+        package var dispatching: [BookingID: TripDispatch] = [:]
         /// The trip each driver holds an open offer for (a driver gets one offer at a time).
         var offerHeld: [DriverID: BookingID] = [:]
         var online: [DriverID: VehicleType] = [:]
         /// Change only through `startFollowing` and `stopFollowing`, which keep `tripOfDriver` in step.
-        var following: [BookingID: Following] = [:]
+        package var following: [BookingID: Following] = [:]
         /// The open trip each followed driver holds (dispatch offers nothing to them).
         var tripOfDriver: [DriverID: BookingID] = [:]
         var firstOfferMilliseconds: [Int64] = []
@@ -128,7 +128,7 @@ public final class DispatchCoordinator: Sendable {
     let now: @Sendable () -> Instant
     let notifier = TripNotifier()
     let links = TrackingLinks()
-    let state = Mutex(State())
+    package let state = Mutex(State())
     /// New bookings waiting for dispatch (`Configuration.startsDispatchInBackground`).
     let newBookings = NewBookingQueue<NewBooking>()
     /// Orders each trip's transitions with their notifications (`transition`, the rider's cancel).
@@ -397,7 +397,7 @@ public final class DispatchCoordinator: Sendable {
 
     /// Available, online, fresh drivers of the booking's vehicle type within `radiusMeters` of the pickup, not in
     /// `excluding` and holding no other offer, each with its road ETA (unreachable ones are left out).
-    func candidates(for booking: Booking, radiusMeters: Double, excluding: Set<DriverID>) -> [DispatchCandidate] {
+    package func candidates(for booking: Booking, radiusMeters: Double, excluding: Set<DriverID>) -> [DispatchCandidate] {
         let t = now()
         let k = configuration.dispatch.candidatesPerSearch
         let filter = DriverFilter(

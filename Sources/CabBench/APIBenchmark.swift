@@ -1,55 +1,73 @@
+import CabLoopback
 import CabGeo
 import Foundation
 
 /// `cab bench api`'s measurements: `GET /healthz` requests/s as the server's ceiling, then durable bookings per
 /// second and their latency at a fixed number of connections, against a `cab serve` child on a scratch copy of
 /// an imported data directory.
-struct APIBenchmark {
+package struct APIBenchmark {
     /// What to run.
-    struct Configuration {
+    package struct Configuration {
         /// The imported data directory (linked, never written: bookings go to a scratch store).
-        var dataDirectory: String
-        var durationSeconds = 10
-        var connections = 64
-        var wrkThreads = 2
+        package var dataDirectory: String
+        package var durationSeconds = 10
+        package var connections = 64
+        package var wrkThreads = 2
         /// Riders the bookings are spread over.
-        var riders = 16
-        var pickup: Coordinate
-        var dropoff: Coordinate
+        package var riders = 16
+        package var pickup: Coordinate
+        package var dropoff: Coordinate
         /// Where the server's standard error goes.
-        var serverLog = "/dev/null"
+        package var serverLog = "/dev/null"
         /// `cab serve --threads`; nil keeps serve's default.
-        var serverThreads: Int?
+        package var serverThreads: Int?
+
+        /// Creates one from every stored property (what the memberwise initializer was in `cab`).
+        package init(
+            dataDirectory: String, durationSeconds: Int = 10, connections: Int = 64, wrkThreads: Int = 2,
+            riders: Int = 16, pickup: Coordinate, dropoff: Coordinate, serverLog: String = "/dev/null",
+            serverThreads: Int? = nil
+        ) {
+            self.dataDirectory = dataDirectory
+            self.durationSeconds = durationSeconds
+            self.connections = connections
+            self.wrkThreads = wrkThreads
+            self.riders = riders
+            self.pickup = pickup
+            self.dropoff = dropoff
+            self.serverLog = serverLog
+            self.serverThreads = serverThreads
+        }
     }
 
     /// What was measured; nil bookings figures when the endpoints are not there (`bookingsNote` says why).
-    struct Result {
-        var healthz: WrkResult
-        var bookings: WrkResult?
-        var bookingsNote: String?
-        var pairs: Int
-        var serverPeakResidentBytes: Int?
-        var connections: Int
-        var durationSeconds: Int
-        var serverThreads: Int?
+    package struct Result {
+        package var healthz: WrkResult
+        package var bookings: WrkResult?
+        package var bookingsNote: String?
+        package var pairs: Int
+        package var serverPeakResidentBytes: Int?
+        package var connections: Int
+        package var durationSeconds: Int
+        package var serverThreads: Int?
         /// The disk's fdatasync latency before any load (`DiskSyncProbe`), nil when it could not be measured.
-        var diskSync: DiskSyncProbe.Result?
+        package var diskSync: DiskSyncProbe.Result?
         /// The same probe, paced, in the same directory while the bookings ran.
-        var diskSyncDuringBookings: DiskSyncProbe.Result?
+        package var diskSyncDuringBookings: DiskSyncProbe.Result?
     }
 
-    let configuration: Configuration
+    package let configuration: Configuration
     /// Progress lines (to standard error).
-    var progress: (String) -> Void = { Console.error($0) }
+    package var progress: (String) -> Void = { standardError($0) }
 
     /// Starts the server, runs both loads, stops the server and removes the scratch directory.
-    func run() throws(BenchError) -> Result {
+    package func run() throws(BenchError) -> Result {
         let scratch = try ScratchDataDirectory(linkingFrom: configuration.dataDirectory)
         defer { scratch.remove() }
         progress("disk fdatasync baseline for 2 s in \(scratch.path)")
         let diskSync = DiskSyncProbe.measure(in: scratch.path)
         progress("cab bench api: server on \(scratch.path) (linked: \(scratch.linked.joined(separator: ", ")))")
-        let server = try ServerProcess(
+        let server = try LoopbackServer(
             dataDirectory: scratch.path, extraArguments: configuration.serverThreads.map { ["--threads", "\($0)"] } ?? [],
             logPath: configuration.serverLog)
         defer { server.stop() }
@@ -125,7 +143,7 @@ struct APIBenchmark {
     }
 
     /// The configured pair and seven variants moved by up to ~300 m, so the load is not one cached route.
-    func candidatePairs() -> [(Coordinate, Coordinate)] {
+    package func candidatePairs() -> [(Coordinate, Coordinate)] {
         let offsets: [(Double, Double)] = [
             (0, 0), (0.002, 0.001), (-0.002, 0.002), (0.001, -0.003), (-0.001, -0.001), (0.003, 0.0),
             (0.0, 0.003), (-0.003, -0.002),
@@ -141,7 +159,7 @@ struct APIBenchmark {
         }
     }
 
-    static func bookingBody(pickup: Coordinate, dropoff: Coordinate) -> String {
+    package static func bookingBody(pickup: Coordinate, dropoff: Coordinate) -> String {
         func point(_ c: Coordinate) -> String {
             "{\"lat\": \((c.latitude * 1e6).rounded() / 1e6), \"lon\": \((c.longitude * 1e6).rounded() / 1e6)}"
         }
@@ -156,12 +174,18 @@ struct APIBenchmark {
         }
     }
 
-    static func detail(_ answer: LoopbackHTTPClient.Response) -> String {
+    package static func detail(_ answer: LoopbackHTTPClient.Response) -> String {
         (answer.jsonObject?["detail"] as? String) ?? String(answer.text.prefix(200))
     }
 
-    static func unavailable(_ endpoint: String, _ answer: LoopbackHTTPClient.Response) -> String {
+    package static func unavailable(_ endpoint: String, _ answer: LoopbackHTTPClient.Response) -> String {
         if answer.status == 404 { return "bookings endpoint not available (404 from \(endpoint))" }
         return "bookings endpoint not available (\(answer.status) from \(endpoint): \(detail(answer)))"
+    }
+
+    /// Creates one from every stored property (what the memberwise initializer was in `cab`).
+    package init(configuration: Configuration, progress: @escaping (String) -> Void = { standardError($0) }) {
+        self.configuration = configuration
+        self.progress = progress
     }
 }

@@ -1,9 +1,5 @@
-/// Something the load tools could not do (start the server, run wrk, reach an endpoint), with what to fix.
-struct BenchError: Error, CustomStringConvertible {
-    /// A one-line message saying what failed and what to do.
-    let message: String
+import CabLoopback
 
-    init(_ message: String) { self.message = message }
-
-    var description: String { message }
-}
+/// What a benchmark could not do (start the server, run wrk, reach an endpoint), with what to fix: the loopback
+/// tools' error, one type for both.
+package typealias BenchError = LoopbackError

@@ -1,9 +1,10 @@
+import CabLoopback
 import Foundation
 
 /// Shared formatting for the load tools' printed figures.
-enum BenchFormat {
+package enum BenchFormat {
     /// "debug" or "release": figures from a debug build are not the product's.
-    static var buildMode: String {
+    package static var buildMode: String {
         #if DEBUG
         return "debug"
         #else
@@ -12,7 +13,7 @@ enum BenchFormat {
     }
 
     /// `12,345` style.
-    static func rate(_ value: Double) -> String {
+    package static func rate(_ value: Double) -> String {
         let n = Int(value.rounded())
         let digits = String(n)
         var out = ""
@@ -24,30 +25,41 @@ enum BenchFormat {
     }
 
     /// "p50 1.23 ms  p99 4.56 ms  max 9.9 ms".
-    static func latencies(_ r: WrkResult) -> String {
+    package static func latencies(_ r: WrkResult) -> String {
         String(format: "p50 %.2f ms  p99 %.2f ms  max %.1f ms", r.p50Milliseconds, r.p99Milliseconds, r.maxMilliseconds)
     }
 
     /// "  (non-2xx 12: 404: 12; socket errors 3)" or "".
-    static func failures(_ r: WrkResult) -> String {
+    package static func failures(_ r: WrkResult) -> String {
         var parts: [String] = []
         if r.non2xx > 0 { parts.append("non-2xx \(r.non2xx): \(r.statusSummary)") }
         if r.socketErrors > 0 { parts.append("socket errors \(r.socketErrors)") }
         return parts.isEmpty ? "" : "  (" + parts.joined(separator: "; ") + ")"
     }
 
-    static func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+    package static func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
 
-    static func round(_ value: Double, _ places: Int) -> Double {
+    package static func round(_ value: Double, _ places: Int) -> Double {
         let scale = pow(10, Double(places))
         return (value * scale).rounded() / scale
     }
 
     /// One JSON object on one line with sorted keys.
-    static func jsonLine(_ object: [String: Any]) -> String {
+    package static func jsonLine(_ object: [String: Any]) -> String {
         // Only numbers, strings, booleans and NSNull go in: serialization cannot fail.
         let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 }
 
+
+/// Writes `message` and a newline to standard error (progress lines; figures go to standard output).
+package func standardError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Writes a line to standard output and flushes it (a user watching `cab simulate` sees each line at once).
+package func standardOutputLine(_ text: String) {
+    print(text)
+    fflush(nil)
+}

@@ -1,22 +1,23 @@
+import CabLoopback
 import Foundation
 
 /// The disk's own durable-write latency, as a baseline for the bookings' p99: writes 8 KiB and `fdatasync`s it in a
 /// loop for a while, in the directory the store uses. A booking's 201 waits for one such fsync of the WAL, so the
 /// disk's tail is a floor under the bookings' tail. Run before any load (back to back), and beside the bookings
 /// load (`during`, paced), where a stall of the disk itself shows as a slow probe sync in the same seconds.
-struct DiskSyncProbe {
-    struct Result {
-        var syncs: Int
-        var p50Milliseconds: Double
-        var p99Milliseconds: Double
-        var maxMilliseconds: Double
+package struct DiskSyncProbe {
+    package struct Result {
+        package var syncs: Int
+        package var p50Milliseconds: Double
+        package var p99Milliseconds: Double
+        package var maxMilliseconds: Double
         /// Syncs slower than 20 ms (the bookings' p99 target).
-        var over20Milliseconds: Int
+        package var over20Milliseconds: Int
     }
 
     /// Measures for `seconds` in `directory`, one sync after another, or one per `pause` seconds; nil when the
     /// probe file cannot be written.
-    static func measure(in directory: String, seconds: Double = 2, pause: Double = 0) -> Result? {
+    package static func measure(in directory: String, seconds: Double = 2, pause: Double = 0) -> Result? {
         let path = directory + "/fsync-probe-\(getpid()).bin"
         let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
@@ -49,12 +50,12 @@ struct DiskSyncProbe {
 
     /// `measure` on a thread of its own, paced at one sync per 10 ms, while the caller runs a load; `result()`
     /// waits for it.
-    final class During: @unchecked Sendable {
+    package final class During: @unchecked Sendable {
         // @unchecked Sendable: `outcome` is written by the thread before `done.signal()`, read after `done.wait()`.
         private var outcome: Result?
         private let done = DispatchSemaphore(value: 0)
 
-        init(directory: String, seconds: Double) {
+        package init(directory: String, seconds: Double) {
             let thread = Thread { [self] in
                 outcome = DiskSyncProbe.measure(in: directory, seconds: seconds, pause: 0.01)
                 done.signal()
@@ -62,7 +63,7 @@ struct DiskSyncProbe {
             thread.start()
         }
 
-        func result() -> Result? {
+        package func result() -> Result? {
             done.wait()
             return outcome
         }

@@ -1,12 +1,13 @@
+import CabLoopback
 import CabCore
 
 /// Reads the send time a server puts into an event's JSON data, to measure delivery latency against the local
 /// wall clock: a number (milliseconds since the epoch, or seconds when below 10^11) or an RFC 3339 string.
-enum EventTimestamp {
+package enum EventTimestamp {
     /// The time in milliseconds since the Unix epoch of the top-level-looking `"field": value` in `json`, nil when
     /// absent or unreadable. Scans the text instead of decoding the whole object, so counting thousands of events
     /// per second stays cheap.
-    static func milliseconds(in json: String, field: String) -> Double? {
+    package static func milliseconds(in json: String, field: String) -> Double? {
         var utf8 = Array(json.utf8)
         utf8.append(0)
         let key = Array("\"\(field)\"".utf8)

@@ -1,3 +1,4 @@
+import CabLoopback
 #if canImport(Glibc)
 import CabGeo
 import Glibc
@@ -7,21 +8,21 @@ import Glibc
 ///
 /// Keeps every sample up to `capacity`, then a uniform random subset of that size (Algorithm R with a fixed seed),
 /// so percentiles stay representative of a long run without growing memory.
-struct LatencySamples {
+package struct LatencySamples {
     /// The most samples kept.
-    let capacity: Int
+    package let capacity: Int
     /// How many samples were offered.
     private(set) var count = 0
     private var kept: [Double] = []
     private var rng = SplitMix64(seed: 0x5EED)
 
-    init(capacity: Int = 1 << 20) {
+    package init(capacity: Int = 1 << 20) {
         precondition(capacity > 0, "a latency reservoir needs room for one sample")
         self.capacity = capacity
     }
 
     /// Offers one latency.
-    mutating func add(_ milliseconds: Double) {
+    package mutating func add(_ milliseconds: Double) {
         count += 1
         if kept.count < capacity {
             kept.append(milliseconds)
@@ -32,7 +33,7 @@ struct LatencySamples {
     }
 
     /// The `p`-th percentile (0...100) by nearest rank, nil when empty.
-    func percentile(_ p: Double) -> Double? {
+    package func percentile(_ p: Double) -> Double? {
         guard !kept.isEmpty else { return nil }
         let sorted = kept.sorted()
         let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
@@ -43,15 +44,9 @@ struct LatencySamples {
 
 /// The wall clock (`CLOCK_REALTIME`) in milliseconds since the Unix epoch, with sub-millisecond fraction; the
 /// server's event timestamps are compared against it.
-func wallClockMilliseconds() -> Double {
+package func wallClockMilliseconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1_000_000
 }
 
-/// A monotonic clock (`CLOCK_MONOTONIC`) in seconds, for measuring run lengths.
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1_000_000_000
-}

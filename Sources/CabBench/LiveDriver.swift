@@ -1,19 +1,20 @@
+import CabLoopback
 import CabClient
 import CabGeo
 import Foundation
 import Synchronization
 
 /// One simulated driver of `LiveTripSimulation`: listens to its offer stream in one task and drives in another.
-struct LiveDriver {
-    let simulation: LiveTripSimulation
-    let token: String
-    let board: LiveTripBoard
-    let counters: SimulationCounters
-    var random: SplitMix64
-    var position: Coordinate
-    let client: CabAPIClient
+package struct LiveDriver {
+    package let simulation: LiveTripSimulation
+    package let token: String
+    package let board: LiveTripBoard
+    package let counters: SimulationCounters
+    package var random: SplitMix64
+    package var position: Coordinate
+    package let client: CabAPIClient
 
-    init(
+    package init(
         simulation: LiveTripSimulation, token: String, board: LiveTripBoard, counters: SimulationCounters, seed: UInt64,
         nodes: [Coordinate]
     ) {
@@ -27,7 +28,7 @@ struct LiveDriver {
     }
 
     /// Goes online and works until `done()`, then goes offline.
-    mutating func run(until done: @escaping @Sendable () -> Bool) async {
+    package mutating func run(until done: @escaping @Sendable () -> Bool) async {
         let reporter: LocationReporter
         do {
             reporter = try LocationReporter(
@@ -43,22 +44,23 @@ struct LiveDriver {
         let seat = Seat()
         let decline = simulation.configuration.declineProbability
         let listenerSeed = random.next()
-        let (client, board, baseURL, token) = (client, board, simulation.configuration.baseURL, token)
+        let (client, board) = (client, board)
+        // CabClient's EventSource, as a driver app follows its offers: it reconnects with `Last-Event-ID`.
         let listener = Task {
             var random = SplitMix64(seed: listenerSeed)
-            while !Task.isCancelled {
-                do {
-                    let url = baseURL.appendingPathComponent("/v1/driver/stream")
-                    for try await event in EventStreamClient.events(url: url, token: token) {
-                        await Self.handle(
-                            event, client: client, board: board, seat: seat,
-                            declines: random.nextDouble() < decline)
-                    }
-                } catch {
-                    if Task.isCancelled { return }
+            for await delivery in EventSource.deliveries(of: client.request("/v1/driver/stream")) {
+                switch delivery {
+                case .event(let event):
+                    await Self.handle(
+                        event, client: client, board: board, seat: seat, declines: random.nextDouble() < decline)
+                case .interrupted:
                     board.failures.add(1, ordering: .relaxed)
+                case .refused:
+                    board.failures.add(1, ordering: .relaxed)
+                    return
+                case .opened:
+                    break
                 }
-                try? await Task.sleep(for: .seconds(1))  // reconnect
             }
         }
         while !done() {
@@ -80,14 +82,14 @@ struct LiveDriver {
     }
 
     /// The trip a driver has won (set by the listener, cleared by the driving loop) and whether it is taken.
-    final class Seat: Sendable {
-        let assigned = Mutex<String?>(nil)
-        let busy = Atomic<Bool>(false)
+    package final class Seat: Sendable {
+        package let assigned = Mutex<String?>(nil)
+        package let busy = Atomic<Bool>(false)
     }
 
     /// Answers an offer (accept, or decline when `declines`) while free; notes cancelled trips.
-    static func handle(
-        _ event: SSEEvent, client: CabAPIClient, board: LiveTripBoard, seat: Seat, declines: Bool
+    package static func handle(
+        _ event: ServerSentEvent, client: CabAPIClient, board: LiveTripBoard, seat: Seat, declines: Bool
     ) async {
         struct Payload: Decodable {
             var trip_id: String
@@ -118,7 +120,7 @@ struct LiveDriver {
     }
 
     /// Drives `trip`: to the pickup, arrive, start with the PIN, to the drop-off, complete; stops when cancelled.
-    mutating func drive(_ trip: String, reporter: LocationReporter) async {
+    package mutating func drive(_ trip: String, reporter: LocationReporter) async {
         guard let ticket = board.ticket(trip) else { return }
         do throws(ClientError) {
             guard await driveRoute(to: ticket.pickup, trip: trip, reporter: reporter) else { return }

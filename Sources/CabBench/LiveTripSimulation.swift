@@ -1,3 +1,4 @@
+import CabLoopback
 import CabAPI
 import CabClient
 import CabGeo
@@ -9,42 +10,58 @@ import Synchronization
 /// online, listen to `GET /v1/driver/stream`, accept (some decline), drive the road route to the pickup reporting
 /// positions through `LocationReporter`, arrive, start with the rider's PIN, drive to the drop-off and complete.
 /// Riders book at a steady rate between random routable points; some cancel while they wait.
-struct LiveTripSimulation: Sendable {
+package struct LiveTripSimulation: Sendable {
     /// What to run.
-    struct Configuration: Sendable {
-        var baseURL: URL
-        var drivers: Int
-        var ridersPerMinute: Double
+    package struct Configuration: Sendable {
+        package var baseURL: URL
+        package var drivers: Int
+        package var ridersPerMinute: Double
         /// Riders book for this long; then open trips get `drainSeconds` to end.
-        var durationSeconds: Double
-        var drainSeconds: Double
-        var declineProbability: Double
-        var cancelProbability: Double
+        package var durationSeconds: Double
+        package var drainSeconds: Double
+        package var declineProbability: Double
+        package var cancelProbability: Double
         /// Drivers drive this many times faster than the road's speed (capped below the server's speed check).
-        var speedFactor: Double
-        var seed: UInt64
+        package var speedFactor: Double
+        package var seed: UInt64
+
+        /// Creates one from every stored property (what the memberwise initializer was in `cab`).
+        package init(
+            baseURL: URL, drivers: Int, ridersPerMinute: Double, durationSeconds: Double, drainSeconds: Double,
+            declineProbability: Double, cancelProbability: Double, speedFactor: Double, seed: UInt64
+        ) {
+            self.baseURL = baseURL
+            self.drivers = drivers
+            self.ridersPerMinute = ridersPerMinute
+            self.durationSeconds = durationSeconds
+            self.drainSeconds = drainSeconds
+            self.declineProbability = declineProbability
+            self.cancelProbability = cancelProbability
+            self.speedFactor = speedFactor
+            self.seed = seed
+        }
     }
 
     /// What happened to the bookings.
-    struct Summary: Sendable {
-        var bookings = 0
-        var completed = 0
-        var cancelledByRider = 0
-        var cancelledByDriver = 0
-        var noDriver = 0
-        var expired = 0
-        var open = 0
-        var declines = 0
-        var failures = 0
-        var uploads = 0
+    package struct Summary: Sendable {
+        package var bookings = 0
+        package var completed = 0
+        package var cancelledByRider = 0
+        package var cancelledByDriver = 0
+        package var noDriver = 0
+        package var expired = 0
+        package var open = 0
+        package var declines = 0
+        package var failures = 0
+        package var uploads = 0
     }
 
-    let routing: RoutingService
-    let configuration: Configuration
+    package let routing: RoutingService
+    package let configuration: Configuration
     /// One line of progress (driver created, trip completed).
-    let progress: @Sendable (String) -> Void
+    package let progress: @Sendable (String) -> Void
 
-    func run() async throws(ClientError) -> Summary {
+    package func run() async throws(ClientError) -> Summary {
         let nodes = routing.graph.routableNodeCoordinates
         guard nodes.count >= 2 else { throw ClientError(.init("no_roads"), "The imported map has no road network to drive.") }
         let client = CabAPIClient(baseURL: configuration.baseURL)
@@ -163,7 +180,16 @@ struct LiveTripSimulation: Sendable {
     }
 
     /// A 409: another driver, a cancel or a timeout got there first (the simulation expects these).
-    static func isLostRace(_ error: ClientError) -> Bool {
+    package static func isLostRace(_ error: ClientError) -> Bool {
         (error.underlying as? ServerProblem)?.status == 409
+    }
+
+    /// Creates one from every stored property (what the memberwise initializer was in `cab`).
+    package init(
+        routing: RoutingService, configuration: Configuration, progress: @escaping @Sendable (String) -> Void
+    ) {
+        self.routing = routing
+        self.configuration = configuration
+        self.progress = progress
     }
 }

@@ -1,13 +1,14 @@
+import CabLoopback
 import CabGeo
 import CabImport
 import CabRouting
 import Foundation
 
 /// Pickup and dropoff points for load tests, picked from an imported map's road graph so they are routable.
-enum MapPoints {
+package enum MapPoints {
     /// A road node near the centre of the largest connected road network and one about `offsetMeters` north-east
     /// of it; nil when the directory has no readable road graph.
-    static func centralPair(dataDirectory: String, offsetMeters: Double = 1500) -> (Coordinate, Coordinate)? {
+    package static func centralPair(dataDirectory: String, offsetMeters: Double = 1500) -> (Coordinate, Coordinate)? {
         let directory = DataDirectory(path: dataDirectory)
         guard directory.hasMap, let manifest = try? directory.manifest(),
             let graph = try? RoadGraph.load(from: directory.roadGraphPath, expectedFingerprint: manifest.fingerprint)

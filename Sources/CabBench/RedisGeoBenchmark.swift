@@ -1,3 +1,4 @@
+import CabLoopback
 import CabGeo
 import Foundation
 
@@ -9,16 +10,16 @@ import Foundation
 /// `redis-server` on a Unix socket in a temporary directory (no TCP port, no persistence), loads the points with
 /// pipelined `GEOADD`, times nearest-10 queries one at a time (`GEOSEARCH ... BYRADIUS R m ASC COUNT 10`, a round
 /// trip each, as a server would pay), and stops it.
-enum RedisGeoBenchmark {
-    struct Result {
-        var medianMicroseconds: Double
-        var p99Microseconds: Double
-        var queries: Int
-        var version: String
+package enum RedisGeoBenchmark {
+    package struct Result {
+        package var medianMicroseconds: Double
+        package var p99Microseconds: Double
+        package var queries: Int
+        package var version: String
     }
 
     /// Nil when `redis-server` is not installed.
-    static func run(points: [Coordinate], queries: [Coordinate], radiusMeters: Int = 1_500) throws(BenchError) -> Result? {
+    package static func run(points: [Coordinate], queries: [Coordinate], radiusMeters: Int = 1_500) throws(BenchError) -> Result? {
         let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first {
             FileManager.default.isExecutableFile(atPath: $0)
         }
@@ -69,12 +70,12 @@ enum RedisGeoBenchmark {
 }
 
 /// A blocking RESP2 connection over a Unix socket: sends one command, reads one whole reply.
-final class RESPConnection {
+package final class RESPConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var start = 0
 
-    init(socketPath: String, waitSeconds: Double) throws(BenchError) {
+    package init(socketPath: String, waitSeconds: Double) throws(BenchError) {
         let deadline = monotonicSeconds() + waitSeconds
         while true {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -102,7 +103,7 @@ final class RESPConnection {
     deinit { close(fd) }
 
     /// Sends `arguments` as one command; returns the reply's text (bulk strings joined by newlines).
-    func command(_ arguments: [String]) throws(BenchError) -> String {
+    package func command(_ arguments: [String]) throws(BenchError) -> String {
         var out = "*\(arguments.count)\r\n"
         for a in arguments { out += "$\(a.utf8.count)\r\n\(a)\r\n" }
         try LoopbackSocket.writeAll(fd, Array(out.utf8))

@@ -1,17 +1,18 @@
+import CabLoopback
 import CabGeo
 
 /// A point moving along a route's geometry at the route's own average speed: where a simulated car is after
 /// some seconds of driving, and which way it faces.
-struct RouteWalker {
-    let geometry: [Coordinate]
+package struct RouteWalker {
+    package let geometry: [Coordinate]
     private let cumulativeMeters: [Double]
     /// Metres per second along the route.
-    let speedMetersPerSecond: Double
+    package let speedMetersPerSecond: Double
     private(set) var travelledMeters = 0.0
     private var segment = 0
 
     /// A walker at the start of `geometry`, driving `distanceMeters` in `durationSeconds`.
-    init(geometry: [Coordinate], distanceMeters: Double, durationSeconds: Double) {
+    package init(geometry: [Coordinate], distanceMeters: Double, durationSeconds: Double) {
         precondition(geometry.count >= 2, "a route to walk has at least two points")
         self.geometry = geometry
         var sums = [0.0]
@@ -21,16 +22,16 @@ struct RouteWalker {
     }
 
     /// True once the end is reached.
-    var isFinished: Bool { travelledMeters >= cumulativeMeters[cumulativeMeters.count - 1] }
+    package var isFinished: Bool { travelledMeters >= cumulativeMeters[cumulativeMeters.count - 1] }
 
     /// Drives on for `seconds`.
-    mutating func advance(seconds: Double) {
+    package mutating func advance(seconds: Double) {
         travelledMeters = min(cumulativeMeters[cumulativeMeters.count - 1], travelledMeters + seconds * speedMetersPerSecond)
         while segment < geometry.count - 2 && cumulativeMeters[segment + 1] < travelledMeters { segment += 1 }
     }
 
     /// Where the car is now.
-    var position: Coordinate {
+    package var position: Coordinate {
         let a = geometry[segment]
         let b = geometry[segment + 1]
         let length = cumulativeMeters[segment + 1] - cumulativeMeters[segment]
@@ -40,5 +41,5 @@ struct RouteWalker {
     }
 
     /// The direction of travel in degrees clockwise from north.
-    var headingDegrees: Double { geometry[segment].bearingDegrees(to: geometry[segment + 1]) }
+    package var headingDegrees: Double { geometry[segment].bearingDegrees(to: geometry[segment + 1]) }
 }

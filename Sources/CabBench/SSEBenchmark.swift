@@ -1,3 +1,4 @@
+import CabLoopback
 import CabHTTP
 import Foundation
 import Synchronization
@@ -5,27 +6,38 @@ import Synchronization
 /// The SSE fan-out ceiling of CabHTTP alone: an in-process `HTTPServer` whose `EventStream`s a publisher thread
 /// feeds at a fixed total rate (each event carrying its send time in ms), read by `SSEFanOut`'s clients in the same
 /// process. It also checks the fan-out tool itself before the tracking stream exists.
-struct SSEBenchmark {
-    struct Configuration {
-        var clients = 5000
+package struct SSEBenchmark {
+    package struct Configuration {
+        package var clients = 5000
         /// Events per second over all clients together.
-        var eventsPerSecond = 20_000
-        var durationSeconds = 10
-        var serverThreads = HTTPServerConfiguration.processorCount
+        package var eventsPerSecond = 20_000
+        package var durationSeconds = 10
+        package var serverThreads = HTTPServerConfiguration.processorCount
+
+        /// Creates one from every stored property (what the memberwise initializer was in `cab`).
+        package init(
+            clients: Int = 5000, eventsPerSecond: Int = 20_000, durationSeconds: Int = 10,
+            serverThreads: Int = HTTPServerConfiguration.processorCount
+        ) {
+            self.clients = clients
+            self.eventsPerSecond = eventsPerSecond
+            self.durationSeconds = durationSeconds
+            self.serverThreads = serverThreads
+        }
     }
 
-    struct Result {
-        var fanOut: SSEFanOut.Result
+    package struct Result {
+        package var fanOut: SSEFanOut.Result
         /// Events the publisher queued during the window and events dropped by slow streams' bounded buffers.
-        var published: Int
-        var dropped: Int
-        var tickMilliseconds: Double
-        var residentBytes: Int?
+        package var published: Int
+        package var dropped: Int
+        package var tickMilliseconds: Double
+        package var residentBytes: Int?
     }
 
-    let configuration: Configuration
+    package let configuration: Configuration
 
-    func run() throws(BenchError) -> Result {
+    package func run() throws(BenchError) -> Result {
         let hub = StreamRegistry()
         var router = Router()
         router.get("/bench/stream") { _ in
@@ -57,33 +69,38 @@ struct SSEBenchmark {
         fanOut.closeAll()
         return Result(
             fanOut: result, published: published, dropped: dropped, tickMilliseconds: tick * 1000,
-            residentBytes: ServerProcess.statusField("VmHWM", pid: getpid()))
+            residentBytes: LoopbackServer.statusField("VmHWM", pid: getpid()))
+    }
+
+    /// Creates one from every stored property (what the memberwise initializer was in `cab`).
+    package init(configuration: Configuration) {
+        self.configuration = configuration
     }
 }
 
 /// The open streams. `Mutex` protects the list.
 private final class StreamRegistry: Sendable {
     private let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
-    func add(_ stream: EventStream) { streams.withLock { $0[ObjectIdentifier(stream)] = stream } }
-    func remove(_ stream: EventStream) { _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) } }
-    var count: Int { streams.withLock { $0.count } }
-    var all: [EventStream] { streams.withLock { Array($0.values) } }
+    package func add(_ stream: EventStream) { streams.withLock { $0[ObjectIdentifier(stream)] = stream } }
+    package func remove(_ stream: EventStream) { _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) } }
+    package var count: Int { streams.withLock { $0.count } }
+    package var all: [EventStream] { streams.withLock { Array($0.values) } }
 }
 
 /// A thread sending one event to every stream each tick until stopped. `Atomic`s carry the stop flag and tallies.
 private final class Publisher: Sendable {
-    let hub: StreamRegistry
-    let tickSeconds: Double
+    package let hub: StreamRegistry
+    package let tickSeconds: Double
     private let stopping = Atomic<Bool>(false)
     private let published = Atomic<Int>(0)
     private let done = DispatchSemaphore(value: 0)
 
-    init(hub: StreamRegistry, tickSeconds: Double) {
+    package init(hub: StreamRegistry, tickSeconds: Double) {
         self.hub = hub
         self.tickSeconds = tickSeconds
     }
 
-    func start() {
+    package func start() {
         let thread = Thread { [self] in
             var sequence = 0
             var next = monotonicSeconds()
@@ -105,7 +122,7 @@ private final class Publisher: Sendable {
     }
 
     /// Stops the thread; returns events published and events dropped by the streams still open.
-    func stop() -> (published: Int, dropped: Int) {
+    package func stop() -> (published: Int, dropped: Int) {
         stopping.store(true, ordering: .relaxed)
         done.wait()
         return (published.load(ordering: .relaxed), hub.all.reduce(0) { $0 + $1.droppedEvents })

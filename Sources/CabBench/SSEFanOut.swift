@@ -1,3 +1,6 @@
+import CabClient
+import CabLoopback
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,59 +17,59 @@ import Glibc
 /// let result = fanOut.measure(seconds: 10)
 /// fanOut.closeAll()
 /// ```
-final class SSEFanOut {
+package final class SSEFanOut {
     /// What to connect to and how many.
-    struct Configuration {
+    package struct Configuration {
         /// The server's port on 127.0.0.1.
-        var port: Int
+        package var port: Int
         /// The stream's path and query.
-        var path: String
+        package var path: String
         /// Extra request headers (e.g. `Authorization`).
-        var headers: [(String, String)] = []
+        package var headers: [(String, String)] = []
         /// Streams to open.
-        var clients = 5000
+        package var clients = 5000
         /// Handshakes (connect, request, response head) in progress at once.
-        var connectsInFlight = 256
+        package var connectsInFlight = 256
         /// How long opening every stream may take.
-        var connectTimeoutSeconds = 60.0
+        package var connectTimeoutSeconds = 60.0
         /// The JSON field holding the event's send time.
-        var timeField = "time"
+        package var timeField = "time"
     }
 
     /// What one measurement window saw.
-    struct Result {
-        var clientsRequested: Int
+    package struct Result {
+        package var clientsRequested: Int
         /// Streams that answered 200 and were still open when the window began.
-        var clientsConnected: Int
+        package var clientsConnected: Int
         /// Streams that failed to connect or were answered with another status.
-        var clientsFailed: Int
+        package var clientsFailed: Int
         /// Streams the server closed during the window.
-        var clientsClosed: Int
-        var connectSeconds: Double
-        var windowSeconds: Double
-        var events: Int
-        var eventsWithoutTime: Int
-        var heartbeats: Int
-        var bytes: Int
-        var p50DeliveryMilliseconds: Double?
-        var p99DeliveryMilliseconds: Double?
-        var maxDeliveryMilliseconds: Double?
+        package var clientsClosed: Int
+        package var connectSeconds: Double
+        package var windowSeconds: Double
+        package var events: Int
+        package var eventsWithoutTime: Int
+        package var heartbeats: Int
+        package var bytes: Int
+        package var p50DeliveryMilliseconds: Double?
+        package var p99DeliveryMilliseconds: Double?
+        package var maxDeliveryMilliseconds: Double?
         /// The first failure, for the report.
-        var firstFailure: String?
+        package var firstFailure: String?
 
-        var eventsPerSecond: Double { windowSeconds > 0 ? Double(events) / windowSeconds : 0 }
+        package var eventsPerSecond: Double { windowSeconds > 0 ? Double(events) / windowSeconds : 0 }
     }
 
     private final class Connection {
-        let fd: Int32
-        var streaming = false
-        var dead = false
-        var decoder = HTTPResponseDecoder()
-        var parser = SSEEventParser()
-        init(fd: Int32) { self.fd = fd }
+        package let fd: Int32
+        package var streaming = false
+        package var dead = false
+        package var decoder = HTTPResponseDecoder()
+        package var parser = ServerSentEventParser()
+        package init(fd: Int32) { self.fd = fd }
     }
 
-    let configuration: Configuration
+    package let configuration: Configuration
     private var connections: [Connection] = []
     private var pollFDs: [pollfd] = []
     private var handshaking = 0
@@ -84,7 +87,7 @@ final class SSEFanOut {
     private let requestBytes: [UInt8]
 
     /// Prepares the request and raises the open-file limit for `clients` sockets.
-    init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.configuration = configuration
         requestBytes = LoopbackSocket.request(
             method: "GET", path: configuration.path, headers: [("Accept", "text/event-stream")] + configuration.headers,
@@ -95,7 +98,7 @@ final class SSEFanOut {
     deinit { closeAll() }
 
     /// Opens every stream, waiting until each has answered (or failed) or the connect timeout passed.
-    func connect() {
+    package func connect() {
         let start = monotonicSeconds()
         var opened = 0
         while monotonicSeconds() - start < configuration.connectTimeoutSeconds {
@@ -117,7 +120,7 @@ final class SSEFanOut {
     }
 
     /// Reads events for `seconds` and reports them; events before this call are not counted.
-    func measure(seconds: Double) -> Result {
+    package func measure(seconds: Double) -> Result {
         measuring = true
         samples = LatencySamples()
         events = 0
@@ -141,7 +144,7 @@ final class SSEFanOut {
     }
 
     /// Closes every stream.
-    func closeAll() {
+    package func closeAll() {
         for connection in connections { close(connection.fd) }
         connections.removeAll()
         pollFDs.removeAll()
@@ -215,7 +218,7 @@ final class SSEFanOut {
                     handshaking -= 1
                 }
                 let before = connection.parser.comments
-                for event in try connection.parser.feed(body) { count(event) }
+                for event in connection.parser.feed(body) { count(event) }
                 if measuring { heartbeats += connection.parser.comments - before }
             } catch {
                 drop(connection, reason: error.message)
@@ -224,7 +227,7 @@ final class SSEFanOut {
         }
     }
 
-    private func count(_ event: SSEEvent) {
+    private func count(_ event: ServerSentEvent) {
         guard measuring else { return }
         events += 1
         if let sent = EventTimestamp.milliseconds(in: event.data, field: configuration.timeField) {

@@ -1,17 +1,18 @@
+import CabLoopback
 import CabImport
 import Foundation
 
 /// A temporary data directory for a benchmark server: symbolic links to an imported data directory's files
 /// (map, routing index, places), without its bookings store, so a benchmark's thousands of bookings land in a
 /// fresh store that is deleted afterwards instead of in the user's data.
-final class ScratchDataDirectory {
+package final class ScratchDataDirectory {
     /// The temporary directory's path.
-    let path: String
+    package let path: String
     /// The entries linked from the source directory.
-    let linked: [String]
+    package let linked: [String]
 
     /// Creates `/tmp/cab-bench-XXXXXX` linking every entry of `source` (if it exists) except store files.
-    init(linkingFrom source: String?) throws(BenchError) {
+    package init(linkingFrom source: String?) throws(BenchError) {
         var template = Array(temporaryPath("cab-bench-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("cannot create a temporary directory") }
         path = String(cString: made)
@@ -33,23 +34,23 @@ final class ScratchDataDirectory {
 
     /// Whether `name` is part of the bookings store (SQLite file, WAL, shared memory, journal) rather than of the
     /// imported map.
-    static func isStoreFile(_ name: String) -> Bool {
+    package static func isStoreFile(_ name: String) -> Bool {
         let store = URL(fileURLWithPath: DataDirectory(path: "/").storePath).lastPathComponent
         return name == store || name.hasSuffix("-wal") || name.hasSuffix("-shm") || name.hasSuffix("-journal")
     }
 
     /// Deletes the directory and everything in it (the links, not what they point to).
-    func remove() {
+    package func remove() {
         do {
             try FileManager.default.removeItem(atPath: path)
         } catch {
-            Console.error("cab: could not remove \(path): \(error)")
+            standardError("cab: could not remove \(path): \(error)")
         }
     }
 }
 
 /// `name` inside the temporary directory (`$TMPDIR`, else /tmp), without a doubled slash.
-func temporaryPath(_ name: String) -> String {
+package func temporaryPath(_ name: String) -> String {
     let directory = NSTemporaryDirectory()
     return directory.hasSuffix("/") ? directory + name : directory + "/" + name
 }

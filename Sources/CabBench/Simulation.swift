@@ -1,3 +1,4 @@
+import CabLoopback
 import CabAPI
 import CabClient
 import CabGeo
@@ -5,24 +6,24 @@ import Foundation
 import Synchronization
 
 /// The work of `cab simulate`: accounts through the API, then one task per driver driving routes and reporting.
-struct Simulation: Sendable {
+package struct Simulation: Sendable {
     /// What the run did.
-    struct Summary: Sendable {
-        var drivers: Int
-        var seconds: Double
-        var uploads: Int
-        var failedUploads: Int
-        var routes: Int
+    package struct Summary: Sendable {
+        package var drivers: Int
+        package var seconds: Double
+        package var uploads: Int
+        package var failedUploads: Int
+        package var routes: Int
     }
 
-    let routing: RoutingService
-    let baseURL: URL
-    let drivers: Int
-    let rateSeconds: Double
-    let durationSeconds: Double?
-    let seed: UInt64
+    package let routing: RoutingService
+    package let baseURL: URL
+    package let drivers: Int
+    package let rateSeconds: Double
+    package let durationSeconds: Double?
+    package let seed: UInt64
 
-    func run() async throws(ClientError) -> Summary {
+    package func run() async throws(ClientError) -> Summary {
         let nodes = routing.graph.routableNodeCoordinates
         guard nodes.count >= 2 else { throw ClientError(.init("no_roads"), "The imported map has no road network to drive.") }
         let client = CabAPIClient(baseURL: baseURL)
@@ -32,7 +33,7 @@ struct Simulation: Sendable {
                 name: "Simulated driver \(i + 1)", vehicle: "simulated car", plate: "SIM-\(i + 1)",
                 vehicleType: i % 5 == 4 ? "large" : nil)
             tokens.append(account.token)
-            Console.line("driver \(account.id)")
+            standardOutputLine("driver \(account.id)")
         }
         let counters = SimulationCounters()
         let started = ContinuousClock.now
@@ -108,21 +109,34 @@ struct Simulation: Sendable {
         }
         return nil
     }
+
+    /// Creates one from every stored property (what the memberwise initializer was in `cab`).
+    package init(
+        routing: RoutingService, baseURL: URL, drivers: Int, rateSeconds: Double, durationSeconds: Double?,
+        seed: UInt64
+    ) {
+        self.routing = routing
+        self.baseURL = baseURL
+        self.drivers = drivers
+        self.rateSeconds = rateSeconds
+        self.durationSeconds = durationSeconds
+        self.seed = seed
+    }
 }
 
 /// Counts for the summary line.
-final class SimulationCounters: Sendable {
-    let uploads = Atomic<Int>(0)
-    let failed = Atomic<Int>(0)
-    let routes = Atomic<Int>(0)
+package final class SimulationCounters: Sendable {
+    package let uploads = Atomic<Int>(0)
+    package let failed = Atomic<Int>(0)
+    package let routes = Atomic<Int>(0)
 }
 
 /// `CabAPIClient` as the reporter's transport, counting uploads.
-struct CountingTransport: LocationTransport {
-    let client: CabAPIClient
-    let counters: SimulationCounters
+package struct CountingTransport: LocationTransport {
+    package let client: CabAPIClient
+    package let counters: SimulationCounters
 
-    func upload(_ fixes: [ReportedFix]) async -> UploadResult {
+    package func upload(_ fixes: [ReportedFix]) async -> UploadResult {
         let result = await client.upload(fixes)
         if case .accepted = result {
             counters.uploads.add(1, ordering: .relaxed)

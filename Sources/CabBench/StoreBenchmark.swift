@@ -1,3 +1,4 @@
+import CabStore
 import CabCore
 import CabGeo
 import Foundation

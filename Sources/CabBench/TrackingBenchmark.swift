@@ -1,3 +1,4 @@
+import CabTracking
 import CabCore
 import CabGeo
 

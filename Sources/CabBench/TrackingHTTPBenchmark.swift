@@ -1,30 +1,31 @@
+import CabLoopback
 import CabGeo
 import Foundation
 
 /// The HTTP halves of `cab bench tracking` (issue 6) against a `cab serve` child: single-fix
 /// `POST /v1/driver/locations` requests/s over wrk with many drivers' tokens, and the fleet stream's SSE fan-out.
 /// The in-process halves come from `CabTracking.TrackingBenchmark`; the `tracking` command joins both.
-enum TrackingHTTPBenchmark {
+package enum TrackingHTTPBenchmark {
     /// What the ingest load measured.
-    struct IngestResult {
-        var wrk: WrkResult
+    package struct IngestResult {
+        package var wrk: WrkResult
         /// Fixes the server reported `accepted` (summed from the response bodies).
-        var acceptedFixes: Int
-        var drivers: Int
+        package var acceptedFixes: Int
+        package var drivers: Int
     }
 
     /// What the fan-out measured, with the ingest load that fed it.
-    struct FanOutResult {
-        var fanOut: SSEFanOut.Result
-        var publisher: WrkResult?
+    package struct FanOutResult {
+        package var fanOut: SSEFanOut.Result
+        package var publisher: WrkResult?
         /// Why the feeding load reported nothing.
-        var publisherError: String?
+        package var publisherError: String?
     }
 
     /// Registers `count` drivers through `POST /v1/drivers` (wrk, `connections` at a time) and returns their
     /// bearer tokens. Throws with what is missing when the endpoint is not there.
-    static func registerDrivers(
-        server: ServerProcess, count: Int, connections: Int = 16, timeoutSeconds: Int = 600
+    package static func registerDrivers(
+        server: LoopbackServer, count: Int, connections: Int = 16, timeoutSeconds: Int = 600
     ) throws(BenchError) -> [String] {
         let probe = try LoopbackHTTPClient(port: server.port).send(
             "POST", "/v1/drivers", json: ["name": "Bench Probe", "vehicle": "Bench car", "plate": "B-PROBE"])
@@ -81,9 +82,9 @@ enum TrackingHTTPBenchmark {
 
     /// Creates a dispatcher with `cab admin create-dispatcher --data DIR NAME` (this executable) and returns the
     /// token it prints.
-    static func createDispatcher(dataDirectory: String) throws(BenchError) -> String {
+    package static func createDispatcher(dataDirectory: String) throws(BenchError) -> String {
         let child = try ChildProcess(
-            executable: ServerProcess.currentExecutable(),
+            executable: LoopbackServer.currentExecutable(),
             arguments: ["admin", "create-dispatcher", "--data", dataDirectory, "Bench Dispatcher"])
         let output = child.readAll().trimmingSpaces.split(separator: "\n").last.map(String.init) ?? ""
         let status = child.waitForExit()
@@ -99,7 +100,7 @@ enum TrackingHTTPBenchmark {
     /// within `spanDegrees` of `centre` and move east at 5 m/s, so every fix passes the server's speed rule.
     /// With `delayMilliseconds`, each connection waits that long between requests (wrk's `delay()`), so the load
     /// runs at about `connections × 1000 / delayMilliseconds` requests/s.
-    static func ingestScript(
+    package static func ingestScript(
         tokensFile: String, threads: Int, centre: Coordinate, spanDegrees: Double, delayMilliseconds: Int? = nil
     ) -> WrkScript {
         let metresPerDegreeLon = 111_320 * max(0.1, cos(centre.latitude * .pi / 180))
@@ -163,7 +164,7 @@ enum TrackingHTTPBenchmark {
     }
 
     /// Writes `tokens` to a temporary file for `ingestScript`; the caller removes it.
-    static func writeTokens(_ tokens: [String]) throws(BenchError) -> String {
+    package static func writeTokens(_ tokens: [String]) throws(BenchError) -> String {
         let path = temporaryPath("cab-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt")
         guard FileManager.default.createFile(atPath: path, contents: Data((tokens.joined(separator: "\n") + "\n").utf8))
         else { throw BenchError("cannot write \(path)") }
@@ -173,8 +174,8 @@ enum TrackingHTTPBenchmark {
     /// Single-fix ingest requests/s: wrk with `wrk.connections` connections, each request a fix for the next
     /// driver. Use at least as many drivers as requests per second you expect: the server's per-driver rate limit
     /// (1 batch/s after a burst of 10 by default) answers 429 beyond that.
-    static func measureIngest(
-        server: ServerProcess, tokens: [String], centre: Coordinate, spanDegrees: Double = 0.05, wrk: WrkRunner
+    package static func measureIngest(
+        server: LoopbackServer, tokens: [String], centre: Coordinate, spanDegrees: Double = 0.05, wrk: WrkRunner
     ) throws(BenchError) -> IngestResult {
         let file = try writeTokens(tokens)
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -186,7 +187,7 @@ enum TrackingHTTPBenchmark {
 
     /// The server's `tracking_fixes_accepted_total` (from `/metrics`; 0 when it cannot be read). Read from the
     /// server rather than from the answers, so that wrk need not hand every answer to Lua.
-    static func acceptedFixes(_ server: ServerProcess) -> Int {
+    package static func acceptedFixes(_ server: LoopbackServer) -> Int {
         guard let response = try? LoopbackHTTPClient(port: server.port).send("GET", "/metrics") else { return 0 }
         let text = String(decoding: response.body, as: UTF8.self)
         for line in text.split(separator: "\n") where line.hasPrefix("tracking_fixes_accepted_total ") {
@@ -199,8 +200,8 @@ enum TrackingHTTPBenchmark {
     /// paced ingest load (`fixesPerSecond` over `publisherConnections` connections, spread over `tokens`, so no
     /// driver comes near its rate limit) while measuring events/s and delivery latency from each event's `time`
     /// (the tick that published it). Every client gets every fix, so events/s ≈ fixes/s × clients.
-    static func measureFleetFanOut(
-        server: ServerProcess, dispatcherToken: String, tokens: [String], centre: Coordinate, clients: Int,
+    package static func measureFleetFanOut(
+        server: LoopbackServer, dispatcherToken: String, tokens: [String], centre: Coordinate, clients: Int,
         seconds: Int, fixesPerSecond: Int, publisherConnections: Int = 4, settleSeconds: Double = 2.5,
         path: String = "/v1/fleet/stream"
     ) throws(BenchError) -> FanOutResult {

@@ -1,3 +1,4 @@
+import CabAPI
 import CabCore
 import CabGeo
 import CabRouting

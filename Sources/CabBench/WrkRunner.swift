@@ -1,33 +1,34 @@
+import CabLoopback
 import Foundation
 
 /// What one `wrk` run measured, parsed from the `CABWRK` line the script's `done()` prints.
-struct WrkResult: Sendable {
+package struct WrkResult: Sendable {
     /// Responses received.
-    var requests: Int
+    package var requests: Int
     /// The run's length in seconds (as wrk measured it).
-    var durationSeconds: Double
+    package var durationSeconds: Double
     /// Latency percentiles and extremes in milliseconds.
-    var p50Milliseconds: Double
-    var p90Milliseconds: Double
-    var p99Milliseconds: Double
-    var maxMilliseconds: Double
-    var meanMilliseconds: Double
+    package var p50Milliseconds: Double
+    package var p90Milliseconds: Double
+    package var p99Milliseconds: Double
+    package var maxMilliseconds: Double
+    package var meanMilliseconds: Double
     /// Responses with a status outside 200...299.
-    var non2xx: Int
+    package var non2xx: Int
     /// Non-2xx responses by status.
-    var statusCounts: [Int: Int]
+    package var statusCounts: [Int: Int]
     /// The script's own tally (e.g. fixes accepted), summed over threads.
-    var extra: Int
+    package var extra: Int
     /// Connect, read, write and timeout errors.
-    var socketErrors: Int
+    package var socketErrors: Int
 
     /// Responses per second.
-    var requestsPerSecond: Double { durationSeconds > 0 ? Double(requests) / durationSeconds : 0 }
+    package var requestsPerSecond: Double { durationSeconds > 0 ? Double(requests) / durationSeconds : 0 }
     /// 2xx responses per second.
-    var successesPerSecond: Double { durationSeconds > 0 ? Double(requests - non2xx) / durationSeconds : 0 }
+    package var successesPerSecond: Double { durationSeconds > 0 ? Double(requests - non2xx) / durationSeconds : 0 }
 
     /// Parses `CABWRK key=value ...` from wrk's standard output; nil when the line is missing.
-    init?(wrkOutput: String) {
+    package init?(wrkOutput: String) {
         guard let line = wrkOutput.split(separator: "\n").last(where: { $0.hasPrefix("CABWRK ") }) else { return nil }
         var fields: [String: String] = [:]
         for pair in line.dropFirst(7).split(separator: " ") {
@@ -56,31 +57,31 @@ struct WrkResult: Sendable {
 
 
     /// "404: 1200, 429: 3" for printing.
-    var statusSummary: String {
+    package var statusSummary: String {
         statusCounts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
     }
 }
 
 /// Runs Debian's `wrk` against 127.0.0.1 with a generated Lua script and parses what it measured.
-struct WrkRunner {
+package struct WrkRunner {
     /// The wrk binary.
-    var executable = "/usr/bin/wrk"
+    package var executable = "/usr/bin/wrk"
     /// Load-generator threads (wrk's `-t`); each holds connections / threads connections.
-    var threads = 2
+    package var threads = 2
     /// Open connections (wrk's `-c`).
-    var connections = 64
+    package var connections = 64
     /// Seconds to run (wrk's `-d`).
-    var durationSeconds = 10
+    package var durationSeconds = 10
     /// Seconds before a request counts as timed out (wrk's `--timeout`).
-    var timeoutSeconds = 5
+    package var timeoutSeconds = 5
 
     /// Runs `script` against `baseURL` (which must be on 127.0.0.1) and returns the figures.
-    func run(baseURL: String, script: WrkScript) throws(BenchError) -> WrkResult {
+    package func run(baseURL: String, script: WrkScript) throws(BenchError) -> WrkResult {
         try start(baseURL: baseURL, script: script).finish()
     }
 
     /// Starts wrk in the background; `finish()` waits for it (or `interrupt()` ends it early, still reporting).
-    func start(baseURL: String, script: WrkScript) throws(BenchError) -> RunningWrk {
+    package func start(baseURL: String, script: WrkScript) throws(BenchError) -> RunningWrk {
         guard baseURL.hasPrefix("http://127.0.0.1:") else { throw BenchError("load goes to 127.0.0.1 only") }
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw BenchError("\(executable) not found: install Debian's wrk (apt-get install wrk)")
@@ -98,23 +99,35 @@ struct WrkRunner {
             stderrPath: scriptPath + ".err")
         return RunningWrk(process: process, scriptPath: scriptPath)
     }
+
+    /// Creates one from every stored property (what the memberwise initializer was in `cab`).
+    package init(
+        executable: String = "/usr/bin/wrk", threads: Int = 2, connections: Int = 64, durationSeconds: Int = 10,
+        timeoutSeconds: Int = 5
+    ) {
+        self.executable = executable
+        self.threads = threads
+        self.connections = connections
+        self.durationSeconds = durationSeconds
+        self.timeoutSeconds = timeoutSeconds
+    }
 }
 
 /// A wrk run in progress.
-final class RunningWrk {
+package final class RunningWrk {
     private let process: ChildProcess
     private let scriptPath: String
 
-    init(process: ChildProcess, scriptPath: String) {
+    package init(process: ChildProcess, scriptPath: String) {
         self.process = process
         self.scriptPath = scriptPath
     }
 
     /// Ends the run early (SIGINT); wrk still prints its summary and `done()` line.
-    func interrupt() { process.send(SIGINT) }
+    package func interrupt() { process.send(SIGINT) }
 
     /// Waits for wrk to end and parses its figures; removes the script.
-    func finish() throws(BenchError) -> WrkResult {
+    package func finish() throws(BenchError) -> WrkResult {
         defer {
             try? FileManager.default.removeItem(atPath: scriptPath)
             try? FileManager.default.removeItem(atPath: scriptPath + ".err")

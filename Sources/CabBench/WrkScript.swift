@@ -1,3 +1,4 @@
+import CabLoopback
 /// A Lua script for `wrk`: what each request is, plus a fixed prelude that counts non-2xx answers by status and
 /// prints one parseable `CABWRK key=value ...` line from `done()` (with p50/p90/p99, which wrk's default output
 /// lacks).
@@ -11,17 +12,17 @@
 /// handed to `cab_response`): the hook makes wrk parse every answer and call into Lua, which cost the load
 /// generator about a third of its CPU on the two shared cores. Without it, non-2xx answers come from wrk's own
 /// `summary.errors.status`, without the breakdown by status.
-struct WrkScript {
+package struct WrkScript {
     /// The script's Lua source, prelude included.
-    let source: String
+    package let source: String
 
     /// A script from Lua defining `cab_init`, `request` and, with `inspectResponses`, optionally `cab_response`.
-    init(lua: String, inspectResponses: Bool = false) {
+    package init(lua: String, inspectResponses: Bool = false) {
         source = Self.prelude + "\n" + (inspectResponses ? Self.responseHook + "\n" : "") + lua + "\n"
     }
 
     /// The same request every time (e.g. `GET /healthz`).
-    static func fixed(method: String, path: String, headers: [(String, String)] = [], body: String? = nil)
+    package static func fixed(method: String, path: String, headers: [(String, String)] = [], body: String? = nil)
         -> WrkScript
     {
         WrkScript(
@@ -36,7 +37,7 @@ struct WrkScript {
 
     /// Rotates over `bearerTokens` and `bodies`, each request with a unique `Idempotency-Key` made of `keyPrefix`,
     /// the thread number and a per-thread counter (so a rerun with a fresh prefix never replays an old key).
-    static func uniqueKeyRequests(
+    package static func uniqueKeyRequests(
         method: String, path: String, bearerTokens: [String], bodies: [String], keyPrefix: String
     ) -> WrkScript {
         precondition(!bearerTokens.isEmpty && !bodies.isEmpty, "rotating requests need a token and a body")
@@ -62,7 +63,7 @@ struct WrkScript {
     }
 
     /// The fixed prelude: counters, `setup`, `init`, `response` and `done`.
-    static let prelude = """
+    package static let prelude = """
         local threads = {}
         function setup(thread)
           thread:set("tid", #threads)
@@ -94,7 +95,7 @@ struct WrkScript {
         """
 
     /// wrk's `response()` hook: counts statuses and passes bodies to `cab_response`.
-    static let responseHook = """
+    package static let responseHook = """
         function response(status, headers, body)
           if status < 200 or status > 299 then
             non2xx = non2xx + 1
@@ -107,7 +108,7 @@ struct WrkScript {
 }
 
 /// `text` as a double-quoted Lua string literal.
-func luaString(_ text: String) -> String {
+package func luaString(_ text: String) -> String {
     var out = "\""
     for byte in text.utf8 {
         switch byte {
@@ -123,11 +124,11 @@ func luaString(_ text: String) -> String {
 }
 
 /// `items` as a Lua array constructor of strings.
-func luaArray(_ items: [String]) -> String {
+package func luaArray(_ items: [String]) -> String {
     "{" + items.map(luaString).joined(separator: ",\n") + "}"
 }
 
 /// `pairs` as a Lua table of string keys to string values.
-func luaTable(_ pairs: [(String, String)]) -> String {
+package func luaTable(_ pairs: [(String, String)]) -> String {
     "{" + pairs.map { "[\(luaString($0.0))] = \(luaString($0.1))" }.joined(separator: ", ") + "}"
 }

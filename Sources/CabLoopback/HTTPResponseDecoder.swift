@@ -2,8 +2,8 @@
 /// body by `Content-Length`, `Transfer-Encoding: chunked` or until the connection closes.
 ///
 /// Pure: bytes in, decoded body bytes out, so the socket code around it stays small.
-struct HTTPResponseDecoder {
-    private enum State {
+public struct HTTPResponseDecoder: Sendable {
+    private enum State: Sendable {
         case head
         case fixed(remaining: Int)
         case chunkSize
@@ -15,31 +15,34 @@ struct HTTPResponseDecoder {
     }
 
     /// The largest header block accepted.
-    static let maximumHeadBytes = 64 * 1024
+    public static let maximumHeadBytes = 64 * 1024
 
     /// The response status, once the head has arrived.
-    private(set) var status: Int?
+    public private(set) var status: Int?
     /// Response headers by lowercased name, once the head has arrived.
-    private(set) var headers: [String: String] = [:]
+    public private(set) var headers: [String: String] = [:]
     private var state = State.head
     private var pending: [UInt8] = []
     private var start = 0
 
+    /// A decoder waiting for a response head.
+    public init() {}
+
     /// Whether the whole response has been decoded (never, for a body that runs until the connection closes).
-    var isComplete: Bool {
+    public var isComplete: Bool {
         if case .done = state { return true }
         return false
     }
 
     /// Feeds bytes read from the socket; returns the body bytes they completed. Throws on a malformed response.
-    mutating func feed(_ bytes: some Collection<UInt8>) throws(BenchError) -> [UInt8] {
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws(LoopbackError) -> [UInt8] {
         pending.append(contentsOf: bytes)
         var body: [UInt8] = []
         loop: while true {
             switch state {
             case .head:
                 guard let end = find([13, 10, 13, 10]) else {
-                    if pending.count - start > Self.maximumHeadBytes { throw BenchError("response head too large") }
+                    if pending.count - start > Self.maximumHeadBytes { throw LoopbackError("response head too large") }
                     break loop
                 }
                 try parseHead(pending[start..<end])
@@ -54,7 +57,7 @@ struct HTTPResponseDecoder {
                 guard let end = find([13, 10]) else { break loop }
                 let line = pending[start..<end].prefix { $0 != UInt8(ascii: ";") }
                 guard let size = Int(String(decoding: line, as: UTF8.self).trimmingSpaces, radix: 16), size >= 0
-                else { throw BenchError("bad chunk size in a chunked response") }
+                else { throw LoopbackError("bad chunk size in a chunked response") }
                 start = end + 2
                 state = size == 0 ? .trailers : .chunkData(remaining: size)
             case .chunkData(let remaining):
@@ -68,7 +71,7 @@ struct HTTPResponseDecoder {
                 state = .chunkEnd
             case .chunkEnd:
                 guard pending.count - start >= 2 else { break loop }
-                guard pending[start] == 13 && pending[start + 1] == 10 else { throw BenchError("chunk without CRLF") }
+                guard pending[start] == 13 && pending[start + 1] == 10 else { throw LoopbackError("chunk without CRLF") }
                 start += 2
                 state = .chunkSize
             case .trailers:
@@ -106,11 +109,11 @@ struct HTTPResponseDecoder {
         return nil
     }
 
-    private mutating func parseHead(_ bytes: ArraySlice<UInt8>) throws(BenchError) {
+    private mutating func parseHead(_ bytes: ArraySlice<UInt8>) throws(LoopbackError) {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
         let statusParts = (lines.first ?? "").split(separator: " ", maxSplits: 2)
         guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let code = Int(statusParts[1]) else {
-            throw BenchError("not an HTTP/1.x response: '\(lines.first ?? "")'")
+            throw LoopbackError("not an HTTP/1.x response: '\(lines.first ?? "")'")
         }
         status = code
         for line in lines.dropFirst() {
@@ -131,7 +134,7 @@ struct HTTPResponseDecoder {
 
 extension String {
     /// The string without leading and trailing spaces and tabs.
-    var trimmingSpaces: String {
+    package var trimmingSpaces: String {
         let scalars = unicodeScalars.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }
         return String(String.UnicodeScalarView(scalars.reversed()))
     }

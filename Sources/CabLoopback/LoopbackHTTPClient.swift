@@ -5,36 +5,42 @@ import Foundation
 
 /// A blocking HTTP/1.1 client for the benchmarks' setup calls (create accounts, check an endpoint) against a
 /// server on 127.0.0.1: one connection per request, bounded response size.
-struct LoopbackHTTPClient {
+public struct LoopbackHTTPClient: Sendable {
     /// A response: status, headers by lowercased name, body.
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
+    public struct Response: Sendable {
+        /// The status code.
+        public var status: Int
+        /// Headers with lower-cased names (a repeated header keeps its last value).
+        public var headers: [String: String]
+        /// The body, de-chunked.
+        public var body: [UInt8]
         /// The body as text.
-        var text: String { String(decoding: body, as: UTF8.self) }
+        public var text: String { String(decoding: body, as: UTF8.self) }
         /// The body as a JSON object, nil when it is not one.
-        var jsonObject: [String: Any]? {
+        public var jsonObject: [String: Any]? {
             (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         }
     }
 
     /// The server's port on 127.0.0.1.
-    let port: Int
+    public let port: Int
     /// The largest response body read.
-    var maximumBodyBytes = 8 << 20
+    public var maximumBodyBytes = 8 << 20
     /// Seconds a request may take.
-    var timeoutSeconds = 30
+    public var timeoutSeconds = 30
+
+    /// A client of the server on 127.0.0.1:`port`.
+    public init(port: Int) { self.port = port }
 
     /// Sends one request and reads the whole response.
-    func send(
+    public func send(
         _ method: String, _ path: String, headers: [(String, String)] = [], json: Any? = nil
-    ) throws(BenchError) -> Response {
+    ) throws(LoopbackError) -> Response {
         var allHeaders = headers
         var body: [UInt8]?
         if let json {
             guard let data = try? JSONSerialization.data(withJSONObject: json) else {
-                throw BenchError("cannot encode a request body as JSON")
+                throw LoopbackError("cannot encode a request body as JSON")
             }
             body = Array(data)
             allHeaders.append(("Content-Type", "application/json"))
@@ -51,12 +57,12 @@ struct LoopbackHTTPClient {
         while !decoder.isComplete {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw BenchError("\(method) \(path): no answer (\(errnoText()))") }
+            if n < 0 { throw LoopbackError("\(method) \(path): no answer (\(errnoText()))") }
             if n == 0 { break }
             received += try decoder.feed(buffer[0..<n])
-            if received.count > maximumBodyBytes { throw BenchError("\(method) \(path): response too large") }
+            if received.count > maximumBodyBytes { throw LoopbackError("\(method) \(path): response too large") }
         }
-        guard let status = decoder.status else { throw BenchError("\(method) \(path): connection closed early") }
+        guard let status = decoder.status else { throw LoopbackError("\(method) \(path): connection closed early") }
         return Response(status: status, headers: decoder.headers, body: received)
     }
 }

@@ -1,4 +1,5 @@
 import CabGeo
+import CabPlaces
 import CabSQLite
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import CabGeo
+import CabRouting
 
 /// The baseline for routing benchmarks: plain Dijkstra on seeded random pairs, timed per query.
 public enum DijkstraBenchmark {

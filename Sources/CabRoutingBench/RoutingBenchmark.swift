@@ -1,4 +1,5 @@
 import CabGeo
+import CabRouting
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import CabGeo
+import CabRouting
 
 /// Seeded synthetic road networks for tests and benchmarks at sizes the real extracts do not reach.
 public enum SyntheticCity {
