@@ -3,8 +3,8 @@ import Glibc
 #endif
 import Foundation
 
-/// A blocking HTTP/1.1 client for the benchmarks' setup calls (create accounts, check an endpoint) against a
-/// server on 127.0.0.1: one connection per request, bounded response size.
+/// A blocking HTTP/1.1 client for one-shot requests to a server on 127.0.0.1 (the benchmarks' setup calls, the
+/// tests' requests to a `cab serve` child): one connection per request, bounded response size.
 public struct LoopbackHTTPClient: Sendable {
     /// A response: status, headers by lowercased name, body.
     public struct Response: Sendable {
@@ -14,6 +14,13 @@ public struct LoopbackHTTPClient: Sendable {
         public var headers: [String: String]
         /// The body, de-chunked.
         public var body: [UInt8]
+        /// A response with `status`, `headers` (lower-cased names) and `body`.
+        public init(status: Int, headers: [String: String], body: [UInt8]) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
         /// The body as text.
         public var text: String { String(decoding: body, as: UTF8.self) }
         /// The body as a JSON object, nil when it is not one.
@@ -32,12 +39,13 @@ public struct LoopbackHTTPClient: Sendable {
     /// A client of the server on 127.0.0.1:`port`.
     public init(port: Int) { self.port = port }
 
-    /// Sends one request and reads the whole response.
+    /// Sends one request and reads the whole response. The body is `json` encoded (with its `Content-Type`), else
+    /// `body` as it is; `Content-Length` is sent whenever there is one (an empty POST sends `Content-Length: 0`).
     public func send(
-        _ method: String, _ path: String, headers: [(String, String)] = [], json: Any? = nil
+        _ method: String, _ path: String, headers: [(String, String)] = [], json: Any? = nil, body rawBody: [UInt8]? = nil
     ) throws(LoopbackError) -> Response {
         var allHeaders = headers
-        var body: [UInt8]?
+        var body = rawBody
         if let json {
             guard let data = try? JSONSerialization.data(withJSONObject: json) else {
                 throw LoopbackError("cannot encode a request body as JSON")
