@@ -94,7 +94,6 @@ public final class DispatchCoordinator: Sendable {
         package var following: [BookingID: Following] = [:]
         /// The open trip each followed driver holds (dispatch offers nothing to them).
         var tripOfDriver: [DriverID: BookingID] = [:]
-        var firstOfferMilliseconds: [Int64] = []
         /// Admitted trips (stored as `dispatching`) that changed before dispatch started on them (a rider's quick
         /// cancel): their queued start is dropped. Ids are removed when their start comes; kept small.
         var movedBeforeStart: Set<BookingID> = []
@@ -375,16 +374,16 @@ public final class DispatchCoordinator: Sendable {
     }
 
     private func sendOffers(_ offers: [DispatchOffer], trip: BookingID) {
-        let booking: Booking? = state.withLock { s in
+        let found: (booking: Booking, first: Bool)? = state.withLock { s in
             guard let d = s.dispatching[trip] else { return nil }
             for o in offers { s.offerHeld[o.driver] = trip }
-            if d.machine.offeredDrivers.count == offers.count {
-                s.firstOfferMilliseconds.append(now().milliseconds(since: d.booking.createdAt))
-                if s.firstOfferMilliseconds.count > 100_000 { s.firstOfferMilliseconds.removeFirst(50_000) }
-            }
-            return d.booking
+            return (d.booking, d.machine.offeredDrivers.count == offers.count)
         }
-        guard let booking else { return }
+        guard let found else { return }
+        let booking = found.booking
+        if found.first, let observe = firstOfferObserver.withLock({ $0 }) {
+            observe(now().milliseconds(since: booking.createdAt))
+        }
         for o in offers {
             notifier.send(
                 "offer",
@@ -416,6 +415,7 @@ public final class DispatchCoordinator: Sendable {
         }
     }
 
-    /// Booking-to-first-offer latencies seen so far, in milliseconds (for `cab bench dispatch`).
-    public var firstOfferLatenciesMilliseconds: [Int64] { state.withLock { $0.firstOfferMilliseconds } }
+    /// Called with a trip's booking-to-first-offer time in milliseconds when its first offers go out (`cab bench
+    /// dispatch` keeps them); nil in the product.
+    package let firstOfferObserver = Mutex<(@Sendable (Int64) -> Void)?>(nil)
 }

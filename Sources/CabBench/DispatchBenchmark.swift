@@ -90,6 +90,9 @@ public enum DispatchBenchmark {
         }
 
         // 2. Booking to first offer at a steady rate from two threads (drivers keep their offers: none answer).
+        // The coordinator reports each trip's first offers through its package hook; the bench keeps the times.
+        let firstOffers = Mutex<[Int64]>([])
+        coordinator.firstOfferObserver.withLock { $0 = { ms in firstOffers.withLock { $0.append(ms) } } }
         let made = Mutex<[Booking]>([])
         for _ in 0..<bookings { made.withLock { $0.append(makeBooking(rider.id, place(), place(), using: &random)) } }
         let all = made.withLock { $0 }
@@ -119,7 +122,7 @@ public enum DispatchBenchmark {
             }
         }
         coordinator.waitForQueuedBookings()
-        let latencies = coordinator.firstOfferLatenciesMilliseconds.map(Double.init)
+        let latencies = firstOffers.withLock { $0 }.map(Double.init)
         return Result(
             decisionMedianMicroseconds: percentile(times, 0.5), decisionP99Microseconds: percentile(times, 0.99),
             meanCandidates: Double(counted) / Double(max(1, decisions)), onlineDrivers: drivers,
