@@ -89,12 +89,15 @@ let package = Package(
         .target(name: "CabTestSupport", dependencies: ["CabGeo", "CabLoopback"], path: "Tests/CabTestSupport"),
         .testTarget(name: "CabGeoTests", dependencies: ["CabGeo", "CabTestSupport"]),
         .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),
-        .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabRoutingBench", "CabOSM", "CabImport", "CabTestSupport"]),
+        .testTarget(
+            name: "CabRoutingTests",
+            dependencies: ["CabRouting", "CabRoutingBench", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
         .testTarget(name: "CabPostgresTests", dependencies: ["CabPostgres", "CabTestSupport"]),
         .testTarget(name: "CabRedisTests", dependencies: ["CabRedis", "CabTestSupport"]),
         .testTarget(
-            name: "CabPlacesTests", dependencies: ["CabPlaces", "CabPlacesBench", "CabOSM", "CabImport", "CabTestSupport"]),
+            name: "CabPlacesTests",
+            dependencies: ["CabPlaces", "CabPlacesBench", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(
             name: "CabBaseMapTests", dependencies: ["CabBaseMap", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabRoutingBench", "CabTestSupport"]),

@@ -396,7 +396,9 @@ public final class DispatchCoordinator: Sendable {
 
     /// Available, online, fresh drivers of the booking's vehicle type within `radiusMeters` of the pickup, not in
     /// `excluding` and holding no other offer, each with its road ETA (unreachable ones are left out).
-    package func candidates(for booking: Booking, radiusMeters: Double, excluding: Set<DriverID>) -> [DispatchCandidate] {
+    package func candidates(
+        for booking: Booking, radiusMeters: Double, excluding: Set<DriverID>
+    ) -> [DispatchCandidate] {
         let t = now()
         let k = configuration.dispatch.candidatesPerSearch
         let filter = DriverFilter(

@@ -19,7 +19,9 @@ package enum RedisGeoBenchmark {
     }
 
     /// Nil when `redis-server` is not installed.
-    package static func run(points: [Coordinate], queries: [Coordinate], radiusMeters: Int = 1_500) throws(BenchError) -> Result? {
+    package static func run(
+        points: [Coordinate], queries: [Coordinate], radiusMeters: Int = 1_500
+    ) throws(BenchError) -> Result? {
         let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first {
             FileManager.default.isExecutableFile(atPath: $0)
         }

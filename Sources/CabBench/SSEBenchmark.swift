@@ -82,7 +82,9 @@ package struct SSEBenchmark {
 private final class StreamRegistry: Sendable {
     private let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
     package func add(_ stream: EventStream) { streams.withLock { $0[ObjectIdentifier(stream)] = stream } }
-    package func remove(_ stream: EventStream) { _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) } }
+    package func remove(_ stream: EventStream) {
+        _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
     package var count: Int { streams.withLock { $0.count } }
     package var all: [EventStream] { streams.withLock { Array($0.values) } }
 }

@@ -1,4 +1,5 @@
 import CabLoopback
+
 /// A Lua script for `wrk`: what each request is, plus a fixed prelude that counts non-2xx answers by status and
 /// prints one parseable `CABWRK key=value ...` line from `done()` (with p50/p90/p99, which wrk's default output
 /// lacks).

@@ -42,7 +42,8 @@ public struct LoopbackHTTPClient: Sendable {
     /// Sends one request and reads the whole response. The body is `json` encoded (with its `Content-Type`), else
     /// `body` as it is; `Content-Length` is sent whenever there is one (an empty POST sends `Content-Length: 0`).
     public func send(
-        _ method: String, _ path: String, headers: [(String, String)] = [], json: Any? = nil, body rawBody: [UInt8]? = nil
+        _ method: String, _ path: String, headers: [(String, String)] = [], json: Any? = nil,
+        body rawBody: [UInt8]? = nil
     ) throws(LoopbackError) -> Response {
         var allHeaders = headers
         var body = rawBody
