@@ -59,11 +59,26 @@ let package = Package(
         ),
         .target(name: "CabClient", dependencies: ["CabGeo"]),
         .target(name: "CabAppModels", dependencies: ["CabClient", "CabGeo"]),
+
+        // Benchmarks and simulations (STYLE.md §8), never inside a library module: they see what they measure
+        // through `package` access. CabLoopback is the loopback HTTP client, `cab serve` child process and SSE
+        // reading that the benchmarks and the tests (CabTestSupport) share.
+        .target(name: "CabLoopback", dependencies: ["CabClient"]),
+        .target(name: "CabRoutingBench", dependencies: ["CabGeo", "CabRouting"]),
+        .target(name: "CabPlacesBench", dependencies: ["CabGeo", "CabSQLite", "CabPlaces"]),
+        .target(
+            name: "CabBench",
+            dependencies: [
+                "CabGeo", "CabRouting", "CabRoutingBench", "CabPlaces", "CabPlacesBench", "CabImport", "CabCore",
+                "CabTracking", "CabDispatch", "CabStore", "CabHTTP", "CabAPI", "CabClient", "CabLoopback",
+            ]
+        ),
         .executableTarget(
             name: "cab",
             dependencies: [
                 "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap", "CabImport", "CabCore", "CabTracking", "CabStore",
-                "CabHTTP", "CabAPI", "CabClient", "CabPostgres", "CabDispatch",
+                "CabHTTP", "CabAPI", "CabClient", "CabPostgres", "CabDispatch", "CabBench", "CabRoutingBench",
+                "CabPlacesBench", "CabLoopback",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -75,19 +90,23 @@ let package = Package(
             name: "CabFuzz", dependencies: ["CabOSM", "CabHTTP", "CabCore", "CabTracking", "CabAPI"],
             path: "Fuzz/Sources/CabFuzz"),
 
-        .target(name: "CabTestSupport", dependencies: ["CabGeo"], path: "Tests/CabTestSupport"),
+        .target(name: "CabTestSupport", dependencies: ["CabGeo", "CabLoopback"], path: "Tests/CabTestSupport"),
         .testTarget(name: "CabGeoTests", dependencies: ["CabGeo", "CabTestSupport"]),
         .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),
-        .testTarget(name: "CabRoutingTests", dependencies: ["CabRouting", "CabOSM", "CabImport", "CabTestSupport"]),
+        .testTarget(
+            name: "CabRoutingTests",
+            dependencies: ["CabRouting", "CabRoutingBench", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(name: "CabSQLiteTests", dependencies: ["CabSQLite", "CabTestSupport"]),
         .testTarget(name: "CabPostgresTests", dependencies: ["CabPostgres", "CabTestSupport"]),
         .testTarget(name: "CabRedisTests", dependencies: ["CabRedis", "CabTestSupport"]),
         .testTarget(
             name: "CabClusterTests", dependencies: ["CabCluster", "CabRedis", "CabCore", "CabGeo", "CabTracking", "CabTestSupport"]),
-        .testTarget(name: "CabPlacesTests", dependencies: ["CabPlaces", "CabOSM", "CabImport", "CabTestSupport"]),
+        .testTarget(
+            name: "CabPlacesTests",
+            dependencies: ["CabPlaces", "CabPlacesBench", "CabOSM", "CabImport", "CabTestSupport"]),
         .testTarget(
             name: "CabBaseMapTests", dependencies: ["CabBaseMap", "CabOSM", "CabImport", "CabTestSupport"]),
-        .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabTestSupport"]),
+        .testTarget(name: "CabImportTests", dependencies: ["CabImport", "CabRoutingBench", "CabTestSupport"]),
         .testTarget(name: "CabCoreTests", dependencies: ["CabCore", "CabTestSupport"]),
         .testTarget(name: "CabTrackingTests", dependencies: ["CabTracking", "CabTestSupport"]),
         .testTarget(name: "CabDispatchTests", dependencies: ["CabDispatch", "CabCore", "CabTracking", "CabGeo"]),
@@ -96,7 +115,8 @@ let package = Package(
         .testTarget(
             name: "CabAPITests",
             dependencies: [
-                "CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabDispatch", "CabClient", "CabTestSupport",
+                "CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabDispatch", "CabClient", "CabBench",
+                "CabRoutingBench", "CabTestSupport",
             ]),
         .testTarget(name: "CabClientTests", dependencies: ["CabClient", "CabTestSupport"]),
         .testTarget(

@@ -2,10 +2,10 @@ import CabCore
 import CabGeo
 
 /// The JSON of the SSE events of issue 7 (docs/api.md, "Dispatch and trips").
-enum TripEvents {
+package enum TripEvents {
     /// `event: offer` to a driver.
-    struct Offer: Encodable, Sendable {
-        var tripID: BookingID
+    package struct Offer: Encodable, Sendable {
+        package var tripID: BookingID
         var pickup: Coordinate
         var dropoff: Coordinate
         var pickupName: String?

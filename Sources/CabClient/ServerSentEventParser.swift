@@ -29,6 +29,8 @@ public struct ServerSentEventParser: Sendable {
     public private(set) var retryMilliseconds: Int?
     /// Events skipped because they were larger than `maxEventBytes`.
     public private(set) var oversizedEvents = 0
+    /// Comment lines (`:` lines, the server's heartbeats) seen so far.
+    public private(set) var comments = 0
 
     private var line: [UInt8] = []
     private var lineIsBlank = true
@@ -101,7 +103,10 @@ public struct ServerSentEventParser: Sendable {
         }
         if skipping { return nil }
         eventBytes += 1  // the line end counts
-        guard line.first != UInt8(ascii: ":") else { return nil }
+        guard line.first != UInt8(ascii: ":") else {
+            comments += 1
+            return nil
+        }
         let colon = line.firstIndex(of: UInt8(ascii: ":"))
         let name = String(decoding: line[..<(colon ?? line.endIndex)], as: UTF8.self)
         var value = colon.map { line[line.index(after: $0)...] } ?? []

@@ -49,7 +49,7 @@ public final class DispatchCoordinator: Sendable {
         }
     }
 
-    struct TripDispatch {
+    package struct TripDispatch {
         var machine: DispatchMachine
         var booking: Booking
         var timer: Instant?
@@ -66,7 +66,7 @@ public final class DispatchCoordinator: Sendable {
     }
 
     /// A trip whose driver is on the way or driving: followed for position, ETA and alerts.
-    struct Following {
+    package struct Following {
         var booking: Booking
         var driver: DriverID
         var lastFixTime: Int64 = .min
@@ -88,16 +88,15 @@ public final class DispatchCoordinator: Sendable {
         }
     }
 
-    struct State {
-        var dispatching: [BookingID: TripDispatch] = [:]
+    package struct State {
+        package var dispatching: [BookingID: TripDispatch] = [:]
         /// The trip each driver holds an open offer for (a driver gets one offer at a time).
         var offerHeld: [DriverID: BookingID] = [:]
         var online: [DriverID: VehicleType] = [:]
         /// Change only through `startFollowing` and `stopFollowing`, which keep `tripOfDriver` in step.
-        var following: [BookingID: Following] = [:]
+        package var following: [BookingID: Following] = [:]
         /// The open trip each followed driver holds (dispatch offers nothing to them).
         var tripOfDriver: [DriverID: BookingID] = [:]
-        var firstOfferMilliseconds: [Int64] = []
         /// Admitted trips (stored as `dispatching`) that changed before dispatch started on them (a rider's quick
         /// cancel): their queued start is dropped. Ids are removed when their start comes; kept small.
         var movedBeforeStart: Set<BookingID> = []
@@ -133,7 +132,7 @@ public final class DispatchCoordinator: Sendable {
     public let bus: any TripNotificationBus
     /// The tracking links riders share (stored, so they survive a restart).
     public let links: TrackingLinks
-    let state = Mutex(State())
+    package let state = Mutex(State())
     /// New bookings waiting for dispatch to start, so that a `201` does not wait for the first search.
     let newBookings = NewBookingQueue<NewBooking>()
     /// Orders each trip's transitions with their notifications (`transition`, the rider's cancel).
@@ -409,16 +408,16 @@ public final class DispatchCoordinator: Sendable {
     }
 
     private func sendOffers(_ offers: [DispatchOffer], trip: BookingID) {
-        let booking: Booking? = state.withLock { s in
+        let found: (booking: Booking, first: Bool)? = state.withLock { s in
             guard let d = s.dispatching[trip] else { return nil }
             for o in offers { s.offerHeld[o.driver] = trip }
-            if d.machine.offeredDrivers.count == offers.count {
-                s.firstOfferMilliseconds.append(now().milliseconds(since: d.booking.createdAt))
-                if s.firstOfferMilliseconds.count > 100_000 { s.firstOfferMilliseconds.removeFirst(50_000) }
-            }
-            return d.booking
+            return (d.booking, d.machine.offeredDrivers.count == offers.count)
         }
-        guard let booking else { return }
+        guard let found else { return }
+        let booking = found.booking
+        if found.first, let observe = firstOfferObserver.withLock({ $0 }) {
+            observe(now().milliseconds(since: booking.createdAt))
+        }
         for o in offers {
             let offer = TripOffer(
                 tripID: trip, pickup: booking.pickup, dropoff: booking.dropoff, pickupName: booking.pickupName,
@@ -453,6 +452,7 @@ public final class DispatchCoordinator: Sendable {
         state.withLock { ($0.dispatching.count, $0.following.count) }
     }
 
-    /// Booking-to-first-offer latencies seen so far, in milliseconds (for `cab bench dispatch`).
-    public var firstOfferLatenciesMilliseconds: [Int64] { state.withLock { $0.firstOfferMilliseconds } }
+    /// Called with a trip's booking-to-first-offer time in milliseconds when its first offers go out (`cab bench
+    /// dispatch` keeps them); nil in the product.
+    package let firstOfferObserver = Mutex<(@Sendable (Int64) -> Void)?>(nil)
 }

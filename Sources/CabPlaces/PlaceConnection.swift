@@ -5,8 +5,8 @@ import CabSQLite
 ///
 /// `@unchecked Sendable`: `PlaceIndex` hands a connection to one thread at a time (it is checked out of a pool
 /// guarded by a `Mutex` and returned after the call), so its SQLite handle and statements are never shared.
-final class PlaceConnection: @unchecked Sendable {
-    let database: SQLiteDatabase
+package final class PlaceConnection: @unchecked Sendable {
+    package let database: SQLiteDatabase
     let candidates: SQLiteStatement
     let typoTerms: SQLiteStatement
     let shapes: SQLiteStatement
@@ -46,17 +46,17 @@ final class PlaceConnection: @unchecked Sendable {
     }
 
     /// A place row as the search ranks it.
-    struct Row {
+    package struct Row {
         var id: Int
         var kind: PlaceKind
-        var name: String
+        package var name: String
         var names: [String]
         /// `names` folded (`TextFolding.folded`), in the same order, as written at build time.
         var foldedNames: [String]
         var category: String
         var address: String
         var housenumber: String?
-        var coordinate: Coordinate
+        package var coordinate: Coordinate
         var source: PlaceSourceID
         var importance: Double
         /// `place.lang_names` as stored; decoded only for the results shown (`result`), not for every candidate.
@@ -117,7 +117,7 @@ final class PlaceConnection: @unchecked Sendable {
     }
 
     /// The place with rowid `id`.
-    func place(id: Int) throws(SQLiteError) -> Row? {
+    package func place(id: Int) throws(SQLiteError) -> Row? {
         placeByID.reset()
         try placeByID.bind([id])
         return try placeByID.step() ? Row(placeByID.row) : nil

@@ -29,7 +29,7 @@ public final class PlaceIndex: Sendable {
     }
 
     /// Runs `body` with a connection nobody else is using.
-    func withConnection<T>(_ body: (PlaceConnection) throws(PlacesError) -> T) throws(PlacesError) -> T {
+    package func withConnection<T>(_ body: (PlaceConnection) throws(PlacesError) -> T) throws(PlacesError) -> T {
         let pooled = idle.withLock { $0.popLast() }
         let connection: PlaceConnection
         if let pooled { connection = pooled } else { connection = try PlaceConnection(path: path) }
@@ -42,7 +42,7 @@ public final class PlaceIndex: Sendable {
     }
 
     /// Wraps a SQLite failure so that its text (which may quote the MATCH expression) never reaches a caller.
-    static func storageError(_ error: SQLiteError) -> PlacesError {
+    package static func storageError(_ error: SQLiteError) -> PlacesError {
         PlacesError(.storage, "The place index could not answer this query.", underlying: error)
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// Immutable buffers are shared between threads (`@unchecked Sendable`: the contents are written only before the
 /// buffer is published, by its creator); mutable scratch buffers live inside one non-Sendable query object.
-final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
+package final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     /// The first element.
     let base: UnsafeMutablePointer<Element>
     /// The element count.
@@ -21,7 +21,7 @@ final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     /// A buffer holding a copy of `array`.
-    init(_ array: [Element]) {
+    package init(_ array: [Element]) {
         count = array.count
         owner = nil
         base = .allocate(capacity: Swift.max(count, 1))

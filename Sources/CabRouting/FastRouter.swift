@@ -39,7 +39,7 @@ public final class FastRouter {
     let roadGraph: RoadGraph?
     /// The two-sided hierarchy search, made on first use (only indexes without labels need it).
     private lazy var contraction = ContractionQuery(hierarchy: index.hierarchy)
-    let labelQuery: UpperLabelQuery?
+    package let labelQuery: UpperLabelQuery?
     /// Reused seed arrays for the road-level queries.
     var sourceScratch: [ContractionSeed] = []
     var targetScratch: [ContractionSeed] = []

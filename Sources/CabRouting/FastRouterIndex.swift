@@ -29,9 +29,9 @@ public struct FastRouterIndex: Sendable {
     /// Hub labels, when built: on every node when they fit the budget, else on the upper hierarchy.
     public let labels: HubLabels?
     /// Tail node of each edge.
-    let edgeFrom: ContractionBuffer<Int32>
+    package let edgeFrom: ContractionBuffer<Int32>
     /// Head node of each edge.
-    let edgeTo: ContractionBuffer<Int32>
+    package let edgeTo: ContractionBuffer<Int32>
 
     /// Nodes of the graph.
     public var nodeCount: Int { hierarchy.nodeCount }
@@ -45,7 +45,7 @@ public struct FastRouterIndex: Sendable {
             hierarchy: hierarchy, labels: labels, edgeFrom: ContractionBuffer(edgeFrom), edgeTo: ContractionBuffer(edgeTo))
     }
 
-    init(
+    package init(
         hierarchy: ContractionHierarchy, labels: HubLabels?, edgeFrom: ContractionBuffer<Int32>,
         edgeTo: ContractionBuffer<Int32>
     ) {

@@ -14,7 +14,7 @@
 /// distance; then the hierarchy's arcs unpack into edges.
 ///
 /// Holds scratch memory sized to the graph: not `Sendable`; make one per thread.
-final class UpperLabelQuery {
+package final class UpperLabelQuery {
     let hierarchy: ContractionHierarchy
     let labels: HubLabels
     private let lowest: Int
@@ -33,22 +33,25 @@ final class UpperLabelQuery {
     private var filledFromTargets = true
     private var arcs: [Int32] = []
     /// Work counters since this query object was made (for `cab bench route`; they do not depend on the machine).
-    private(set) var statistics = Statistics()
+    package private(set) var statistics = Statistics()
 
     /// What the climbs and scans did, summed over every climb.
-    struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// Climbs run (one per end per query; a many-to-one climbs once per driver plus once for the pickup).
-        var climbs = 0
+        package var climbs = 0
         /// Climbs that needed a search (some seed below the labels).
-        var searches = 0
+        package var searches = 0
         /// Unlabelled ranks settled by the searches.
-        var settled = 0
+        package var settled = 0
         /// Border nodes reached.
-        var borderNodes = 0
+        package var borderNodes = 0
         /// Label entries of every border node reached.
-        var borderEntries = 0
+        package var borderEntries = 0
         /// Label entries actually scanned (dominated border nodes are skipped).
-        var scannedEntries = 0
+        package var scannedEntries = 0
+
+        /// No work yet.
+        package init() {}
     }
     private var unpackStack: [Int32] = []
 

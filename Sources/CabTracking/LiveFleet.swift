@@ -146,7 +146,7 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
 
 extension LiveFleet {
     /// Runs `body` with shared access to the index (benchmarks and diagnostics).
-    func withIndex<T>(_ body: (NearestDriverIndex<Key>) -> T) -> T {
+    package func withIndex<T>(_ body: (NearestDriverIndex<Key>) -> T) -> T {
         state.withReadLock { body($0.index) }
     }
 }

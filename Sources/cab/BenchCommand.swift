@@ -1,3 +1,8 @@
+import CabBench
+import CabLoopback
+import CabPlacesBench
+import CabRoutingBench
+
 /// `cab bench KIND`: benchmarks that print figures with a baseline measured in the same run (STYLE.md §8).
 enum BenchCommand {
     /// The benchmarks, by name; each parses its own flags.

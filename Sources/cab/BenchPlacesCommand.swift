@@ -1,3 +1,7 @@
+import CabBench
+import CabLoopback
+import CabPlacesBench
+import CabRoutingBench
 import CabImport
 import CabPlaces
 import Foundation

@@ -1,3 +1,7 @@
+import CabBench
+import CabLoopback
+import CabPlacesBench
+import CabRoutingBench
 import CabAPI
 import CabDispatch
 import CabGeo

@@ -1,4 +1,5 @@
 import CabAPI
+import CabClient
 import CabCore
 import CabGeo
 import CabTestSupport
@@ -20,6 +21,9 @@ import Testing
         let connection: HTTPTestConnection
         let head: (status: Int, headers: [String: String])
         private var text = ""
+        private var parser = ServerSentEventParser()
+        /// The events parsed so far.
+        private(set) var events: [Event] = []
 
         init(_ f: TrackingFixture, query: String = "", headers: [String: String] = [:]) throws {
             connection = try HTTPTestConnection(port: f.port)
@@ -34,24 +38,13 @@ import Testing
                 if done(events, text) { break }
                 guard let chunk = try connection.readChunk() else { break }
                 text += String(decoding: chunk, as: UTF8.self)
+                events += parser.feed(chunk).map { event in
+                    Event(
+                        name: event.type, id: event.lastEventID.flatMap { UInt64($0) },
+                        data: (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any] ?? [:])
+                }
             }
             return events
-        }
-
-        var events: [Event] {
-            text.components(separatedBy: "\n\n").compactMap { block -> Event? in
-                var event = Event(data: [:])
-                var sawData = false
-                for line in block.split(separator: "\n") {
-                    if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)) }
-                    if line.hasPrefix("id: ") { event.id = UInt64(line.dropFirst(4)) }
-                    if line.hasPrefix("data: ") {
-                        sawData = true
-                        event.data = (try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8))) as? [String: Any] ?? [:]
-                    }
-                }
-                return sawData ? event : nil
-            }
         }
     }
 

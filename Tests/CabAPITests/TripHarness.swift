@@ -1,4 +1,5 @@
 @testable import CabAPI
+import CabClient
 import CabCore
 import CabDispatch
 import CabGeo
@@ -215,7 +216,7 @@ final class TripHarness: @unchecked Sendable {
 final class SSEReader {
     let stream: any ResponseStream
     private(set) var ended = false
-    private var buffer = ""
+    private var parser = ServerSentEventParser()
 
     init(_ answer: TripHarness.Answer) throws {
         guard case .stream(let s) = answer.response.body else {
@@ -226,30 +227,20 @@ final class SSEReader {
 
     /// The events queued since the last read: (name, JSON object).
     func read() -> [(event: String, data: [String: Any])] {
+        var received: [ServerSentEvent] = []
         loop: while true {
             switch stream.next(waker: {}) {
-            case .data(let bytes): buffer += String(decoding: bytes, as: UTF8.self)
+            case .data(let bytes): received += parser.feed(bytes)
             case .pending: break loop
             case .end:
                 ended = true
                 break loop
             }
         }
-        var events: [(String, [String: Any])] = []
-        while let range = buffer.range(of: "\n\n") {
-            let block = buffer[..<range.lowerBound]
-            buffer.removeSubrange(..<range.upperBound)
-            var name = "message"
-            var data = ""
-            for line in block.split(separator: "\n") {
-                if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
-                if line.hasPrefix("data: ") { data += line.dropFirst(6) }
-            }
-            guard !data.isEmpty else { continue }
-            let object = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
-            events.append((name, object))
+        return received.filter { !$0.data.isEmpty }.map { event in
+            let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any] ?? [:]
+            return (event.type, object)
         }
-        return events
     }
 
     func close() { stream.close() }

@@ -1,6 +1,8 @@
 import CabAPI
+import CabBench
 import CabCore
 import CabRouting
+import CabRoutingBench
 import CabStore
 import Foundation
 import Testing

@@ -24,6 +24,13 @@ import Testing
         #expect(parser.lastEventID == "41")
     }
 
+    @Test func commentLinesAreCountedAsHeartbeatsAndDeliverNothing() {
+        var parser = ServerSentEventParser()
+        let events = parser.feed(Array(": connected\n\n: heartbeat\n\ndata: x\n: inside an event\n\n".utf8))
+        #expect(events == [ServerSentEvent(data: "x")])
+        #expect(parser.comments == 3)
+    }
+
     @Test func crlfAndLoneCRAndNoSpaceAfterTheColonAreLineEnds() {
         var parser = ServerSentEventParser()
         let events = parser.feed(Array("event:a\r\ndata:1\r\n\r\nevent: b\rdata: 2\r\r".utf8))

@@ -1,6 +1,7 @@
 import CabGeo
 import CabOSM
 import CabRouting
+import CabRoutingBench
 import CabTestSupport
 import Foundation
 import Testing

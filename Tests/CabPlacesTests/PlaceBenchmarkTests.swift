@@ -1,4 +1,5 @@
 import CabGeo
+import CabPlacesBench
 import CabTestSupport
 import Testing
 

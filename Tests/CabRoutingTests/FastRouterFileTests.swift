@@ -1,3 +1,4 @@
+import CabRoutingBench
 import Testing
 
 @testable import CabRouting

@@ -1,4 +1,5 @@
 import CabGeo
+import CabRoutingBench
 import CabTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import CabGeo
+import CabRoutingBench
 import Testing
 
 @testable import CabRouting

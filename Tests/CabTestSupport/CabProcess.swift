@@ -1,3 +1,4 @@
+import CabLoopback
 import Foundation
 
 /// Runs the built `cab` executable, as a user would.
@@ -29,25 +30,17 @@ public enum CabProcess {
         try run(executable: executableURL, arguments, environment: environment)
     }
 
-    /// Runs `executable arguments...` to completion (another tool the tests compare against, such as osmium).
+    /// Runs `executable arguments...` to completion (another tool the tests compare against, such as osmium), with
+    /// CabLoopback's `ChildProcess`: standard output through a pipe read to its end (so a chatty child cannot fill
+    /// it and block), standard error in a temporary file.
     public static func run(executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
-        }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes before waiting so a chatty child cannot fill a pipe and block.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let errorPath = NSTemporaryDirectory() + "cab-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).err"
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        let child = try ChildProcess(executable: executable.path, arguments: arguments, stderrPath: errorPath, environment: environment)
+        let output = child.readAll(limit: 256 << 20)
+        let status = child.waitForExit()
         return Result(
-            status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
-            standardError: String(decoding: errData, as: UTF8.self))
+            status: status, standardOutput: output,
+            standardError: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }
 }

@@ -1,3 +1,4 @@
+import CabLoopback
 import Foundation
 
 #if canImport(Glibc)
@@ -6,23 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A response as read off the wire by `HTTPTestConnection`.
-public struct HTTPTestResponse: Sendable {
-    /// The status code.
-    public var status: Int
-    /// Headers with lower-cased names (a repeated header keeps its last value).
-    public var headers: [String: String]
-    /// The body, de-chunked.
-    public var body: [UInt8]
-
-    /// The body as UTF-8 text.
-    public var text: String { String(decoding: body, as: UTF8.self) }
-
-    /// The body parsed as a JSON object (nil if it is not one).
-    public var jsonObject: [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-    }
-}
+/// A response as read off the wire: the loopback client's (CabLoopback), shared with the benchmarks.
+public typealias HTTPTestResponse = LoopbackHTTPClient.Response
 
 /// Why a test connection failed.
 public struct HTTPTestError: Error, CustomStringConvertible {

@@ -1,65 +1,43 @@
+import CabLoopback
 import Foundation
 
-/// A real `cab serve` child process on 127.0.0.1 with port 0, as tools and users start it.
-public final class ServerProcess: @unchecked Sendable {
-    // @unchecked Sendable: `process` is set once in init; the pipes are only read by init.
+/// A real `cab serve` child process on 127.0.0.1 with port 0, as tools and users start it: CabLoopback's
+/// `LoopbackServer` (the one the benchmarks use) running the built `cab`, its standard error in a temporary log.
+public final class ServerProcess: Sendable {
     /// The port it listens on (from its first stdout line, `listening on http://H:PORT`).
-    public let port: Int
+    public var port: Int { server.port }
     /// The data directory it serves.
     public let dataDirectory: URL
-    let process: Process
-    let errorPipe: Pipe
+    private let server: LoopbackServer
 
     /// Starts `cab serve --data DIR --host 127.0.0.1 --port 0 extra...` and waits for its first line.
     public init(dataDirectory: URL, extraArguments: [String] = []) throws {
         self.dataDirectory = dataDirectory
-        process = Process()
-        process.executableURL = CabProcess.executableURL
-        process.arguments = ["serve", "--data", dataDirectory.path, "--host", "127.0.0.1", "--port", "0"] + extraArguments
-        let out = Pipe()
-        errorPipe = Pipe()
-        process.standardOutput = out
-        process.standardError = errorPipe
-        try process.run()
-        var line: [UInt8] = []
-        let handle = out.fileHandleForReading
-        while true {
-            let byte = handle.readData(ofLength: 1)
-            if byte.isEmpty { break }
-            if byte[byte.startIndex] == UInt8(ascii: "\n") { break }
-            line.append(byte[byte.startIndex])
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("listening on http://"), let port = text.split(separator: ":").last.flatMap({ Int($0) })
-        else {
-            process.terminate()
-            let err = String(decoding: errorPipe.fileHandleForReading.availableData, as: UTF8.self)
-            throw HTTPTestError(description: "cab serve did not start: '\(text)' \(err)")
-        }
-        self.port = port
+        let log = NSTemporaryDirectory() + "cab-serve-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        server = try LoopbackServer(
+            executable: CabProcess.executableURL.path, dataDirectory: dataDirectory.path,
+            extraArguments: extraArguments, uncapped: false, logPath: log)
     }
 
     /// Sends SIGTERM and waits for the exit; returns the exit status.
     @discardableResult
-    public func stop() -> Int32 {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
+    public func stop() -> Int32 { server.stop() }
 
     /// Sends SIGKILL (a crash) and waits.
-    public func kill() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+    public func kill() { server.kill() }
+
+    /// What the server wrote to standard error so far (its log lines).
+    public var log: String { (try? String(contentsOfFile: server.logPath, encoding: .utf8)) ?? "" }
 
     /// Sends one request on a fresh connection and reads the response.
     public func request(
         _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8] = []
     ) throws -> HTTPTestResponse {
-        let connection = try HTTPTestConnection(port: port)
-        try connection.sendRequest(method, path, headers: headers, body: body)
-        return try connection.readResponse(method: method)
+        var client = LoopbackHTTPClient(port: port)
+        client.timeoutSeconds = 10
+        return try client.send(
+            method, path, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            body: body.isEmpty && method != "POST" && method != "PUT" ? nil : body)
     }
 
     /// Sends JSON `object` and reads the response.
@@ -73,10 +51,8 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        server.stop()
+        try? FileManager.default.removeItem(atPath: server.logPath)
     }
 }
 

@@ -1,3 +1,8 @@
+import CabBench
+import CabLoopback
+import CabPlacesBench
+import CabRoutingBench
+
 /// `cab bench sse`: CabHTTP's server-sent-events fan-out ceiling, in one process (`SSEBenchmark`).
 enum SSEBenchCommand {
     static let flags: [Arguments.Flag] = [

@@ -1,3 +1,7 @@
+import CabBench
+import CabLoopback
+import CabPlacesBench
+import CabRoutingBench
 import CabTracking
 
 /// `cab bench tracking`: issue 6's figures in one run: in process (`TrackingBenchmark`: batched ingest, nearest-10

@@ -1,3 +1,8 @@
+import CabBench
+import CabLoopback
+import CabPlacesBench
+import CabRoutingBench
+
 /// `cab bench tracking-http`: the HTTP parts of issue 6's benchmark on their own (`TrackingHTTPBenchmark`), until
 /// `cab bench tracking` joins them with the in-process figures.
 enum TrackingHTTPBenchCommand {
@@ -58,7 +63,7 @@ enum TrackingHTTPBenchCommand {
         let centre = MapPoints.centralPair(dataDirectory: data)?.0 ?? APIBenchCommand.fallbackPair.0
         let scratch = try ScratchDataDirectory(linkingFrom: data)
         defer { scratch.remove() }
-        let server = try ServerProcess(
+        let server = try LoopbackServer(
             dataDirectory: scratch.path,
             extraArguments: (serverThreads.map { ["--threads", "\($0)"] } ?? [])
                 + (handlerThreads.map { ["--handler-threads", "\($0)"] } ?? []))
