@@ -26,19 +26,30 @@ enum TripNotifier {
         switch notification {
         case .offer(let o): ("offer", encode(TripEvents.Offer(o)))
         case .offerWithdrawn(let trip, let reason):
-            ("cancelled", encode(TripEvents.Cancelled(tripID: trip, by: Role.system.rawValue, status: nil, reason: reason)))
+            (
+                "cancelled",
+                encode(TripEvents.Cancelled(tripID: trip, by: Role.system.rawValue, status: nil, reason: reason))
+            )
         case .tripEnded(let trip, let by, let status):
             ("cancelled", encode(TripEvents.Cancelled(tripID: trip, by: by.rawValue, status: status, reason: nil)))
         case .tripTakenBack(let trip, let by, let reason):
-            ("cancelled", encode(TripEvents.Cancelled(tripID: trip, by: by.rawValue, status: nil, reason: reason.rawValue)))
+            (
+                "cancelled",
+                encode(TripEvents.Cancelled(tripID: trip, by: by.rawValue, status: nil, reason: reason.rawValue))
+            )
         case .assigned(let trip, let status): ("assigned", encode(TripEvents.Assigned(tripID: trip, status: status)))
         case .status(let trip, let status, let driver):
-            ("status", encode(TripEvents.Status(tripID: trip, status: status, driver: driver.map(TripEvents.DriverInfo.init))))
+            (
+                "status",
+                encode(TripEvents.Status(tripID: trip, status: status, driver: driver.map(TripEvents.DriverInfo.init)))
+            )
         case .driver(let driver): ("driver", encode(TripEvents.DriverEvent(driver: TripEvents.DriverInfo(driver))))
-        case .redispatch(let trip, let reason): ("redispatch", encode(TripEvents.Redispatch(tripID: trip, reason: reason.rawValue)))
+        case .redispatch(let trip, let reason):
+            ("redispatch", encode(TripEvents.Redispatch(tripID: trip, reason: reason.rawValue)))
         case .position(let p): ("position", encode(TripEvents.Position(p)))
         case .pickupETA(let seconds): ("eta", encode(TripEvents.ETA(etaSeconds: seconds)))
-        case .dropoffETA(let trip, let seconds): ("dropoff_eta", encode(TripEvents.DropoffETA(tripID: trip, etaSeconds: seconds)))
+        case .dropoffETA(let trip, let seconds):
+            ("dropoff_eta", encode(TripEvents.DropoffETA(tripID: trip, etaSeconds: seconds)))
         case .alert(let alert): ("alert", encode(alert))
         }
     }

@@ -20,7 +20,9 @@ public protocol MetricsFactory: Sendable {
 
 extension CounterMetric {
     /// Adds `amount` (default 1) to the series with `labels` (default none).
-    public func increment(_ labels: [String: String] = [:], by amount: Double = 1) { increment(labels: labels, by: amount) }
+    public func increment(_ labels: [String: String] = [:], by amount: Double = 1) {
+        increment(labels: labels, by: amount)
+    }
 }
 
 extension GaugeMetric {
@@ -30,7 +32,11 @@ extension GaugeMetric {
 
 extension MetricsFactory {
     /// An unlabelled counter.
-    public func makeCounter(_ name: String, help: String) -> any CounterMetric { makeCounter(name, help: help, labelNames: []) }
+    public func makeCounter(_ name: String, help: String) -> any CounterMetric {
+        makeCounter(name, help: help, labelNames: [])
+    }
     /// An unlabelled gauge.
-    public func makeGauge(_ name: String, help: String) -> any GaugeMetric { makeGauge(name, help: help, labelNames: []) }
+    public func makeGauge(_ name: String, help: String) -> any GaugeMetric {
+        makeGauge(name, help: help, labelNames: [])
+    }
 }

@@ -46,7 +46,8 @@ extension DispatchCoordinator {
         let id = f.booking.id
         guard let p = fleet.position(of: f.driver), p.timeMilliseconds != f.lastFixTime else { return }
         let position = TripPosition(
-            coordinate: p.coordinate, headingDegrees: p.headingDegrees, time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
+            coordinate: p.coordinate, headingDegrees: p.headingDegrees,
+            time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
         var etaSeconds: Int?
         var dropoffSeconds: Int?
         func roadSeconds(to target: Coordinate) -> Int? {

@@ -36,7 +36,9 @@ extension DispatchCoordinator {
         let durations = eta.durationsMilliseconds(from: found.map(\.position.coordinate), to: point)
         let nearest = durations.compactMap { $0 }.min().map { ($0 + 999) / 1000 }
         return NearbyCars(
-            cars: found.map { NearbyCars.Car(coordinate: $0.position.coordinate, headingDegrees: $0.position.headingDegrees) },
+            cars: found.map {
+                NearbyCars.Car(coordinate: $0.position.coordinate, headingDegrees: $0.position.headingDegrees)
+            },
             nearestETASeconds: nearest.map { Int($0) })
     }
 
@@ -49,7 +51,8 @@ extension DispatchCoordinator {
             else { return nil }
             let b = d.booking
             return TripOffer(
-                tripID: trip, pickup: b.pickup, dropoff: b.dropoff, pickupName: b.pickupName, dropoffName: b.dropoffName,
+                tripID: trip, pickup: b.pickup, dropoff: b.dropoff, pickupName: b.pickupName,
+                dropoffName: b.dropoffName,
                 etaSeconds: o.etaSeconds, expiresAt: o.expiresAt)
         }
     }

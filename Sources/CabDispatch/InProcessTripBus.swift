@@ -36,5 +36,7 @@ public final class InProcessTripBus: TripNotificationBus {
     }
 
     /// How many receivers `audience` has (tests).
-    public func receiverCount(of audience: TripAudience) -> Int { state.withLock { $0.receivers[audience]?.count ?? 0 } }
+    public func receiverCount(of audience: TripAudience) -> Int {
+        state.withLock { $0.receivers[audience]?.count ?? 0 }
+    }
 }

@@ -21,7 +21,9 @@ final class InMemoryStore: DispatchStore {
     // MARK: Accounts (drivers only: the trip service reads them)
 
     func createRider(_ rider: Rider, tokenHash: TokenHash) throws {}
-    func createDriver(_ driver: Driver, tokenHash: TokenHash) throws { state.withLock { $0.drivers[driver.id] = driver } }
+    func createDriver(_ driver: Driver, tokenHash: TokenHash) throws {
+        state.withLock { $0.drivers[driver.id] = driver }
+    }
     func createDispatcher(_ dispatcher: Dispatcher, tokenHash: TokenHash) throws {}
     func principal(forTokenHash hash: TokenHash) throws -> Principal? { nil }
     func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool { false }
@@ -37,7 +39,8 @@ final class InMemoryStore: DispatchStore {
         try state.withLock { s in
             let key = idempotencyKey.map { "\(booking.riderID.rawValue) \($0.key)" }
             if let key, let seen = s.keys[key] {
-                guard seen.fingerprint == idempotencyKey?.requestFingerprint, let first = s.bookings[seen.booking] else {
+                guard seen.fingerprint == idempotencyKey?.requestFingerprint, let first = s.bookings[seen.booking]
+                else {
                     throw CoreError(.idempotencyConflict, "This Idempotency-Key came with another booking.")
                 }
                 return BookingCreation(booking: first, created: false)
@@ -107,7 +110,9 @@ final class InMemoryStore: DispatchStore {
 
     func trail(of driver: DriverID, from: Instant, to: Instant, limit: Int) throws -> [DriverLocationRecord] {
         state.withLock { s in
-            Array(s.trail.filter { $0.driverID == driver && $0.time >= from && $0.time < to }.sorted { $0.time < $1.time }.prefix(limit))
+            Array(
+                s.trail.filter { $0.driverID == driver && $0.time >= from && $0.time < to }.sorted { $0.time < $1.time }
+                    .prefix(limit))
         }
     }
 

@@ -49,22 +49,28 @@ import Testing
             try service.setOnline(driver.id, true)
         }
 
+        /// A world, a new booking (not yet booked), and what its driver and its followers hear.
+        static func listening() throws -> (World, Booking, driver: Recorder, trip: Recorder) {
+            let w = try World()
+            let booking = w.newBooking()
+            let (driver, trip) = (Recorder(), Recorder())
+            w.bus.subscribe(driver, to: .driver(w.driver.id))
+            w.bus.subscribe(trip, to: .trip(booking.id))
+            return (w, booking, driver, trip)
+        }
+
         func newBooking() -> Booking {
             let at = TripServiceTests.now
             return Booking(
                 id: .random(), riderID: .random(), pickup: TripServiceTests.pickup, dropoff: TripServiceTests.dropoff,
-                routeDistanceMeters: 2_000, routeDurationSeconds: 300, fareEstimate: Money(minorUnits: 240, currency: .eur),
+                routeDistanceMeters: 2_000, routeDurationSeconds: 300,
+                fareEstimate: Money(minorUnits: 240, currency: .eur),
                 pin: "1234", createdAt: at)
         }
     }
 
     @Test func aBookingIsStoredDispatchingAndOfferedOnTheBus() throws {
-        let w = try World()
-        let driverHears = Recorder()
-        w.bus.subscribe(driverHears, to: .driver(w.driver.id))
-        let booking = w.newBooking()
-        let riderHears = Recorder()
-        w.bus.subscribe(riderHears, to: .trip(booking.id))
+        let (w, booking, driverHears, riderHears) = try World.listening()
 
         let created = try w.service.book(booking, idempotencyKey: nil)
         w.service.waitForQueuedBookings()
@@ -80,7 +86,9 @@ import Testing
         _ = try w.service.accept(booking.id, by: w.driver.id)
         #expect(driverHears.notifications.last == .assigned(booking.id, status: .accepted))
         #expect(
-            Array(riderHears.notifications.suffix(2)) == [.status(booking.id, .accepted, driver: w.driver), .driver(w.driver)])
+            Array(riderHears.notifications.suffix(2)) == [
+                .status(booking.id, .accepted, driver: w.driver), .driver(w.driver),
+            ])
         #expect(try w.store.booking(booking.id)?.driverID == w.driver.id)
     }
 
@@ -100,12 +108,7 @@ import Testing
     }
 
     @Test func theRidersCancelWithdrawsTheOfferAndEndsTheFollowers() throws {
-        let w = try World()
-        let driverHears = Recorder()
-        w.bus.subscribe(driverHears, to: .driver(w.driver.id))
-        let booking = w.newBooking()
-        let riderHears = Recorder()
-        w.bus.subscribe(riderHears, to: .trip(booking.id))
+        let (w, booking, driverHears, riderHears) = try World.listening()
         _ = try w.service.book(booking, idempotencyKey: nil)
         w.service.waitForQueuedBookings()
 
