@@ -71,7 +71,9 @@ public struct HTTPResponseDecoder: Sendable {
                 state = .chunkEnd
             case .chunkEnd:
                 guard pending.count - start >= 2 else { break loop }
-                guard pending[start] == 13 && pending[start + 1] == 10 else { throw LoopbackError("chunk without CRLF") }
+                guard pending[start] == 13 && pending[start + 1] == 10 else {
+                    throw LoopbackError("chunk without CRLF")
+                }
                 start += 2
                 state = .chunkSize
             case .trailers:

@@ -3,9 +3,14 @@
 public struct LoopbackError: Error, CustomStringConvertible {
     /// A one-line message saying what failed and what to do.
     public let message: String
+    /// The `errno` value, when a system call failed.
+    public let errno: Int32?
 
-    /// An error with `message`.
-    public init(_ message: String) { self.message = message }
+    /// An error with `message` (and the failed call's `errno`).
+    public init(_ message: String, errno: Int32? = nil) {
+        self.message = message
+        self.errno = errno
+    }
 
     public var description: String { message }
 }

@@ -29,34 +29,11 @@ public final class HTTPTestConnection {
     /// Connects to `host:port` (numeric IPv4), from `source` when given (another loopback address such as
     /// 127.0.0.2, to be a second client); reads time out after `timeoutSeconds`.
     public init(port: Int, host: String = "127.0.0.1", source: String? = nil, timeoutSeconds: Int = 10) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HTTPTestError(description: "socket() failed", errno: errno) }
-        if let source {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            inet_pton(AF_INET, source, &local.sin_addr)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard bound == 0 else {
-                let code = errno
-                close(fd)
-                throw HTTPTestError(description: "bind to \(source) failed", errno: code)
-            }
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, host, &address.sin_addr)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            close(fd)
-            throw HTTPTestError(description: "connect to \(host):\(port) failed: \(String(cString: strerror(code)))", errno: code)
+        let fd: Int32
+        do {
+            fd = try LoopbackSocket.connect(port: port, nonBlocking: false, host: host, source: source)
+        } catch {
+            throw HTTPTestError(description: error.message, errno: error.errno)
         }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
