@@ -14,13 +14,12 @@ let package = Package(
         .library(name: "CabClient", targets: ["CabClient"]),
         .library(name: "CabAppModels", targets: ["CabAppModels"]),
     ],
-    // The Swift server ecosystem's own packages (issue 14). On machines without GitHub, `scripts/vendor-mirrors.sh`
+    // The Swift server ecosystem's own packages (issue 14). swift-metrics with swift-prometheus was measured and
+    // left out: through its API every request costs 3.5-6 µs more than our registry (docs/performance.md). On machines without GitHub, `scripts/vendor-mirrors.sh`
     // (run by `make`) points SwiftPM at local mirrors of exactly these; elsewhere they come from GitHub.
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
     ],
     targets: [
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
