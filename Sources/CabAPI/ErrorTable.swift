@@ -67,7 +67,7 @@ enum ErrorTable {
 
     static func problem(for error: StoreError) -> HTTPError? {
         switch error.code {
-        case .closed, .database:
+        case .closed, .database, .unavailable:
             return HTTPError(
                 status: 503, title: "Store unavailable", detail: "The store could not complete the request; try again.",
                 headers: ["Retry-After": "1"])

@@ -3,9 +3,11 @@ import CabPostgres
 
 extension PostgresStore: LocationHistoryRepository {
     /// Appends `records` in one transaction sent as one pipelined round trip per 500 rows; a (driver, time)
-    /// already stored is skipped (`ON CONFLICT DO NOTHING`). Returns how many were new.
+    /// already stored is skipped (`ON CONFLICT DO NOTHING`). Returns how many were new. Rows go to their day's
+    /// partition (made ahead; `maintainLocationPartitions`).
     public func append(_ records: [DriverLocationRecord]) throws -> Int {
         guard !records.isEmpty else { return 0 }
+        try maintainLocationPartitionsIfNewDay()
         var added = 0
         for chunk in stride(from: 0, to: records.count, by: 500).map({ records[$0..<min($0 + 500, records.count)] }) {
             let statements = chunk.map { r in
@@ -17,7 +19,8 @@ extension PostgresStore: LocationHistoryRepository {
                         r.accuracyMeters, r.speedMetersPerSecond, r.headingDegrees,
                     ] as [any PostgresBindable])
             }
-            added += try pool.withConnection { c in
+            // A chunk stands or falls whole, so running it again after a dead connection adds nothing twice.
+            added += try read { c in
                 try c.pipeline(statements, transaction: true).reduce(0) { $0 + $1.affectedRows }
             }
         }
@@ -30,8 +33,20 @@ extension PostgresStore: LocationHistoryRepository {
             try c.query(
                 "SELECT time_ms, lat, lon, accuracy_m, speed_mps, heading_deg FROM driver_locations "
                     + "WHERE driver_id = $1 AND time_ms >= $2 AND time_ms < $3 ORDER BY time_ms LIMIT $4",
-                [driver.rawValue, from.millisecondsSinceEpoch, to.millisecondsSinceEpoch, limit] as [any PostgresBindable]
+                [driver.rawValue, from.millisecondsSinceEpoch, to.millisecondsSinceEpoch, max(0, limit)]
+                    as [any PostgresBindable]
             ).rows.map { SQLiteStore.locationRecord(PostgresStoreRow(row: $0), of: driver) }
+        }
+    }
+
+    /// A driver's newest stored position (one step down the primary key of each partition).
+    public func newestLocation(of driver: DriverID) throws -> DriverLocationRecord? {
+        try read { c in
+            try c.query(
+                "SELECT time_ms, lat, lon, accuracy_m, speed_mps, heading_deg FROM driver_locations "
+                    + "WHERE driver_id = $1 ORDER BY time_ms DESC LIMIT 1",
+                [driver.rawValue]
+            ).first.map { SQLiteStore.locationRecord(PostgresStoreRow(row: $0), of: driver) }
         }
     }
 }

@@ -200,16 +200,24 @@ import Testing
         #expect(try store.bookings(BookingQuery()).items.isEmpty)
     }
 
-    @Test func aWrongPasswordOrDatabaseIsAConfigurationError() throws {
+    @Test func aWrongPasswordOrDatabaseIsAConfigurationErrorThatSaysWhich() throws {
         let server = try SharedPostgres.server()
-        let password = #expect(throws: PostgresError.self) {
+        let password = #expect(throws: StoreError.self) {
             try PostgresStore(.init(conninfo: server.conninfo(database: "postgres", password: "wrong")))
         }
-        #expect(password?.code == .invalidPassword)
-        let database = #expect(throws: PostgresError.self) {
+        #expect(password?.code == .misconfigured)
+        #expect(password?.message.contains("password") == true)
+        #expect((password?.underlying as? PostgresError)?.code == .invalidPassword)
+        let database = #expect(throws: StoreError.self) {
             try PostgresStore(.init(conninfo: server.conninfo(database: "no_such_city")))
         }
-        #expect(database?.code == .invalidCatalogName)
+        #expect(database?.code == .misconfigured)
+        #expect(database?.message.contains("does not exist") == true)
+        #expect(database?.message.contains("no_such_city") == true)
+        let nowhere = #expect(throws: StoreError.self) {
+            try PostgresStore(.init(conninfo: "host=/nonexistent-\(getpid()) dbname=x connect_timeout=2"))
+        }
+        #expect(nowhere?.code == .unavailable)
     }
 }
 
@@ -245,13 +253,15 @@ enum SharedPostgres {
 
 /// A store of either kind with one driver, and helpers to make riders and bookings.
 final class Stores {
-    typealias Store = AccountRepository & BookingRepository & LocationHistoryRepository
+    typealias Store = AccountRepository & BookingRepository & LocationHistoryRepository & SavedPlaceRepository
+        & StoreParity
     static let start = Instant(millisecondsSinceEpoch: 1_780_000_000_000)
     let store: any Store
-    let driver = DriverID.random()
+    let driver: DriverID
     private let cleanup: () -> Void
 
-    init(_ kind: RepositoryConformanceTests.Kind) throws {
+    init(_ kind: RepositoryConformanceTests.Kind, driver: DriverID = .random()) throws {
+        self.driver = driver
         switch kind {
         case .sqlite:
             let directory = try TestData.temporaryDirectory("conformance")
@@ -262,13 +272,15 @@ final class Stores {
                 try? FileManager.default.removeItem(at: directory)
             }
         case .postgres:
-            store = try PostgresStore(.init(conninfo: SharedPostgres.newDatabase(), connections: 4))
-            cleanup = {}
+            let postgres = try PostgresStore(.init(conninfo: SharedPostgres.newDatabase(), connections: 4, writers: 2))
+            store = postgres
+            cleanup = { postgres.close() }
         }
         try addDriver()
     }
 
     init(postgres: PostgresStore) throws {
+        driver = .random()
         store = postgres
         cleanup = {}
         try addDriver()
