@@ -4,8 +4,10 @@ import Foundation
 /// Group commit on PostgreSQL: a few writer threads take the writes queued by many callers and commit them
 /// together, as `GroupCommitWriter` does on SQLite.
 ///
-/// Each writer takes up to `maximumBatch` queued jobs and runs them in one transaction, each job inside its own
-/// `SAVEPOINT` (a job that throws is rolled back alone and gets its error), then `COMMIT`s once. PostgreSQL
+/// Each writer takes up to `maximumBatch` queued jobs and runs them in one transaction, then `COMMIT`s once. When
+/// a job throws, the batch is rolled back and runs again with each job inside its own `SAVEPOINT`, so the job
+/// that throws is rolled back alone and gets its error (jobs only touch the database, so running one again is
+/// safe). PostgreSQL
 /// answers the `COMMIT` after its WAL record is flushed (`synchronous_commit=on`), and only then is any caller of
 /// the batch answered: one flush pays for the batch, and nothing is acknowledged before it is durable. Several
 /// writers run batches side by side on their own connections, so one batch waiting for a row lock another node
@@ -105,19 +107,31 @@ final class PostgresGroupCommit: @unchecked Sendable {
         }
     }
 
+    /// A job of a batch run without savepoints threw: the batch was rolled back and runs again with them.
+    private struct JobFailed: Error {}
+
     private func commit(_ batch: [any PostgresWriteJob]) {
         var attempt = 1
         var reconnected = false
+        // First without savepoints (two round trips less per job); a job that throws sends the batch round
+        // again with one savepoint per job, so that only that job is rolled back.
+        var savepoints = false
         while true {
             var commitSent = false
             do {
-                try pool.withConnection { c in try runOnce(batch, on: c, commitSent: &commitSent) }
+                try pool.withConnection { c in try runOnce(batch, savepoints: savepoints, on: c, commitSent: &commitSent) }
                 condition.lock()  // counted before any caller wakes, so a caller sees its own write counted
                 batches += 1
                 jobs += batch.count
                 condition.unlock()
                 for job in batch { job.finish(failure: nil) }
                 return
+            } catch is JobFailed {
+                if batch.count == 1 {
+                    batch[0].finish(failure: nil)  // its error is its result; nothing was kept
+                    return
+                }
+                savepoints = true
             } catch let error as PostgresError where !commitSent && error.isRetryableTransaction && attempt < attempts {
                 attempt += 1
             } catch let error as PostgresError where !commitSent && error.isUnavailable && !reconnected {
@@ -130,19 +144,23 @@ final class PostgresGroupCommit: @unchecked Sendable {
         }
     }
 
-    /// One attempt: `BEGIN`, every job in its savepoint, `COMMIT`. A job's own failure (a constraint, a domain
-    /// error) rolls back its savepoint only; a retryable or connection failure ends the attempt and is thrown (to
-    /// the pool, which drops a dead connection).
-    private func runOnce(_ batch: [any PostgresWriteJob], on c: PostgresConnection, commitSent: inout Bool) throws {
+    /// One attempt: `BEGIN`, every job (each in its savepoint when `savepoints`), `COMMIT`. With savepoints a
+    /// job's own failure (a constraint, a domain error) rolls back its savepoint only; without, it rolls back the
+    /// attempt (`JobFailed`). A retryable or connection failure ends the attempt and is thrown (to the pool,
+    /// which drops a dead connection).
+    private func runOnce(
+        _ batch: [any PostgresWriteJob], savepoints: Bool, on c: PostgresConnection, commitSent: inout Bool
+    ) throws {
         do {
             try c.execute("BEGIN")
             for job in batch {
-                try c.execute("SAVEPOINT cab_job")
+                if savepoints { try c.execute("SAVEPOINT cab_job") }
                 if let error = job.run(c) {
                     if let pg = error as? PostgresError, pg.isRetryableTransaction || pg.isUnavailable { throw pg }
+                    guard savepoints else { throw JobFailed() }
                     try c.execute("ROLLBACK TO SAVEPOINT cab_job")
                 }
-                try c.execute("RELEASE SAVEPOINT cab_job")
+                if savepoints { try c.execute("RELEASE SAVEPOINT cab_job") }
             }
         } catch {
             if c.isConnected { _ = try? c.execute("ROLLBACK") }

@@ -9,6 +9,17 @@ extension PostgresStore: BookingRepository {
         return "INSERT INTO bookings (shard, \(BookingRow.columns)) VALUES (\(placeholders))"
     }()
 
+    /// `WITH b AS (insertBooking) INSERT INTO booking_history ... VALUES` with `rows` history rows, their nine
+    /// parameters each after the booking's (constant SQL: only the count of rows varies).
+    static func insertBookingWithHistory(rows: Int) -> String {
+        let first = BookingRow.columns.split(separator: ",").count + 2
+        let tuples = (0..<rows).map { row in
+            "(" + (0..<9).map { "$\(first + row * 9 + $0)" }.joined(separator: ", ") + ")"
+        }
+        return "WITH b AS (\(insertBooking) RETURNING id) INSERT INTO booking_history (booking_id, step, from_status, "
+            + "to_status, event, actor_role, actor_id, at_ms, reason) VALUES " + tuples.joined(separator: ", ")
+    }
+
     /// `BookingRow.update` with PostgreSQL's `$N` placeholders (its `?N` are numbered, so the numbers carry over).
     static let updateBooking = BookingRow.update.replacingOccurrences(of: "?", with: "$")
 
@@ -52,14 +63,18 @@ extension PostgresStore: BookingRepository {
                 return BookingCreation(booking: first, created: false)
             }
         }
-        try c.query(
-            Self.insertBooking,
-            values: [.int(Int64(Self.shard(of: booking.id)))] + PostgresValue.from(BookingRow.values(booking)))
-        var step = 1
-        for record in [BookingRow.bookRecord(booking)] + transitions {
-            try Self.insertHistory(record, step: step, on: c)
-            step += 1
+        // The booking and its history rows in one statement (one round trip): the history's foreign key is
+        // checked at the statement's end, after the booking row went in.
+        let records = [BookingRow.bookRecord(booking)] + transitions
+        var values = [PostgresValue.int(Int64(Self.shard(of: booking.id)))] + PostgresValue.from(BookingRow.values(booking))
+        for (i, r) in records.enumerated() {
+            values += [
+                .text(r.bookingID.rawValue), .int(Int64(i + 1)), r.from.map { .text($0.rawValue) } ?? .null, .text(r.to.rawValue),
+                .text(r.event.rawValue), .text(r.actor.role.rawValue), r.actor.id.map(PostgresValue.text) ?? .null,
+                .int(r.at.millisecondsSinceEpoch), r.reason.map(PostgresValue.text) ?? .null,
+            ]
         }
+        try c.query(Self.insertBookingWithHistory(rows: records.count), values: values)
         return BookingCreation(booking: booking, created: true)
     }
 

@@ -43,14 +43,14 @@ public enum PostgresStoreBenchmark {
     /// at `conninfo`, one after the other.
     public static func run(
         sqliteDirectory directory: String, conninfo: String, writers: Int = 64, bookingsPerWriter: Int = 100,
-        locationRows: Int = 200_000, locationBatch: Int = 500
+        locationRows: Int = 200_000, locationBatch: Int = 500, postgresWriters: Int = 4
     ) throws -> [Figures] {
         let sqlite = try SQLiteStore(path: directory + "/cab.sqlite")
         let sqliteFigures = try measure(
             "sqlite", sqlite, statistics: { sqlite.writeStatistics }, writers: writers,
             bookingsPerWriter: bookingsPerWriter, locationRows: locationRows, locationBatch: locationBatch)
         sqlite.close()
-        let postgres = try PostgresStore(.init(conninfo: conninfo, connections: 12, writers: 8))
+        let postgres = try PostgresStore(.init(conninfo: conninfo, connections: postgresWriters + 4, writers: postgresWriters))
         defer { postgres.close() }
         let postgresFigures = try measure(
             "postgres", postgres, statistics: { postgres.writeStatistics }, writers: writers,

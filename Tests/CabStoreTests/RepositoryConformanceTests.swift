@@ -331,6 +331,10 @@ final class Stores {
                 coordinate: Coordinate(latitude: 60.17, longitude: 24.94 + Double(i) * 1e-5), accuracyMeters: 4)
         }
         #expect(try sqlite.store.append(fixes) == 2_500)
+        try sqlite.store.recordDecline(of: made[1].id, by: sqlite.driver, at: Stores.start.adding(seconds: 300))
+        let home = try SavedPlace(label: "Home", name: "Kotona", coordinate: made[0].dropoff, updatedAt: Stores.start)
+        _ = try sqlite.store.save(home, for: rider)
+        let secret = try sqlite.store.serverSecret(named: "qr", at: Stores.start) { [1, 2, 3] }
         guard let file = (sqlite.store as? SQLiteStore)?.path else {
             Issue.record("the SQLite store should know its path")
             return
@@ -355,5 +359,9 @@ final class Stores {
         #expect(!repeatKey.created && repeatKey.booking.id == made[3].id)
         let trail = try postgres.trail(of: sqlite.driver, from: Stores.start, to: Stores.start.adding(seconds: 10_000), limit: 10_000)
         #expect(trail == fixes)
+        #expect(try postgres.declines(of: made[1].id) == [sqlite.driver])
+        #expect(try postgres.savedPlaces(of: rider) == [home])
+        #expect(try postgres.serverSecret(named: "qr", at: Stores.start) { [9] } == secret)
+        #expect(StoreCopier.notCopied.isEmpty)
     }
 }

@@ -10,11 +10,12 @@ enum StoreBenchCommand {
         .init(name: "writers", valueName: "N", help: "concurrent callers creating bookings (default 64)"),
         .init(name: "bookings", valueName: "N", help: "bookings per caller (default 100)"),
         .init(name: "rows", valueName: "N", help: "location history rows (default 200000)"),
+        .init(name: "pg-writers", valueName: "N", help: "PostgreSQL writer threads, each committing batches (default 4)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
     static let usage = """
-        usage: cab bench store --postgres URL [--writers N] [--bookings N] [--rows N] [--json]
+        usage: cab bench store --postgres URL [--writers N] [--bookings N] [--rows N] [--pg-writers N] [--json]
 
         Creates N bookings per caller from --writers threads on a fresh SQLite store, then on PostgreSQL, each
         durable before its call returns, and appends location history in batches of 500; prints bookings/s,
@@ -31,13 +32,15 @@ enum StoreBenchCommand {
         let writers = args.integer("writers", default: 64, in: 1...1_024)
         let bookings = args.integer("bookings", default: 100, in: 1...100_000)
         let rows = args.integer("rows", default: 200_000, in: 0...100_000_000)
+        let pgWriters = args.integer("pg-writers", default: 4, in: 1...64)
         var template = Array(temporaryPath("cab-bench-store-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { Console.fail("cannot create a temporary directory", code: 73) }
         let directory = String(cString: made)
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a leftover temp dir is harmless
         do {
             let figures = try PostgresStoreBenchmark.run(
-                sqliteDirectory: directory, conninfo: url, writers: writers, bookingsPerWriter: bookings, locationRows: rows)
+                sqliteDirectory: directory, conninfo: url, writers: writers, bookingsPerWriter: bookings, locationRows: rows,
+                postgresWriters: pgWriters)
             var object: [String: Any] = ["build": BenchFormat.buildMode]
             var lines = ["cab bench store (\(BenchFormat.buildMode) build, \(writers) callers, \(writers * bookings) bookings each store)"]
             for f in figures {
