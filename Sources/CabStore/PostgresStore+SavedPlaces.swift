@@ -25,11 +25,11 @@ extension PostgresStore: SavedPlaceRepository {
     }
 
     /// Stores `place` for `rider` durably, replacing the one with the same label in any case; refuses a new
-    /// label past `SavedPlace.maximumPerRider`. The rider's row is locked first (`FOR UPDATE`), so two nodes
-    /// saving new labels at once are counted one after the other.
+    /// label past `SavedPlace.maximumPerRider`. The rider's row is locked first (`FOR NO KEY UPDATE`, which lets
+    /// the rider's bookings go on), so two nodes saving new labels at once are counted one after the other.
     public func save(_ place: SavedPlace, for rider: RiderID) throws -> Bool {
         try write { c in
-            guard try c.query("SELECT 1 FROM riders WHERE id = $1 FOR UPDATE", [rider.rawValue]).first != nil else {
+            guard try c.query("SELECT 1 FROM riders WHERE id = $1 FOR NO KEY UPDATE", [rider.rawValue]).first != nil else {
                 throw CoreError(.notFound, "No rider \(rider).")
             }
             let existing =

@@ -101,6 +101,54 @@ import Testing
         #expect((refused.withLock { $0 } as? StoreError)?.code == .constraint)
     }
 
+    @Test func aBatchThatLosesADeadlockRunsAgainAndBothNodesWrite() throws {
+        let database = try SharedPostgres.newDatabase()
+        let a = try PostgresStore(.init(conninfo: database, connections: 2, writers: 1))
+        let b = try PostgresStore(.init(conninfo: database, connections: 2, writers: 1))
+        defer { a.close(); b.close() }
+        let s = try Stores(postgres: a)
+        let (first, _) = try s.makeRider("first")
+        let (second, _) = try s.makeRider("second")
+        // Each node locks one rider, waits until the other holds the other rider, then asks for it: a deadlock
+        // on the first attempt, which PostgreSQL breaks by failing one side (40P01).
+        let holding = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let attempts = Mutex<[Int]>([0, 0])
+        func job(_ n: Int, _ mine: RiderID, _ theirs: RiderID) -> @Sendable (PostgresConnection) throws -> Void {
+            { c in
+                let attempt = attempts.withLock { counts -> Int in
+                    counts[n] += 1
+                    return counts[n]
+                }
+                try c.query("UPDATE riders SET name = $1 WHERE id = $2", ["node \(n)", mine.rawValue])
+                if attempt == 1 {
+                    holding[n].signal()
+                    _ = holding[1 - n].wait(timeout: .now() + 10)
+                }
+                try c.query("UPDATE riders SET name = $1 WHERE id = $2", ["node \(n)", theirs.rawValue])
+            }
+        }
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        let bodies = [job(0, first, second), job(1, second, first)]
+        for (store, body) in zip([a, b], bodies) {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                do {
+                    let _: Void = try store.write(body)
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }.start()
+        }
+        group.wait()
+        #expect(failures.withLock { $0 } == [])
+        let runs = attempts.withLock { $0 }.sorted()
+        #expect(runs == [1, 2], "one side ran again after the deadlock: \(runs)")
+        let names = [try a.rider(first)?.name, try a.rider(second)?.name]
+        #expect(names[0] == names[1], "the side that ran last wrote both riders: \(names)")
+    }
+
     @Test func twoStoresOpeningAtOnceMigrateOnce() throws {
         let database = try SharedPostgres.newDatabase()
         let opened = Mutex<[PostgresStore]>([])
@@ -193,6 +241,12 @@ import Testing
         let all = try store.trail(of: s.driver, from: .epoch, to: Instant(millisecondsSinceEpoch: .max), limit: 1_000)
         #expect(all.count == 10)  // today's ten are gone with their day; 3 + 7 remain
         #expect(all == fixes(day: today + 4, count: 3) + fixes(day: today + 5, count: 7))
+    }
+
+    @Test func theDatabaseIsNamedWithoutItsPassword() {
+        #expect(PostgresStore.redacted("postgres://cab:s3cret@db.example:5432/city?sslmode=require") == "postgres://db.example:5432/city")
+        #expect(PostgresStore.redacted("host=/run/pg dbname=city user=cab password=s3cret") == "PostgreSQL /run/pg/city")
+        #expect(!PostgresStore.redacted("postgresql://cab:s3cret@a,b/city").contains("s3cret"))
     }
 
     @Test func dayNumbersAndPartitionNamesRoundTrip() throws {
