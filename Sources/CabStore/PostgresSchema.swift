@@ -48,7 +48,7 @@ enum PostgresSchema {
     }
 
     /// The two bookkeeping tables; racing `CREATE TABLE IF NOT EXISTS` can fail with a unique violation on the
-    /// catalogue in PostgreSQL, which means the other node made them: that is fine.
+    /// catalogue or a duplicate table or type in PostgreSQL, which means the other node made them: that is fine.
     private static func bootstrap(_ c: PostgresConnection) throws {
         do {
             try c.execute(
@@ -61,7 +61,9 @@ enum PostgresSchema {
                 INSERT INTO cab_schema_lock (id) VALUES (1) ON CONFLICT DO NOTHING;
                 """)
         } catch {
-            guard error.code == .uniqueViolation || error.code == .init("42P07") else { throw error }
+            // 23505 on the catalogue, 42P07 (duplicate table) or 42710 (duplicate object: the table's row type)
+            // all mean the other node's CREATE committed first.
+            guard [.uniqueViolation, .init("42P07"), .init("42710")].contains(error.code) else { throw error }
             try c.execute("INSERT INTO cab_schema_lock (id) VALUES (1) ON CONFLICT DO NOTHING")
         }
         let tooNew = try c.query("SELECT coalesce(max(version), 0) FROM cab_schema").first?.int(0) ?? 0
