@@ -47,7 +47,7 @@ enum ErrorTable {
 
     static func problem(for error: StoreError) -> HTTPError? {
         switch error.code {
-        case .closed, .database:
+        case .closed, .database, .unavailable:
             return ProblemType.storeUnavailable.error(
                 "The store could not complete the request; try again.", headers: ["Retry-After": "1"])
         case .constraint:

@@ -74,6 +74,7 @@ public final class PostgresPool: Sendable {
                 connection = try PostgresConnection(conninfo: configuration.conninfo)
             }
         } catch {
+            closeIdleConnections()
             note(.unavailable(error.message))
             throw error
         }
@@ -83,6 +84,9 @@ public final class PostgresPool: Sendable {
             note(.available)
             return result
         } catch let error as PostgresError where error.isUnavailable || !connection.isConnected {
+            // The server went away (or a standby took over): the idle connections are most likely dead too, and
+            // libpq only finds out on their next use. Dropping them makes the next checkout connect afresh.
+            closeIdleConnections()
             note(.unavailable(error.message))
             throw error  // the connection is dropped (not returned to `idle`)
         } catch {

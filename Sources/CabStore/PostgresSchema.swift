@@ -14,17 +14,19 @@ enum PostgresSchema {
     }
 
     static let all: [Migration] = [
-        Migration(version: 1, sql: v1)
+        Migration(version: 1, sql: v1),
+        Migration(version: 2, sql: v2),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
 
-    /// Brings the database up to `latestVersion`; returns the migrations applied by this call.
+    /// Brings the database up to `version` (`latestVersion` unless a test stops earlier); returns the migrations
+    /// applied by this call.
     @discardableResult
-    static func migrate(_ c: PostgresConnection) throws -> [Int] {
+    static func migrate(_ c: PostgresConnection, through version: Int = latestVersion) throws -> [Int] {
         try bootstrap(c)
         var applied: [Int] = []
-        for migration in all {
+        for migration in all where migration.version <= version {
             let ran = try c.transaction { tx -> Bool in
                 try tx.query("SELECT id FROM cab_schema_lock WHERE id = $1 FOR UPDATE", [1])
                 let current = try tx.query("SELECT coalesce(max(version), 0) FROM cab_schema").first?.int(0) ?? 0
@@ -46,7 +48,7 @@ enum PostgresSchema {
     }
 
     /// The two bookkeeping tables; racing `CREATE TABLE IF NOT EXISTS` can fail with a unique violation on the
-    /// catalogue in PostgreSQL, which means the other node made them: that is fine.
+    /// catalogue or a duplicate table or type in PostgreSQL, which means the other node made them: that is fine.
     private static func bootstrap(_ c: PostgresConnection) throws {
         do {
             try c.execute(
@@ -59,7 +61,9 @@ enum PostgresSchema {
                 INSERT INTO cab_schema_lock (id) VALUES (1) ON CONFLICT DO NOTHING;
                 """)
         } catch {
-            guard error.code == .uniqueViolation || error.code == .init("42P07") else { throw error }
+            // 23505 on the catalogue, 42P07 (duplicate table) or 42710 (duplicate object: the table's row type)
+            // all mean the other node's CREATE committed first.
+            guard [.uniqueViolation, .init("42P07"), .init("42710")].contains(error.code) else { throw error }
             try c.execute("INSERT INTO cab_schema_lock (id) VALUES (1) ON CONFLICT DO NOTHING")
         }
         let tooNew = try c.query("SELECT coalesce(max(version), 0) FROM cab_schema").first?.int(0) ?? 0
@@ -180,5 +184,58 @@ enum PostgresSchema {
             heading_deg double precision,
             PRIMARY KEY (driver_id, time_ms)
         );
+        """
+
+    /// Version 2: the rest of what SQLite holds (declines, saved places, server secrets), durable share links,
+    /// and location history partitioned by day (`PostgresStore+Partitions`): rows whose day has no partition
+    /// yet land in `driver_locations_default` and move to their day's partition when it is made.
+    static let v2 = """
+        CREATE TABLE dispatch_declines (
+            booking_id text NOT NULL REFERENCES bookings(id),
+            driver_id text NOT NULL REFERENCES drivers(id),
+            shard smallint NOT NULL,
+            at_ms bigint NOT NULL,
+            PRIMARY KEY (booking_id, driver_id)
+        );
+        CREATE TABLE saved_places (
+            rider_id text NOT NULL REFERENCES riders(id),
+            label_key text NOT NULL,
+            label text NOT NULL,
+            name text NOT NULL,
+            lat double precision NOT NULL,
+            lon double precision NOT NULL,
+            address text NOT NULL,
+            updated_ms bigint NOT NULL,
+            PRIMARY KEY (rider_id, label_key)
+        );
+        CREATE TABLE server_secrets (
+            name text PRIMARY KEY,
+            value bytea NOT NULL,
+            created_ms bigint NOT NULL
+        );
+        CREATE TABLE share_links (
+            token text PRIMARY KEY,
+            booking_id text NOT NULL REFERENCES bookings(id),
+            shard smallint NOT NULL,
+            created_ms bigint NOT NULL
+        );
+        CREATE INDEX share_links_by_booking ON share_links (booking_id, created_ms, token);
+        ALTER TABLE driver_locations RENAME TO driver_locations_unpartitioned;
+        ALTER TABLE driver_locations_unpartitioned RENAME CONSTRAINT driver_locations_pkey
+            TO driver_locations_unpartitioned_pkey;
+        CREATE TABLE driver_locations (
+            driver_id text NOT NULL REFERENCES drivers(id),
+            time_ms bigint NOT NULL,
+            lat double precision NOT NULL,
+            lon double precision NOT NULL,
+            accuracy_m double precision,
+            speed_mps double precision,
+            heading_deg double precision,
+            PRIMARY KEY (driver_id, time_ms)
+        ) PARTITION BY RANGE (time_ms);
+        CREATE TABLE driver_locations_default PARTITION OF driver_locations DEFAULT;
+        INSERT INTO driver_locations
+            SELECT driver_id, time_ms, lat, lon, accuracy_m, speed_mps, heading_deg FROM driver_locations_unpartitioned;
+        DROP TABLE driver_locations_unpartitioned;
         """
 }

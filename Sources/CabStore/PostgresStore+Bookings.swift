@@ -9,6 +9,17 @@ extension PostgresStore: BookingRepository {
         return "INSERT INTO bookings (shard, \(BookingRow.columns)) VALUES (\(placeholders))"
     }()
 
+    /// `WITH b AS (insertBooking) INSERT INTO booking_history ... VALUES` with `rows` history rows, their nine
+    /// parameters each after the booking's (constant SQL: only the count of rows varies).
+    static func insertBookingWithHistory(rows: Int) -> String {
+        let first = BookingRow.columns.split(separator: ",").count + 2
+        let tuples = (0..<rows).map { row in
+            "(" + (0..<9).map { "$\(first + row * 9 + $0)" }.joined(separator: ", ") + ")"
+        }
+        return "WITH b AS (\(insertBooking) RETURNING id) INSERT INTO booking_history (booking_id, step, from_status, "
+            + "to_status, event, actor_role, actor_id, at_ms, reason) VALUES " + tuples.joined(separator: ", ")
+    }
+
     /// `BookingRow.update` with PostgreSQL's `$N` placeholders (its `?N` are numbered, so the numbers carry over).
     static let updateBooking = BookingRow.update.replacingOccurrences(of: "?", with: "$")
 
@@ -21,51 +32,68 @@ extension PostgresStore: BookingRepository {
         _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord]
     ) throws -> BookingCreation {
         try BookingRow.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
-        return try write { c in
-            if let key = idempotencyKey {
-                let claimed = try c.query(
-                    "INSERT INTO idempotency_keys (rider_id, key, fingerprint, booking_id, created_ms) "
-                        + "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-                    [
-                        booking.riderID.rawValue, key.key, key.requestFingerprint, booking.id.rawValue,
-                        booking.createdAt.millisecondsSinceEpoch,
-                    ]
-                ).affectedRows
-                if claimed == 0 {
-                    let earlier = try c.query(
-                        "SELECT fingerprint, booking_id FROM idempotency_keys WHERE rider_id = $1 AND key = $2",
-                        [booking.riderID.rawValue, key.key]
-                    ).first
-                    guard let earlier, let fingerprint = earlier.string(0), let id = earlier.string(1) else {
-                        throw StoreError(.corruptRow, "An idempotency key vanished while it was read.")
-                    }
-                    guard fingerprint == key.requestFingerprint else { throw BookingRow.idempotencyConflict }
-                    guard let first = try Self.booking(id, on: c) else {
-                        throw StoreError(.corruptRow, "An idempotency key points to a missing booking.")
-                    }
-                    return BookingCreation(booking: first, created: false)
-                }
-            }
-            try c.query(
-                Self.insertBooking,
-                values: [.int(Int64(Self.shard(of: booking.id)))] + PostgresValue.from(BookingRow.values(booking)))
-            var step = 1
-            for record in [BookingRow.bookRecord(booking)] + transitions {
-                try Self.insertHistory(record, step: step, on: c)
-                step += 1
-            }
-            return BookingCreation(booking: booking, created: true)
-        }
+        return try write { c in try Self.insert(booking, idempotencyKey: idempotencyKey, transitions: transitions, on: c) }
     }
 
-    /// `create` on a thread of the store's; `completion` gets the outcome once it is durable.
+    /// The idempotency key (first), the booking and its history rows; or the first booking made with the key.
+    private static func insert(
+        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord], on c: PostgresConnection
+    ) throws -> BookingCreation {
+        if let key = idempotencyKey {
+            let claimed = try c.query(
+                "INSERT INTO idempotency_keys (rider_id, key, fingerprint, booking_id, created_ms) "
+                    + "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                [
+                    booking.riderID.rawValue, key.key, key.requestFingerprint, booking.id.rawValue,
+                    booking.createdAt.millisecondsSinceEpoch,
+                ]
+            ).affectedRows
+            if claimed == 0 {
+                let earlier = try c.query(
+                    "SELECT fingerprint, booking_id FROM idempotency_keys WHERE rider_id = $1 AND key = $2",
+                    [booking.riderID.rawValue, key.key]
+                ).first
+                guard let earlier, let fingerprint = earlier.string(0), let id = earlier.string(1) else {
+                    throw StoreError(.corruptRow, "An idempotency key vanished while it was read.")
+                }
+                guard fingerprint == key.requestFingerprint else { throw BookingRow.idempotencyConflict }
+                guard let first = try Self.booking(id, on: c) else {
+                    throw StoreError(.corruptRow, "An idempotency key points to a missing booking.")
+                }
+                return BookingCreation(booking: first, created: false)
+            }
+        }
+        // The booking and its history rows in one statement (one round trip): the history's foreign key is
+        // checked at the statement's end, after the booking row went in.
+        let records = [BookingRow.bookRecord(booking)] + transitions
+        var values = [PostgresValue.int(Int64(Self.shard(of: booking.id)))] + PostgresValue.from(BookingRow.values(booking))
+        for (i, r) in records.enumerated() {
+            values += [
+                .text(r.bookingID.rawValue), .int(Int64(i + 1)), r.from.map { .text($0.rawValue) } ?? .null, .text(r.to.rawValue),
+                .text(r.event.rawValue), .text(r.actor.role.rawValue), r.actor.id.map(PostgresValue.text) ?? .null,
+                .int(r.at.millisecondsSinceEpoch), r.reason.map(PostgresValue.text) ?? .null,
+            ]
+        }
+        try c.query(Self.insertBookingWithHistory(rows: records.count), values: values)
+        return BookingCreation(booking: booking, created: true)
+    }
+
+    /// `create` without blocking: the write joins the next group commit and `completion` runs on a writer
+    /// thread once it is durable (or failed). The completion must be quick and must not write to this store
+    /// synchronously.
     public func create(
         _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord],
         completion: @escaping @Sendable (Result<BookingCreation, any Error>) -> Void
     ) {
-        asyncWrites.async { [self] in
-            completion(Result(catching: { try create(booking, idempotencyKey: idempotencyKey, transitions: transitions) }))
+        do {
+            try BookingRow.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
+        } catch {
+            completion(.failure(error))
+            return
         }
+        writer.submit(
+            { c in try Self.insert(booking, idempotencyKey: idempotencyKey, transitions: transitions, on: c) },
+            completion: completion)
     }
 
     /// A booking by id.
@@ -100,26 +128,63 @@ extension PostgresStore: BookingRepository {
         precondition(updated.id == record.bookingID && updated.status == record.to, "record and booking disagree")
         guard let from = record.from else { preconditionFailure("a transition has a from state; creation is create(_:)") }
         try write { c in
-            let changed: Int
-            do {
-                changed = try c.query(Self.updateBooking, values: PostgresValue.from(BookingRow.updateValues(updated, expected: from)))
-                    .affectedRows
-            } catch let error as PostgresError where error.constraint == "one_open_trip_per_driver" {
-                throw CoreError(
-                    .transitionConflict, "That driver already holds another open trip; choose another driver.")
-            }
-            guard changed == 1 else {
+            guard try Self.compareAndSet(updated, record: record, from: from, on: c) else {
                 let current = try c.query("SELECT status FROM bookings WHERE id = $1", [updated.id.rawValue]).first
                 guard let current, let state = current.string(0).flatMap(TripState.init(rawValue:)) else {
                     throw CoreError(.notFound, "No booking \(updated.id).")
                 }
                 throw BookingRow.transitionConflict(state, record)
             }
-            let step = try c.query(
-                "SELECT coalesce(max(step), 0) + 1 FROM booking_history WHERE booking_id = $1", [updated.id.rawValue]
-            ).first?.int(0) ?? 1
-            try Self.insertHistory(record, step: step, on: c)
         }
+    }
+
+    /// Several compare-and-set transitions in one transaction (one commit for all): each `updated` and `record`
+    /// is written only if that booking's stored status is still `record.from`. Returns, in order, whether each
+    /// was written; a `false` is a lost race (read the booking again and judge the command against it).
+    public func transitions(_ changes: [(updated: Booking, record: TripTransitionRecord)]) throws -> [Bool] {
+        let checked = changes.map { updated, record in
+            precondition(updated.id == record.bookingID && updated.status == record.to, "record and booking disagree")
+            guard let from = record.from else { preconditionFailure("a transition has a from state; creation is create(_:)") }
+            return (updated, record, from)
+        }
+        guard !checked.isEmpty else { return [] }
+        return try write { c in
+            try checked.map { updated, record, from in
+                // Each in a savepoint: a driver already holding an open trip loses this change only.
+                try c.execute("SAVEPOINT cab_change")
+                do {
+                    let written = try Self.compareAndSet(updated, record: record, from: from, on: c)
+                    try c.execute("RELEASE SAVEPOINT cab_change")
+                    return written
+                } catch let error as CoreError where error.code == .transitionConflict {
+                    try c.execute("ROLLBACK TO SAVEPOINT cab_change")
+                    try c.execute("RELEASE SAVEPOINT cab_change")
+                    return false
+                }
+            }
+        }
+    }
+
+    /// The update if the status is still `from`, and the history row; false when the status had moved on. A
+    /// second open trip for the driver is refused by `one_open_trip_per_driver` as a conflict.
+    private static func compareAndSet(
+        _ updated: Booking, record: TripTransitionRecord, from: TripState, on c: PostgresConnection
+    ) throws -> Bool {
+        let changed: Int
+        do {
+            changed = try c.query(updateBooking, values: PostgresValue.from(BookingRow.updateValues(updated, expected: from)))
+                .affectedRows
+        } catch {
+            // `query` throws only `PostgresError`s.
+            guard error.constraint == "one_open_trip_per_driver" else { throw error }
+            throw CoreError(.transitionConflict, "That driver already holds another open trip; choose another driver.")
+        }
+        guard changed == 1 else { return false }
+        let step = try c.query(
+            "SELECT coalesce(max(step), 0) + 1 FROM booking_history WHERE booking_id = $1", [updated.id.rawValue]
+        ).first?.int(0) ?? 1
+        try insertHistory(record, step: step, on: c)
+        return true
     }
 
     /// Every transition of a booking, oldest first.

@@ -1,6 +1,8 @@
 import CabCore
 import CabPostgres
 import Dispatch
+import Foundation
+import Synchronization
 
 /// SwiftCab's store on PostgreSQL (issue 16): the same ports as `SQLiteStore` (`AccountRepository`,
 /// `BookingRepository`, `LocationHistoryRepository`) over a bounded pool of libpq connections, for several
@@ -16,43 +18,115 @@ public final class PostgresStore: Sendable {
     public struct Configuration: Sendable {
         /// A libpq connection string or URL; several hosts with `target_session_attrs=read-write` find the primary.
         public var conninfo: String
-        /// Connections in the pool.
+        /// Connections in the pool (shared by the writers and the readers).
         public var connections: Int
+        /// Writer threads committing batches side by side (each holds a connection while it commits); at most
+        /// `connections`.
+        public var writers: Int
+        /// Most writes committed in one transaction. At most 64, PostgreSQL's cache of a transaction's
+        /// subtransactions (each write runs in a savepoint); past it every snapshot in the server gets slower.
+        public var maximumBatch: Int
         /// Apply missing migrations on open (else `cab migrate` must have run).
         public var migrates: Bool
+        /// Days of location history partitions made ahead of today (`driver_locations_pYYYYMMDD`).
+        public var locationPartitionsAhead: Int
+        /// Days of location history kept: older days' partitions are dropped (nil keeps everything).
+        public var locationRetentionDays: Int?
+        /// How often, while the database is away, the store tries to reach it (to report its return without
+        /// waiting for a request), in milliseconds.
+        public var probeIntervalMilliseconds: Int
+        /// The time for partitions and health reports (injected by tests).
+        public var wallClock: @Sendable () -> Instant
 
         /// Creates a configuration.
-        public init(conninfo: String, connections: Int = 8, migrates: Bool = true) {
+        public init(
+            conninfo: String, connections: Int = 8, writers: Int = 4, maximumBatch: Int = 48, migrates: Bool = true,
+            locationPartitionsAhead: Int = 3, locationRetentionDays: Int? = nil, probeIntervalMilliseconds: Int = 1_000,
+            wallClock: @escaping @Sendable () -> Instant = SQLiteStore.Configuration.systemWallClock
+        ) {
+            precondition(writers >= 1 && connections >= 1, "at least one writer and one connection")
+            precondition((1...64).contains(maximumBatch), "a batch holds 1 to 64 writes")
+            precondition(locationPartitionsAhead >= 0 && (locationRetentionDays ?? 1) >= 1, "partition days are positive")
             self.conninfo = conninfo
             self.connections = connections
+            self.writers = min(writers, connections)
+            self.maximumBatch = maximumBatch
             self.migrates = migrates
+            self.locationPartitionsAhead = locationPartitionsAhead
+            self.locationRetentionDays = locationRetentionDays
+            self.probeIntervalMilliseconds = probeIntervalMilliseconds
+            self.wallClock = wallClock
         }
     }
 
+    let configuration: Configuration
     let pool: PostgresPool
-    /// Runs `create(...completion:)` off the caller's thread; the pool bounds how many run at once.
-    let asyncWrites = DispatchQueue(label: "cab.postgres.writes", attributes: .concurrent)
+    let writer: PostgresGroupCommit
+    let probe: PostgresProbe
+    /// The day (days since 1970-01-01) whose partition upkeep last ran; a later day runs it again.
+    let maintainedDay = Mutex<Int64>(Int64.min)
+    /// What the database's availability says about the store (`/healthz`, `/readyz`, `/metrics`, the log): each
+    /// change between available and unavailable is reported once.
+    public let health: StoreHealth
 
-    /// Connects, checks the schema and (by default) migrates. A wrong password, role or database throws a
-    /// `PostgresError` with `isConfigurationError`; a schema newer than this cab throws `schemaTooNew`.
+    /// Connects, checks the schema and (by default) migrates, and makes today's location partitions. A wrong
+    /// password, role or database throws `StoreError` `.misconfigured` saying which; an unreachable server
+    /// `.unavailable`; a schema newer than this cab `.schemaTooNew`.
     public init(
         _ configuration: Configuration, onHealthChange: @escaping @Sendable (PostgresPool.Health) -> Void = { _ in }
     ) throws {
-        pool = try PostgresPool(
-            .init(conninfo: configuration.conninfo, size: configuration.connections), onHealthChange: onHealthChange)
-        try pool.withConnection { c in
-            if configuration.migrates {
-                try PostgresSchema.migrate(c)
-            } else {
-                let version = try PostgresSchema.version(c)
-                guard version == PostgresSchema.latestVersion else {
-                    throw StoreError(
-                        .schemaTooNew,
-                        "The PostgreSQL database is at schema version \(version), this cab needs "
-                            + "\(PostgresSchema.latestVersion): run `cab migrate --postgres URL`.")
+        self.configuration = configuration
+        let health = StoreHealth(path: Self.redacted(configuration.conninfo), now: configuration.wallClock)
+        self.health = health
+        do {
+            pool = try PostgresPool(
+                .init(conninfo: configuration.conninfo, size: configuration.connections),
+                onHealthChange: { change in
+                    switch change {
+                    case .available: health.databaseAvailable()
+                    case .unavailable(let reason): health.databaseUnavailable(reason)
+                    }
+                    onHealthChange(change)
+                })
+        } catch {
+            throw StoreError.translatingPostgres(error)
+        }
+        writer = PostgresGroupCommit(
+            pool: pool, writers: configuration.writers, maximumBatch: configuration.maximumBatch)
+        probe = PostgresProbe(pool: pool, health: health, intervalMilliseconds: configuration.probeIntervalMilliseconds)
+        do {
+            try pool.withConnection { c in
+                if configuration.migrates {
+                    try PostgresSchema.migrate(c)
+                } else {
+                    let version = try PostgresSchema.version(c)
+                    guard version == PostgresSchema.latestVersion else {
+                        throw StoreError(
+                            .schemaTooNew,
+                            "The PostgreSQL database is at schema version \(version), this cab needs "
+                                + "\(PostgresSchema.latestVersion): run `cab migrate --postgres URL`.")
+                    }
                 }
             }
+            try maintainLocationPartitions()
+        } catch {
+            close()
+            throw StoreError.translatingPostgres(error)
         }
+    }
+
+    /// Finishes queued writes and stops the writers and the probe; later writes throw `.closed`.
+    public func close() {
+        writer.close()
+        probe.close()
+    }
+
+    deinit { close() }
+
+    /// Writes committed so far and the transactions they took (group commit's effect: writes / batches).
+    public var writeStatistics: (batches: Int, writes: Int) {
+        let s = writer.statistics
+        return (s.batches, s.jobs)
     }
 
     /// Applies missing migrations to the database at `conninfo` (`cab migrate --postgres URL`); returns the
@@ -65,14 +139,44 @@ public final class PostgresStore: Sendable {
     /// The schema version this cab writes.
     public static var schemaVersion: Int { PostgresSchema.latestVersion }
 
-    /// Runs `body` in a transaction on a pooled connection, retrying serialization failures and deadlocks.
-    func write<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try pool.withConnection { c in try c.transaction(body) }
+    /// Runs `body` within the next group commit (its own savepoint of a transaction shared with other
+    /// callers' writes); returns once the commit is durable.
+    @discardableResult
+    func write<T: Sendable>(_ body: @escaping (PostgresConnection) throws -> T) throws -> T {
+        try writer.write(body)
     }
 
-    /// Runs `body` on a pooled connection outside an explicit transaction.
+    /// Runs `body` on a pooled connection outside an explicit transaction. A connection found dead (the server
+    /// restarted since it was last used) is replaced and `body` runs once more: reads are safe to repeat.
+    @discardableResult
     func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try pool.withConnection(body)
+        do {
+            do {
+                return try pool.withConnection(body)
+            } catch let error as PostgresError where error.isUnavailable {
+                return try pool.withConnection(body)
+            }
+        } catch {
+            throw StoreError.translatingPostgres(error)
+        }
+    }
+
+    /// "host/dbname" of a connection string, without user or password, for messages and the log.
+    static func redacted(_ conninfo: String) -> String {
+        if conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://") {
+            let rest = conninfo.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false).dropFirst(2).first
+            let hostAndPath = rest.map { $0.split(separator: "@").last.map(String.init) ?? "" } ?? ""
+            return "postgres://" + (hostAndPath.split(separator: "?").first.map(String.init) ?? "")
+        }
+        var host = "localhost"
+        var database = "?"
+        for pair in conninfo.split(separator: " ") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            if parts[0] == "host" { host = parts[1] }
+            if parts[0] == "dbname" { database = parts[1] }
+        }
+        return "PostgreSQL \(host)/\(database)"
     }
 
     /// The shard (0-63) of a booking id, stored with every booking so dispatch tables can be distributed by it

@@ -10,6 +10,7 @@ import Synchronization
 /// | `disk_full` | a write fails with `SQLITE_FULL` | on the next commit that reaches the disk |
 /// | `io_error` | a read or write fails with `SQLITE_IOERR` | on the next commit |
 /// | `corrupt` | a read or write fails with `SQLITE_CORRUPT` or `SQLITE_NOTADB` | never: the file needs an operator |
+/// | `database_unavailable` | PostgreSQL cannot be reached or is not taking writes | when it answers again |
 ///
 /// Other failures (a broken constraint, a busy lock) are the request's, not the store's. Observers hear of each
 /// change of state once (not of every failure), with a message that says what to do.
@@ -19,6 +20,7 @@ public final class StoreHealth: Sendable {
         case diskFull = "disk_full"
         case ioError = "io_error"
         case corrupt
+        case unavailable = "database_unavailable"
     }
 
     /// The store's state as of the last failure or commit.
@@ -79,6 +81,32 @@ public final class StoreHealth: Sendable {
         if let changed { notify(changed) }
     }
 
+    /// The database server stopped answering (PostgreSQL restarting, unreachable, a standby): reported once
+    /// until it answers again.
+    func databaseUnavailable(_ reason: String) {
+        let changed: Snapshot? = state.withLock { current in
+            current.failures += 1
+            guard current.problem == nil else { return nil }
+            current = Snapshot(
+                problem: .unavailable,
+                detail: "The database at \(path) is unavailable (\(reason)): requests that need it answer 503 and may "
+                    + "be retried. Check that PostgreSQL runs and is reachable; the store reconnects by itself.",
+                since: now(), failures: 1)
+            return current
+        }
+        if let changed { notify(changed) }
+    }
+
+    /// The database server answered again.
+    func databaseAvailable() {
+        let changed: Snapshot? = state.withLock { current in
+            guard current.problem == .unavailable else { return nil }
+            current = Snapshot(problem: nil, detail: "", since: nil, failures: 0)
+            return current
+        }
+        if let changed { notify(changed) }
+    }
+
     private func notify(_ snapshot: Snapshot) {
         for observer in observers.withLock({ $0 }) { observer(snapshot) }
     }
@@ -104,6 +132,7 @@ public final class StoreHealth: Sendable {
             "\(path) is damaged (\(sqlite.message)). Stop cab serve, keep a copy of the data directory, check it "
                 + "with `sqlite3 \(path) 'PRAGMA integrity_check'`, and restore the file from a backup "
                 + "(or `sqlite3 \(path) .recover`); cab serve must be restarted afterwards."
+        case .unavailable: "The database at \(path) is unavailable (\(sqlite.message))."
         }
     }
 }

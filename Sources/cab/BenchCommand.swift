@@ -16,6 +16,7 @@ enum BenchCommand {
         ("tracking-http", "single-fix location posts/s (wrk) and fleet-stream SSE fan-out over HTTP",
          TrackingHTTPBenchCommand.run),
         ("route", "fast routing vs Dijkstra, many-to-one, import+preprocess, GET /v1/route p50", BenchRouteCommand.run),
+        ("store", "durable bookings/s, p50/p99 and location rows/s: SQLite and PostgreSQL side by side", StoreBenchCommand.run),
     ]
 
     static var usage: String {

@@ -189,27 +189,40 @@ import Testing
             group.enter()
             Thread {
                 defer { group.leave() }
-                if let versions = try? PostgresStore.migrate(conninfo: database) { applied.withLock { $0.append(versions) } }
+                do {
+                    let versions = try PostgresStore.migrate(conninfo: database)
+                    applied.withLock { $0.append(versions) }
+                } catch {
+                    Issue.record("a node failed to migrate: \(error)")
+                }
             }.start()
         }
         group.wait()
         let all = applied.withLock { $0 }
         #expect(all.count == 3)
-        #expect(all.flatMap { $0 } == Array(1...PostgresStore.schemaVersion))  // each version by exactly one node
+        #expect(all.flatMap { $0 }.sorted() == Array(1...PostgresStore.schemaVersion))  // each version by exactly one node
         let store = try PostgresStore(.init(conninfo: database, migrates: false))
         #expect(try store.bookings(BookingQuery()).items.isEmpty)
     }
 
-    @Test func aWrongPasswordOrDatabaseIsAConfigurationError() throws {
+    @Test func aWrongPasswordOrDatabaseIsAConfigurationErrorThatSaysWhich() throws {
         let server = try SharedPostgres.server()
-        let password = #expect(throws: PostgresError.self) {
+        let password = #expect(throws: StoreError.self) {
             try PostgresStore(.init(conninfo: server.conninfo(database: "postgres", password: "wrong")))
         }
-        #expect(password?.code == .invalidPassword)
-        let database = #expect(throws: PostgresError.self) {
+        #expect(password?.code == .misconfigured)
+        #expect(password?.message.contains("password") == true)
+        #expect((password?.underlying as? PostgresError)?.code == .invalidPassword)
+        let database = #expect(throws: StoreError.self) {
             try PostgresStore(.init(conninfo: server.conninfo(database: "no_such_city")))
         }
-        #expect(database?.code == .invalidCatalogName)
+        #expect(database?.code == .misconfigured)
+        #expect(database?.message.contains("does not exist") == true)
+        #expect(database?.message.contains("no_such_city") == true)
+        let nowhere = #expect(throws: StoreError.self) {
+            try PostgresStore(.init(conninfo: "host=/nonexistent-\(getpid()) dbname=x connect_timeout=2"))
+        }
+        #expect(nowhere?.code == .unavailable)
     }
 }
 
@@ -245,13 +258,15 @@ enum SharedPostgres {
 
 /// A store of either kind with one driver, and helpers to make riders and bookings.
 final class Stores {
-    typealias Store = AccountRepository & BookingRepository & LocationHistoryRepository
+    typealias Store = AccountRepository & BookingRepository & LocationHistoryRepository & SavedPlaceRepository
+        & StoreParity
     static let start = Instant(millisecondsSinceEpoch: 1_780_000_000_000)
     let store: any Store
-    let driver = DriverID.random()
+    let driver: DriverID
     private let cleanup: () -> Void
 
-    init(_ kind: RepositoryConformanceTests.Kind) throws {
+    init(_ kind: RepositoryConformanceTests.Kind, driver: DriverID = .random()) throws {
+        self.driver = driver
         switch kind {
         case .sqlite:
             let directory = try TestData.temporaryDirectory("conformance")
@@ -262,13 +277,15 @@ final class Stores {
                 try? FileManager.default.removeItem(at: directory)
             }
         case .postgres:
-            store = try PostgresStore(.init(conninfo: SharedPostgres.newDatabase(), connections: 4))
-            cleanup = {}
+            let postgres = try PostgresStore(.init(conninfo: SharedPostgres.newDatabase(), connections: 4, writers: 2))
+            store = postgres
+            cleanup = { postgres.close() }
         }
         try addDriver()
     }
 
     init(postgres: PostgresStore) throws {
+        driver = .random()
         store = postgres
         cleanup = {}
         try addDriver()
@@ -319,6 +336,10 @@ final class Stores {
                 coordinate: Coordinate(latitude: 60.17, longitude: 24.94 + Double(i) * 1e-5), accuracyMeters: 4)
         }
         #expect(try sqlite.store.append(fixes) == 2_500)
+        try sqlite.store.recordDecline(of: made[1].id, by: sqlite.driver, at: Stores.start.adding(seconds: 300))
+        let home = try SavedPlace(label: "Home", name: "Kotona", coordinate: made[0].dropoff, updatedAt: Stores.start)
+        _ = try sqlite.store.save(home, for: rider)
+        let secret = try sqlite.store.serverSecret(named: "qr", at: Stores.start) { [1, 2, 3] }
         guard let file = (sqlite.store as? SQLiteStore)?.path else {
             Issue.record("the SQLite store should know its path")
             return
@@ -343,5 +364,9 @@ final class Stores {
         #expect(!repeatKey.created && repeatKey.booking.id == made[3].id)
         let trail = try postgres.trail(of: sqlite.driver, from: Stores.start, to: Stores.start.adding(seconds: 10_000), limit: 10_000)
         #expect(trail == fixes)
+        #expect(try postgres.declines(of: made[1].id) == [sqlite.driver])
+        #expect(try postgres.savedPlaces(of: rider) == [home])
+        #expect(try postgres.serverSecret(named: "qr", at: Stores.start) { [9] } == secret)
+        #expect(StoreCopier.notCopied.isEmpty)
     }
 }
