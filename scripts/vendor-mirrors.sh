@@ -7,9 +7,13 @@
 # .swiftpm/configuration/mirrors.json, also gitignored.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-vendor=${CAB_VENDOR_DIR:-../shared/vendor}
-[[ -d $vendor ]] || exit 0
-vendor=$(cd "$vendor" && pwd)
+# Where the mirrors are: $CAB_VENDOR_DIR, else a `shared/vendor` beside this checkout or one level up (a clean CI
+# checkout may sit one folder deeper), else this project's machines' fixed place.
+vendor=""
+for candidate in ${CAB_VENDOR_DIR:+"$CAB_VENDOR_DIR"} ../shared/vendor ../../shared/vendor /work/shared/vendor; do
+  if [[ -d $candidate ]]; then vendor=$(cd "$candidate" && pwd); break; fi
+done
+[[ -n $vendor ]] || exit 0
 copies=$PWD/.build/vendor-mirrors
 mkdir -p "$copies"
 declare -A upstream=(
