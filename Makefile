@@ -9,7 +9,7 @@ CAB := .build/release/cab
 .PHONY: run test deps test-deps map build build-debug import test-swift test-browser bench clean fuzz fuzz-build test-fuzz test-contract mirrors
 
 run: deps map build import
-	$(CAB) serve --data $(DATA) --host $(HOST) --port $(PORT)
+	$(CAB) serve --data $(DATA) --host $(HOST) --port $(PORT) $(if $(CONFIG),--config $(CONFIG))
 
 test: test-deps map build-debug test-swift test-fuzz test-contract test-browser
 

@@ -96,6 +96,13 @@ let package = Package(
         .testTarget(
             name: "CabAppModelsTests", dependencies: ["CabAppModels", "CabClient", "CabGeo", "CabTestSupport"]),
         .testTarget(name: "CabEndToEndTests", dependencies: ["CabTestSupport"]),
+        // The executable's own parts (log handler, configuration mapping), in process.
+        .testTarget(
+            name: "cabTests",
+            dependencies: [
+                "cab", "CabAPI", "CabCore", "CabHTTP", "CabStore", "CabTracking",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,37 +1,47 @@
+import ArgumentParser
 import CabAPI
 import CabCore
 import CabImport
 import CabStore
 import Foundation
 
-/// `cab admin create-dispatcher --data DIR NAME`: account administration on a data directory's store.
-enum AdminCommand {
-    static let flags: [Arguments.Flag] = [
-        .init(name: "data", valueName: "DIR", help: "data directory (default $CAB_DATA or data/cab)")
-    ]
+/// `cab admin`: account administration on a data directory's store.
+struct AdminCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin",
+        abstract: "Account administration (create-dispatcher).",
+        subcommands: [CreateDispatcher.self])
+}
 
-    static let usage = """
-        usage: cab admin create-dispatcher [--data DIR] NAME
+/// `cab admin create-dispatcher --data DIR NAME`.
+struct CreateDispatcher: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create-dispatcher",
+        abstract: "Create a dispatcher account and print its token.",
+        discussion: """
+            Creates a dispatcher account in the data directory's store and prints its bearer token alone on \
+            standard output. The token is shown only this once; the store keeps just its SHA-256.
+            """)
 
-        Creates a dispatcher account in the data directory's store and prints its bearer token alone on
-        standard output. The token is shown only this once; the store keeps just its SHA-256.
+    @OptionGroup var data: DataDirectoryOption
+    @Argument(help: ArgumentHelp("the dispatcher's name (1 to 200 characters)", valueName: "NAME"))
+    var name: String
+    @OptionGroup var logLevel: LogLevelOption
 
-        \(Arguments.describe(flags))
-        """
+    func validate() throws {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= 200 else { throw ValidationError("NAME must be 1 to 200 characters") }
+    }
 
-    static func run(_ arguments: [String]) -> Never {
-        let args = Arguments(arguments, flags: flags, usage: usage)
-        guard args.positional.first == "create-dispatcher" else {
-            Console.fail("admin needs a subcommand: create-dispatcher\n\n\(usage)")
-        }
-        guard args.positional.count == 2 else { Console.fail("create-dispatcher takes one NAME\n\n\(usage)") }
-        let name = args.positional[1].trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= 200 else { Console.fail("NAME must be 1 to 200 characters") }
-        let directory = DataDirectory(path: dataDirectory(args))
+    func run() throws {
+        logLevel.apply()
+        let name = self.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let directory = DataDirectory(path: data.resolved)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
         else {
-            Console.fail("no data directory at \(directory.path); run `cab import MAP.osm.pbf --data DIR` first", code: 66)
+            Console.fail(
+                "no data directory at \(directory.path); run `cab import MAP.osm.pbf --data DIR` first", code: 66)
         }
         do {
             let store = try SQLiteStore(path: directory.storePath)

@@ -27,6 +27,9 @@ func exitProcess(_ code: Int32) -> Never {
 }
 
 /// The data directory: `--data DIR`, else `$CAB_DATA`, else `data/cab` under the working directory.
-func dataDirectory(_ arguments: Arguments) -> String {
-    arguments.value("data") ?? ProcessInfo.processInfo.environment["CAB_DATA"] ?? "data/cab"
+func dataDirectory(_ arguments: Arguments) -> String { dataDirectory(given: arguments.value("data")) }
+
+/// The data directory: `given` (a `--data` value), else `$CAB_DATA`, else `data/cab` under the working directory.
+func dataDirectory(given: String?) -> String {
+    given ?? ProcessInfo.processInfo.environment["CAB_DATA"] ?? "data/cab"
 }

@@ -1,37 +1,35 @@
+import ArgumentParser
 import CabImport
 import Foundation
 
 /// `cab import MAP.osm.pbf --data DIR`: builds everything `cab serve` needs from an OSM extract.
-enum ImportCommand {
-    static let flags: [Arguments.Flag] = [
-        .init(name: "data", valueName: "DIR", help: "data directory to import into (default $CAB_DATA or data/cab)"),
-        .init(name: "quiet", valueName: nil, help: "no progress lines"),
-    ]
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import an OpenStreetMap extract (.osm.pbf) into a data directory.",
+        discussion: """
+            Reads an OpenStreetMap extract (PBF) once and writes the road graph, the fast-routing index, the place \
+            index and the base map into DIR, replacing a previous import only when the new one is complete.
+            """)
 
-    static let usage = """
-        usage: cab import MAP.osm.pbf [--data DIR]
+    @Argument(help: ArgumentHelp("the OpenStreetMap extract", valueName: "MAP.osm.pbf"))
+    var map: String
+    @OptionGroup var data: DataDirectoryOption
+    @Flag(help: "no progress lines")
+    var quiet = false
+    @OptionGroup var logLevel: LogLevelOption
 
-        Reads an OpenStreetMap extract (PBF) once and writes the road graph, the fast-routing index, the place
-        index and the base map into DIR, replacing a previous import only when the new one is complete.
-
-        \(Arguments.describe(flags))
-        """
-
-    static func run(_ arguments: [String]) -> Never {
-        let args = Arguments(arguments, flags: flags, usage: usage)
-        guard args.positional.count == 1, let map = args.positional.first else {
-            Console.fail("import needs exactly one map file\n\n\(usage)")
-        }
+    func run() throws {
+        logLevel.apply()
         guard FileManager.default.isReadableFile(atPath: map) else {
             Console.fail("cannot read the map file \(map)", code: 66)
         }
-        let directory = DataDirectory(path: dataDirectory(args))
+        let directory = DataDirectory(path: data.resolved)
         do {
             try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         } catch {
             Console.fail("cannot create the data directory \(directory.path): \(error.localizedDescription)", code: 73)
         }
-        let quiet = args.has("quiet")
         var lastReported = (stage: "", percent: -1)
         do {
             let manifest = try MapImporter.run(mapPath: map, into: directory) { stage, fraction in
@@ -39,9 +37,10 @@ enum ImportCommand {
                 let percent = Int(fraction * 100) / 10 * 10
                 guard stage.rawValue != lastReported.stage || percent != lastReported.percent else { return }
                 lastReported = (stage.rawValue, percent)
-                Console.error("\(stage.rawValue): \(percent)%")
+                Log.info("import progress", ["stage": stage.rawValue, "percent": "\(percent)"])
             }
-            let counts = manifest.counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let counts = manifest.counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                separator: " ")
             let total = manifest.seconds.values.reduce(0, +)
             Console.line("imported \(map) into \(directory.path) in \(String(format: "%.2f", total)) s: \(counts)")
             exitProcess(0)

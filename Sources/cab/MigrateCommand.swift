@@ -1,3 +1,4 @@
+import ArgumentParser
 import CabImport
 import CabPostgres
 import CabStore
@@ -5,30 +6,38 @@ import Foundation
 
 /// `cab migrate --postgres URL [--from DIR]`: brings a PostgreSQL database's schema up to date, and with
 /// `--from` copies a SQLite city into it.
-enum MigrateCommand {
-    static let flags: [Arguments.Flag] = [
-        .init(name: "postgres", valueName: "URL", help: "libpq URL or connection string (default $CAB_POSTGRES_URL)"),
-        .init(name: "from", valueName: "DIR", help: "a data directory whose SQLite store to copy into PostgreSQL"),
-    ]
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Bring a PostgreSQL schema up to date, or copy a SQLite city into PostgreSQL (--from).",
+        discussion: """
+            Applies the PostgreSQL schema's missing migrations (forward only; nodes starting at once migrate once). \
+            With --from, then copies the data directory's accounts, tokens, bookings with their history and \
+            idempotency keys, and location history into PostgreSQL, table by table; rows already there are \
+            skipped, so an interrupted copy is resumed by running it again. Prints each table's counts and fails \
+            (exit 65) when PostgreSQL holds fewer rows than the SQLite file.
+            """)
 
-    static let usage = """
-        usage: cab migrate --postgres URL [--from DIR]
+    @Option(help: ArgumentHelp("libpq URL or connection string (default $CAB_POSTGRES_URL)", valueName: "URL"))
+    var postgres: String?
+    @Option(help: ArgumentHelp("a data directory whose SQLite store to copy into PostgreSQL", valueName: "DIR"))
+    var from: String?
+    @OptionGroup var logLevel: LogLevelOption
 
-        Applies the PostgreSQL schema's missing migrations (forward only; nodes starting at once migrate once).
-        With --from, then copies the data directory's accounts, tokens, bookings with their history and
-        idempotency keys, and location history into PostgreSQL, table by table; rows already there are
-        skipped, so an interrupted copy is resumed by running it again. Prints each table's counts and fails
-        (exit 65) when PostgreSQL holds fewer rows than the SQLite file.
+    /// `--postgres`, else `$CAB_POSTGRES_URL`.
+    var url: String? {
+        (postgres ?? ProcessInfo.processInfo.environment["CAB_POSTGRES_URL"]).flatMap { $0.isEmpty ? nil : $0 }
+    }
 
-        \(Arguments.describe(flags))
-        """
+    func validate() throws {
+        guard url != nil else { throw ValidationError("migrate needs --postgres URL (or CAB_POSTGRES_URL)") }
+    }
 
-    static func run(_ arguments: [String]) -> Never {
-        let args = Arguments(arguments, flags: flags, usage: usage)
-        guard let url = args.value("postgres") ?? ProcessInfo.processInfo.environment["CAB_POSTGRES_URL"], !url.isEmpty
-        else { Console.fail("migrate needs --postgres URL (or CAB_POSTGRES_URL)\n\n\(usage)") }
+    func run() throws {
+        logLevel.apply()
+        guard let url else { Console.fail("migrate needs --postgres URL (or CAB_POSTGRES_URL)") }
         do {
-            if let from = args.value("from") {
+            if let from {
                 let directory = DataDirectory(path: from)
                 guard FileManager.default.fileExists(atPath: directory.storePath) else {
                     Console.fail("no SwiftCab store at \(directory.storePath)", code: 66)
@@ -37,7 +46,8 @@ enum MigrateCommand {
                 var rows = 0
                 var short: [String] = []
                 let reports = try StoreCopier().copy(from: directory.storePath, to: url) { r in
-                    Console.line("\(r.table): \(r.source) in SQLite, \(r.target) in PostgreSQL (\(r.inserted) copied now)")
+                    Console.line(
+                        "\(r.table): \(r.source) in SQLite, \(r.target) in PostgreSQL (\(r.inserted) copied now)")
                 }
                 for r in reports {
                     rows += r.inserted
@@ -47,7 +57,10 @@ enum MigrateCommand {
                 Console.line(
                     "copied \(rows) rows in \(String(format: "%.1f", seconds)) s (\(Int(Double(rows) / max(seconds, 0.001))) rows/s); "
                         + "not copied yet: \(StoreCopier.notCopied.joined(separator: ", "))")
-                if !short.isEmpty { Console.fail("PostgreSQL holds fewer rows than SQLite in: \(short.joined(separator: ", "))", code: 65) }
+                if !short.isEmpty {
+                    Console.fail(
+                        "PostgreSQL holds fewer rows than SQLite in: \(short.joined(separator: ", "))", code: 65)
+                }
             } else {
                 let applied = try PostgresStore.migrate(conninfo: url)
                 Console.line(

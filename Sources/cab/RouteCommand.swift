@@ -1,39 +1,46 @@
+import ArgumentParser
 import CabAPI
 import CabGeo
 import CabRouting
 import Foundation
 
 /// `cab route --from LAT,LON --to LAT,LON`: the road route between two points, on the imported map.
-enum RouteCommand {
-    static let flags: [Arguments.Flag] = [
-        .init(name: "data", valueName: "DIR", help: "data directory (default $CAB_DATA or data/cab)"),
-        .init(name: "from", valueName: "LAT,LON", help: "start point"),
-        .init(name: "to", valueName: "LAT,LON", help: "end point"),
-        .init(name: "json", valueName: nil, help: "print the route as JSON (GeoJSON geometry and polyline)"),
-    ]
+struct RouteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route",
+        abstract: "Print the road route between two points.",
+        discussion: "Prints the distance (km), the travel time (min) and the encoded polyline of the road route.")
 
-    static let usage = """
-        usage: cab route [--data DIR] --from LAT,LON --to LAT,LON [--json]
+    @OptionGroup var data: DataDirectoryOption
+    @Option(help: ArgumentHelp("start point, in decimal degrees (e.g. 60.1699,24.9384)", valueName: "LAT,LON"))
+    var from: String
+    @Option(help: ArgumentHelp("end point", valueName: "LAT,LON"))
+    var to: String
+    @Flag(help: "print the route as JSON (GeoJSON geometry and polyline)")
+    var json = false
+    @OptionGroup var logLevel: LogLevelOption
 
-        Prints the distance (km), the travel time (min) and the encoded polyline of the road route.
+    func validate() throws {
+        _ = try Coordinate.parsed(from, what: "--from")
+        _ = try Coordinate.parsed(to, what: "--to")
+    }
 
-        \(Arguments.describe(flags))
-        """
-
-    static func run(_ arguments: [String]) -> Never {
-        let args = Arguments(arguments, flags: flags, usage: usage)
-        let from = args.coordinate("from")
-        let to = args.coordinate("to")
-        let routing = ServiceLoader.loadRouting(dataDirectory: dataDirectory(args))
+    func run() throws {
+        logLevel.apply()
+        let from = try Coordinate.parsed(from, what: "--from")
+        let to = try Coordinate.parsed(to, what: "--to")
+        let routing = ServiceLoader.loadRouting(dataDirectory: data.resolved)
         do {
             let plan = try routing.route(from: from, to: to)
-            if args.has("json") {
+            if json {
                 let object: [String: Any] = [
                     "distance_m": plan.route.distanceMeters, "duration_s": plan.route.durationSeconds,
                     "from": ["lat": plan.start.latitude, "lon": plan.start.longitude],
                     "to": ["lat": plan.end.latitude, "lon": plan.end.longitude],
                     "polyline": Polyline.encode(plan.route.geometry),
-                    "geometry": ["type": "LineString", "coordinates": plan.route.geometry.map { [$0.longitude, $0.latitude] }],
+                    "geometry": [
+                        "type": "LineString", "coordinates": plan.route.geometry.map { [$0.longitude, $0.latitude] },
+                    ],
                 ]
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 Console.line(String(decoding: data, as: UTF8.self))

@@ -1,73 +1,158 @@
+import ArgumentParser
 import CabAPI
 import CabHTTP
 import Foundation
+import Logging
 
 /// `cab serve`: loads the data directory and serves the API and web app until SIGTERM/SIGINT.
-enum ServeCommand {
-    static let flags: [Arguments.Flag] = [
-        .init(name: "data", valueName: "DIR", help: "data directory (imported map and store; default $CAB_DATA or data/cab)"),
-        .init(name: "host", valueName: "H", help: "address to listen on (default 127.0.0.1; 0.0.0.0 for all)"),
-        .init(name: "port", valueName: "N", help: "port (default 8080; 0 picks a free one)"),
-        .init(name: "threads", valueName: "N", help: "worker threads (default: 2 per core, at least 4)"),
-        .init(
-            name: "public", valueName: "DIR",
-            help: "web app directory (default $CAB_PUBLIC, else Public/ in the working directory, beside the "
-                + "executable or above it, or share/swiftcab/Public of the install prefix)"),
-        .init(name: "tariff", valueName: "FILE", help: "tariff JSON file (default: 1.20 EUR per km)"),
-        .init(name: "pickup-overdue", valueName: "S", help: "seconds past the promised pickup before a trip is re-dispatched (default 600)"),
-        .init(name: "arrival-radius", valueName: "M", help: "how near the pickup, in metres, a driver must be to mark arrival (default 150)"),
-        .init(name: "arrival-fix-age", valueName: "S", help: "how fresh, in seconds, that driver's position must be (default 60)"),
-        .init(name: "max-per-address", valueName: "N", help: "connections open at once from one address (default 256; 0: no cap)"),
-    ]
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the HTTP API and the web app.",
+        discussion: """
+            Prints `listening on http://H:PORT` as the first line of standard output once ready; stops gracefully \
+            on SIGTERM or SIGINT, finishing requests in flight.
 
-    static let usage = """
-        usage: cab serve [--data DIR] [--host H] [--port N] [--public DIR]
+            Every setting has a key in the configuration file (--config FILE, JSON), an environment variable \
+            (CAB_ and the key in capitals, e.g. CAB_DISPATCH_BATCH_SIZE) and some a flag below; a flag wins over \
+            the environment, which wins over the file. --print-config shows what is in force; \
+            docs/configuration.md lists every key.
+            """)
 
-        Serves the HTTP API and the web app. Prints `listening on http://H:PORT` as the first line of standard
-        output once ready; stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
+    @Option(help: ArgumentHelp("JSON configuration file (see docs/configuration.md)", valueName: "FILE"))
+    var config: String?
 
-        \(Arguments.describe(flags))
-        """
+    @Flag(
+        name: .customLong("print-config"),
+        help: "print the settings in force (file, environment, flags) as JSON and exit")
+    var printConfig = false
 
-    static func run(_ arguments: [String]) -> Never {
+    @Flag(
+        name: .customLong("config-reference"),
+        help: ArgumentHelp("print docs/configuration.md's key table", visibility: .hidden))
+    var configReference = false
+
+    @Option(
+        help: Self.help("data_dir", "data directory (imported map and store)", "DIR"))
+    var data: String?
+    @Option(help: Self.help("http.host", "address to listen on (0.0.0.0 for all)", "H"))
+    var host: String?
+    @Option(help: Self.help("http.port", "port (0 picks a free one)", "N"))
+    var port: String?
+    @Option(help: Self.help("http.threads", "worker threads", "N"))
+    var threads: String?
+    @Option(
+        help: Self.help(
+            "public_dir",
+            "web app directory (when not given: Public/ in the working directory, beside the executable or above "
+                + "it, or share/swiftcab/Public of the install prefix)", "DIR"))
+    var `public`: String?
+    @Option(help: Self.help("tariff_file", "tariff JSON file (when not given: 1.20 EUR per km)", "FILE"))
+    var tariff: String?
+    @Option(
+        name: .customLong("pickup-overdue"),
+        help: Self.help(
+            "trip.pickup_overdue_seconds",
+            "seconds past the promised pickup before a trip is re-dispatched", "S"))
+    var pickupOverdue: String?
+    @Option(
+        name: .customLong("arrival-radius"),
+        help: Self.help(
+            "trip.arrival_radius_m", "how near the pickup, in metres, a driver must be to mark arrival",
+            "M"))
+    var arrivalRadius: String?
+    @Option(
+        name: .customLong("arrival-fix-age"),
+        help: Self.help(
+            "trip.arrival_fix_max_age_seconds", "how fresh, in seconds, that driver's position must be",
+            "S"))
+    var arrivalFixAge: String?
+    @Option(
+        name: .customLong("max-per-address"),
+        help: Self.help(
+            "http.max_connections_per_address", "connections open at once from one address (0: no cap)",
+            "N"))
+    var maxPerAddress: String?
+    @Option(
+        name: .customLong("log-level"),
+        help: Self.help(
+            "log_level", "least severe log level written: trace, debug, info, notice, warning, error, critical", "LEVEL"
+        ))
+    var logLevel: String?
+
+    /// A flag's help, naming the configuration key it sets.
+    static func help(_ key: String, _ text: String, _ valueName: String) -> ArgumentHelp {
+        // `!`: every flag here names a key of the catalogue (ServeSettingsTests checks the flags against it).
+        let setting = SettingKey.named(key)!
+        return ArgumentHelp(
+            "\(text); default \(setting.defaultText) (key \(key), $\(setting.environment))", valueName: valueName)
+    }
+
+    /// The flags given, by name without `--` (the settings map them to keys, `SettingKey.flag`).
+    var givenFlags: [String: String] {
+        let pairs: [(String, String?)] = [
+            ("data", data), ("host", host), ("port", port), ("threads", threads), ("public", `public`),
+            ("tariff", tariff), ("pickup-overdue", pickupOverdue), ("arrival-radius", arrivalRadius),
+            ("arrival-fix-age", arrivalFixAge), ("max-per-address", maxPerAddress), ("log-level", logLevel),
+        ]
+        return Dictionary(uniqueKeysWithValues: pairs.compactMap { name, value in value.map { (name, $0) } })
+    }
+
+    func run() throws {
         // Before any thread exists, so that a SIGTERM during start-up waits for `runUntilTerminated`.
         HTTPServer.blockTerminationSignals()
-        let args = Arguments(arguments, flags: flags, usage: usage)
-        guard args.positional.isEmpty else { Console.fail("serve takes no positional arguments\n\n\(usage)") }
-        let host = args.value("host") ?? "127.0.0.1"
-        let port = args.integer("port", default: 8080, in: 0...65535)
-        // A new booking waits for its group commit parked (a deferred response), not on a thread, so the pool is
-        // sized for the CPU: two per core, at least four (rarer writes — accounts, trip steps — still block one
-        // worker for a commit). More threads only add switching: 32 gave p99 40 ms where 4 give 18 ms under
-        // `cab bench api` on two cores (docs/performance.md).
-        let threads = args.integer("threads", default: max(4, HTTPServerConfiguration.processorCount * 2), in: 1...512)
-        let data = dataDirectory(args)
-        let publicDirectory = webAppDirectory(args)  // before loading anything: a wrong --public stops at once
+        if configReference {
+            Console.line(SettingKey.referenceTable)
+            exitProcess(0)
+        }
+        let settings: ServeSettings
+        do {
+            settings = try ServeSettings.load(
+                configPath: config, environment: ProcessInfo.processInfo.environment, flags: givenFlags)
+        } catch {
+            Console.fail(
+                "\(error.message)\nRun `cab serve --help` for the flags; docs/configuration.md lists every key.")
+        }
+        if printConfig {
+            Console.line(settings.json())
+            exitProcess(0)
+        }
+        Log.bootstrap(level: settings.logLevel)
+        Self.serve(settings)
+    }
+
+    static func serve(_ settings: ServeSettings) -> Never {
+        let http = settings.http
+        let data = settings.dataDirectory
+        let publicDirectory = webAppDirectory(settings)  // before loading anything: a wrong --public stops at once
         let metrics = MetricsRegistry()
-        let services = ServiceLoader.load(dataDirectory: data, arguments: args, metrics: metrics)
+        let services = ServiceLoader.load(dataDirectory: data, settings: settings, metrics: metrics)
         let app = CabApplication(
             configuration: APIConfiguration(publicDirectory: publicDirectory), services: services, metrics: metrics)
-        let log: @Sendable (String) -> Void = { Console.error($0) }
-        // Access-log lines are written in batches by a thread of their own; errors go out at once.
+        let log = Log.logger.jsonLineClosure()
+        // Access-log lines are written in batches by a thread of their own (measured: docs/performance.md), at
+        // info; errors go out at once through the logger.
         let accessLog = BufferedLineWriter()
+        let accessLogLine: (@Sendable (String) -> Void)? =
+            Log.level <= .info ? { @Sendable line in accessLog.write(line) } : nil
         let server = HTTPServer(
-            configuration: HTTPServerConfiguration(
-                host: host, port: port, workerThreads: threads,
-                maxConnectionsPerAddress: args.integer("max-per-address", default: 256, in: 0...1_000_000)),
-            router: app.makeRouter(), metrics: metrics, accessLog: { accessLog.write($0) }, errorLog: log,
+            configuration: http,
+            router: app.makeRouter(), metrics: metrics, accessLog: accessLogLine, errorLog: log,
             errorMapper: app.errorMapper(log: log))
         // Trips a stopped server left open are dispatched or followed again before requests come in.
-        do { try services.dispatch?.recoverOpenTrips() } catch { Console.fail("cannot read the open trips: \(error)", code: 74) }
+        do { try services.dispatch?.recoverOpenTrips() } catch {
+            Console.fail("cannot read the open trips: \(error)", code: 74)
+        }
         let bound: Int
         do {
             bound = try server.start()
         } catch {
-            Console.fail("cannot listen on \(host):\(port): \(error.message)", code: 69)
+            Console.fail("cannot listen on \(http.host):\(http.port): \(error.message)", code: 69)
         }
         services.tracking?.start()
         let ticker = DispatchTicker()
         if let dispatch = services.dispatch { ticker.start(dispatch) }
-        Console.line("listening on http://\(host):\(bound)")
+        Console.line("listening on http://\(http.host):\(bound)")
         let signal = server.runUntilTerminated()
         ticker.stop()
         services.dispatch?.waitForQueuedBookings()  // new bookings get their dispatch write before the store closes
@@ -78,19 +163,25 @@ enum ServeCommand {
         exitProcess(0)
     }
 
-    /// The web app's folder (one holding `index.html`): `--public DIR` or `$CAB_PUBLIC` when given (exits 64 when
-    /// it holds no web app), else the first of `Public/` in the working directory, beside the executable or up to
-    /// four folders above it (`.build/<triple>/debug/cab` in a checkout), and `share/swiftcab/Public` of the
-    /// install prefix (`/usr/local/bin/cab` → `/usr/local/share/swiftcab/Public`). Logs where it serves from, or
-    /// a warning naming the places it looked when there is none (the API still runs; `GET /` is then 404).
-    static func webAppDirectory(_ args: Arguments) -> String? {
+    /// The web app's folder (one holding `index.html`): `public_dir` when given (`--public DIR`, `$CAB_PUBLIC` or
+    /// the file; exits 64 when it holds no web app), else the first of `Public/` in the working directory, beside
+    /// the executable or up to four folders above it (`.build/<triple>/debug/cab` in a checkout), and
+    /// `share/swiftcab/Public` of the install prefix (`/usr/local/bin/cab` → `/usr/local/share/swiftcab/Public`).
+    /// Logs where it serves from, or a warning naming the places it looked when there is none (the API still
+    /// runs; `GET /` is then 404).
+    static func webAppDirectory(_ settings: ServeSettings) -> String? {
         let files = FileManager.default
         let holdsWebApp = { (folder: String) in
             files.fileExists(atPath: (folder as NSString).appendingPathComponent("index.html"))
         }
-        let environment = ProcessInfo.processInfo.environment["CAB_PUBLIC"].flatMap { $0.isEmpty ? nil : $0 }
-        if let given = args.value("public") ?? environment {
-            let source = args.value("public") != nil ? "--public" : "CAB_PUBLIC"
+        if let given = settings.string("public_dir") {
+            let source: String
+            switch settings.source(of: "public_dir") {
+            case .flag: source = "--public"
+            case .environment(let name): source = name
+            case .file(let path): source = "public_dir (in \(path))"
+            case .defaults: source = "public_dir"
+            }
             guard holdsWebApp(given) else {
                 Console.fail("\(source) \(given): no index.html there; point it at the web app's Public folder")
             }

@@ -11,7 +11,7 @@ import CabRouting
 /// Loads what `cab serve` answers from out of the data directory, failing with a message that says what to fix.
 enum ServiceLoader {
     /// Everything `cab serve` answers from. Without an imported map it serves what it can (503 for the rest).
-    static func load(dataDirectory: String, arguments: Arguments, metrics: MetricsRegistry = MetricsRegistry()) -> Services {
+    static func load(dataDirectory: String, settings: ServeSettings, metrics: MetricsRegistry = MetricsRegistry()) -> Services {
         let directory = DataDirectory(path: dataDirectory)
         guard directory.hasMap else {
             Log.warning("no map imported; routing, places and booking endpoints answer 503", ["data": dataDirectory])
@@ -30,7 +30,7 @@ enum ServiceLoader {
             Console.fail("\(error.message) (\(directory.placesPath)); import the map again", code: 65)
         }
         do {
-            services.store = try SQLiteStore(path: directory.storePath)
+            services.store = try SQLiteStore(path: directory.storePath, configuration: settings.store)
         } catch {
             Console.fail("cannot open the store \(directory.storePath): \(error)", code: 65)
         }
@@ -43,22 +43,18 @@ enum ServiceLoader {
                     Log.info("store recovered", ["store": store.path])
                 }
             }
-            services.tracking = TrackingService(accounts: store, history: store, metrics: metrics, now: services.now)
+            services.tracking = TrackingService(
+                configuration: settings.tracking, accounts: store, history: store, metrics: metrics, now: services.now)
         }
-        if let tariffPath = arguments.value("tariff") {
+        if let tariffPath = settings.string("tariff_file") {
             services.tariff = loadTariff(tariffPath)
         }
         if let store = services.store, let tracking = services.tracking, let routing = services.routing {
-            var timeouts = TripTimeouts()
-            timeouts.pickupOverdueSeconds = arguments.integer("pickup-overdue", default: 600, in: 30...86_400)
-            let configuration = DispatchCoordinator.Configuration(
-                table: TripTransitionTable(timeouts: timeouts), startsDispatchInBackground: true,
-                arrivalFixMaxAgeSeconds: arguments.integer("arrival-fix-age", default: 60, in: 5...3_600),
-                arrivalMaxDistanceMeters: Double(arguments.integer("arrival-radius", default: 150, in: 10...5_000)))
+            let configuration = settings.dispatch  // trip.*, dispatch.* (ServeSettings+Components.swift)
             let dispatch = DispatchCoordinator(
                 store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: services.tariff,
                 configuration: configuration, now: services.now,
-                log: { message, data in Log.info(message, data) })
+                log: Log.logger.closure())
             services.dispatch = dispatch
             services.bookingHooks = dispatch.bookingHooks
         }

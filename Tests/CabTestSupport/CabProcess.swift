@@ -24,16 +24,19 @@ public enum CabProcess {
         return TestData.repositoryRoot.appendingPathComponent(".build/debug/cab")
     }
 
-    /// Runs `cab arguments...` to completion.
-    public static func run(_ arguments: [String]) throws -> Result {
-        try run(executable: executableURL, arguments)
+    /// Runs `cab arguments...` to completion; `environment` is added to the test's own.
+    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try run(executable: executableURL, arguments, environment: environment)
     }
 
     /// Runs `executable arguments...` to completion (another tool the tests compare against, such as osmium).
-    public static func run(executable: URL, _ arguments: [String]) throws -> Result {
+    public static func run(executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
