@@ -87,7 +87,7 @@ struct AccountResponse: Encodable {
 
 extension Services {
     /// The store, or a 503 problem saying how to get one.
-    func requireStore() throws(HTTPError) -> SQLiteStore {
+    func requireStore() throws(HTTPError) -> any ApplicationStore {
         guard let store else {
             throw ProblemType.noStore.error(
                 "No data directory with a store is loaded; import a map with `cab import MAP.osm.pbf --data DIR`.")

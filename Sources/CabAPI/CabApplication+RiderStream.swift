@@ -31,7 +31,7 @@ extension CabApplication {
         router.get("/v1/track/{token}/stream") { [self] request in try followingStream(try sharedBooking(request)) }
         router.get("/v1/stats") { [self] request in
             _ = try authenticate(request, roles: [.dispatcher])
-            return .json(try services.requireStore().pickupStatistics(now: services.now()))
+            return .json(try services.requireStore().pickupStatistics(limit: 100_000, now: services.now()))
         }
     }
 

@@ -13,11 +13,11 @@ final class RiderCodes: Sendable {
     /// Hex digits of the HMAC kept in the payload: 80 bits, far beyond the attempt limit's reach.
     static let secretHexDigits = 20
 
-    private let store: SQLiteStore?
+    private let store: (any ApplicationStore)?
     private let now: @Sendable () -> Instant
     private let key = Mutex<[UInt8]?>(nil)
 
-    init(store: SQLiteStore?, now: @escaping @Sendable () -> Instant) {
+    init(store: (any ApplicationStore)?, now: @escaping @Sendable () -> Instant) {
         self.store = store
         self.now = now
     }

@@ -13,7 +13,7 @@ public struct Services: Sendable {
     /// Place search and reverse geocoding.
     public var places: PlaceIndex?
     /// Accounts, bookings, trips and trails.
-    public var store: SQLiteStore?
+    public var store: (any ApplicationStore)?
     /// Fares.
     public var tariff: Tariff
     /// Live positions, fleet streams and history (needs the store).
@@ -26,7 +26,7 @@ public struct Services: Sendable {
 
     /// Creates the set of services.
     public init(
-        routing: RoutingService? = nil, baseMap: BaseMapIndex? = nil, store: SQLiteStore? = nil,
+        routing: RoutingService? = nil, baseMap: BaseMapIndex? = nil, store: (any ApplicationStore)? = nil,
         tariff: Tariff = .standard, now: @escaping @Sendable () -> Instant = { Instant.now() }
     ) {
         self.routing = routing

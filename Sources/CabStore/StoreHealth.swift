@@ -41,7 +41,8 @@ public final class StoreHealth: Sendable {
     private let state = Mutex(Snapshot(problem: nil, detail: "", since: nil, failures: 0))
     private let observers = Mutex<[@Sendable (Snapshot) -> Void]>([])
     private let now: @Sendable () -> Instant
-    private let path: String
+    /// What the store is (a file path, or a database named without its password), for logs.
+    public let path: String
 
     init(path: String, now: @escaping @Sendable () -> Instant) {
         self.path = path

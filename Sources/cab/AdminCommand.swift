@@ -24,6 +24,12 @@ struct CreateDispatcher: ParsableCommand {
             """)
 
     @OptionGroup var data: DataDirectoryOption
+    @Option(
+        name: .customLong("postgres"),
+        help: ArgumentHelp(
+            "the PostgreSQL store `cab serve --postgres` uses (default $CAB_POSTGRES_URL; without it, the data "
+                + "directory's SQLite store)", valueName: "URL"))
+    var postgres: String?
     @Argument(help: ArgumentHelp("the dispatcher's name (1 to 200 characters)", valueName: "NAME"))
     var name: String
     @OptionGroup var logLevel: LogLevelOption
@@ -36,6 +42,17 @@ struct CreateDispatcher: ParsableCommand {
     func run() throws {
         logLevel.apply()
         let name = self.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let url = postgres ?? ProcessInfo.processInfo.environment["CAB_POSTGRES_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            let store: PostgresStore
+            do {
+                store = try PostgresStore(.init(conninfo: url))
+            } catch let error as StoreError {
+                Console.fail("cannot open the PostgreSQL store: \(error.message)", code: error.code == .misconfigured ? 64 : 69)
+            } catch {
+                Console.fail("cannot open the PostgreSQL store: \(error)", code: 69)
+            }
+            create(name, in: store, where: "the PostgreSQL store")
+        }
         let directory = DataDirectory(path: data.resolved)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
@@ -43,16 +60,27 @@ struct CreateDispatcher: ParsableCommand {
             Console.fail(
                 "no data directory at \(directory.path); run `cab import MAP.osm.pbf --data DIR` first", code: 66)
         }
+        let store: SQLiteStore
         do {
-            let store = try SQLiteStore(path: directory.storePath)
-            defer { store.close() }
+            store = try SQLiteStore(path: directory.storePath)
+        } catch {
+            Console.fail("cannot create the dispatcher in \(directory.storePath): \(error)", code: 73)
+        }
+        create(name, in: store, where: directory.storePath)
+    }
+
+    /// Creates the dispatcher in `store`, prints the token and exits.
+    private func create(_ name: String, in store: any ApplicationStore, where place: String) -> Never {
+        do {
             let token = try TokenAuthority.newToken(prefix: "dispatcher")
             let dispatcher = Dispatcher(id: .random(), name: name, createdAt: .now())
             try store.createDispatcher(dispatcher, tokenHash: TokenAuthority.tokenHash(token))
+            store.close()
             Console.line(token)
             Log.info("dispatcher created", ["id": dispatcher.id.rawValue])
         } catch {
-            Console.fail("cannot create the dispatcher in \(directory.storePath): \(error)", code: 73)
+            store.close()
+            Console.fail("cannot create the dispatcher in \(place): \(error)", code: 73)
         }
         exitProcess(0)
     }

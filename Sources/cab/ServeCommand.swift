@@ -81,6 +81,10 @@ struct ServeCommand: ParsableCommand {
             "N"))
     var handlerThreads: String?
     @Option(
+        name: .customLong("postgres"),
+        help: Self.help("store.postgres_url", "keep the durable data in PostgreSQL at this libpq URL", "URL"))
+    var postgres: String?
+    @Option(
         name: .customLong("log-level"),
         help: Self.help(
             "log_level", "least severe log level written: trace, debug, info, notice, warning, error, critical", "LEVEL"
@@ -101,7 +105,7 @@ struct ServeCommand: ParsableCommand {
             ("data", data), ("host", host), ("port", port), ("threads", threads), ("public", `public`),
             ("tariff", tariff), ("pickup-overdue", pickupOverdue), ("arrival-radius", arrivalRadius),
             ("arrival-fix-age", arrivalFixAge), ("max-per-address", maxPerAddress), ("log-level", logLevel),
-            ("handler-threads", handlerThreads),
+            ("handler-threads", handlerThreads), ("postgres", postgres),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { name, value in value.map { (name, $0) } })
     }

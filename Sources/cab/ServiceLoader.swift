@@ -30,18 +30,15 @@ enum ServiceLoader {
         } catch {
             Console.fail("\(error.message) (\(directory.placesPath)); import the map again", code: 65)
         }
-        do {
-            services.store = try SQLiteStore(path: directory.storePath, configuration: settings.store)
-        } catch {
-            Console.fail("cannot open the store \(directory.storePath): \(error)", code: 65)
-        }
+        services.store = openStore(directory: directory, settings: settings)
         if let store = services.store {
             // Each change of the store's state is logged once, with what to do (StoreHealth).
+            let name = store.health.path
             store.health.observe { snapshot in
                 if let problem = snapshot.problem {
-                    Log.error("store failing", ["problem": problem.rawValue, "detail": snapshot.detail, "store": store.path])
+                    Log.error("store failing", ["problem": problem.rawValue, "detail": snapshot.detail, "store": name])
                 } else {
-                    Log.info("store recovered", ["store": store.path])
+                    Log.info("store recovered", ["store": name])
                 }
             }
             services.tracking = TrackingService(
@@ -59,6 +56,29 @@ enum ServiceLoader {
             services.dispatch = dispatch
         }
         return services
+    }
+
+    /// The durable store: PostgreSQL when `store.postgres_url` is set (several nodes may share it), else the data
+    /// directory's SQLite file. A PostgreSQL URL with a wrong password, role or database exits 64 saying which; a
+    /// server that does not answer exits 69; a damaged or too new store 65.
+    static func openStore(directory: DataDirectory, settings: ServeSettings) -> any ApplicationStore {
+        guard let postgres = settings.postgres else {
+            do {
+                return try SQLiteStore(path: directory.storePath, configuration: settings.store)
+            } catch {
+                Console.fail("cannot open the store \(directory.storePath): \(error)", code: 65)
+            }
+        }
+        do {
+            let store = try PostgresStore(postgres)
+            Log.info("store opened", ["store": store.health.path, "kind": "postgresql"])
+            return store
+        } catch let error as StoreError {
+            let code: Int32 = error.code == .misconfigured ? 64 : error.code == .unavailable ? 69 : 65
+            Console.fail("cannot open the PostgreSQL store (store.postgres_url): \(error.message)", code: code)
+        } catch {
+            Console.fail("cannot open the PostgreSQL store (store.postgres_url): \(error)", code: 65)
+        }
     }
 
     /// Routing alone, for commands that need no store (`route`, `simulate`): the data directory's store is not opened.

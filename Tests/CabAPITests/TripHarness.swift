@@ -5,6 +5,7 @@ import CabDispatch
 import CabGeo
 @testable import CabHTTP
 import CabRouting
+import CabTestSupport
 import CabStore
 import CabTracking
 import Foundation
@@ -49,7 +50,8 @@ enum RiverMap {
 final class TripHarness: @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable and Sendable except `directory` (a URL, set once).
     let clock = ManualClock(Instant(millisecondsSinceEpoch: 1_780_000_000_000))
-    let store: SQLiteStore
+    /// SQLite, or with `CAB_TEST_STORE=postgres` a fresh database on the shared PostgreSQL server.
+    let store: any ApplicationStore
     let fleet: LiveFleet<DriverID>
     /// Live tracking (`withTracking`): fixes posted to `/v1/driver/locations` reach the trail through its queue.
     let tracking: TrackingService?
@@ -68,7 +70,12 @@ final class TripHarness: @unchecked Sendable {
         self.metrics = metrics
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("cab-trips-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
+        if SharedPostgres.selected {
+            store = try PostgresStore(.init(conninfo: SharedPostgres.freshDatabase(), connections: 3, writers: 2))
+        } else {
+            store = try SQLiteStore(
+                path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
+        }
         let routing = RoutingService(graph: graph, index: nil)
         let clock = self.clock
         let settings = DispatchCoordinator.Configuration(dispatch: configuration, table: table)

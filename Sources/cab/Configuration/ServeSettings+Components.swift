@@ -80,4 +80,13 @@ extension ServeSettings {
             tokenCacheMilliseconds: Int64(integer("store.token_cache_ms")),
             walFrameLimit: integer("store.wal_frame_limit"))
     }
+
+    /// The PostgreSQL store's settings, when `store.postgres_url` is set.
+    var postgres: PostgresStore.Configuration? {
+        guard let url = string("store.postgres_url") else { return nil }
+        let retention = integer("store.location_retention_days")
+        return PostgresStore.Configuration(
+            conninfo: url, connections: integer("store.postgres_connections"), writers: integer("store.postgres_writers"),
+            locationRetentionDays: retention == 0 ? nil : retention)
+    }
 }

@@ -200,6 +200,7 @@ extension SettingKey {
 
     private static let store: [SettingKey] = {
         let s = SQLiteStore.Configuration()
+        let p = PostgresStore.Configuration(conninfo: "")
         return [
             .init(
                 "store.readers", .integer(1...64), default: .integer(s.readers), help: "read-only SQLite connections"),
@@ -216,6 +217,20 @@ extension SettingKey {
             .init(
                 "store.wal_frame_limit", .integer(1_000...10_000_000), default: .integer(s.walFrameLimit),
                 help: "WAL length in 4 KiB frames past which the writer waits for the checkpoint"),
+            .init(
+                "store.postgres_url", .optionalString, default: .null, environment: "CAB_POSTGRES_URL", flag: "postgres",
+                help: "keep accounts, bookings, dispatch state, links and trails in PostgreSQL at this libpq URL or "
+                    + "conninfo (several hosts with target_session_attrs=read-write find the primary); null keeps them "
+                    + "in the data directory's SQLite file"),
+            .init(
+                "store.postgres_connections", .integer(1...256), default: .integer(p.connections),
+                help: "PostgreSQL connections this node holds"),
+            .init(
+                "store.postgres_writers", .integer(1...64), default: .integer(p.writers),
+                help: "PostgreSQL group-commit writers (each commits up to 48 callers' writes at once)"),
+            .init(
+                "store.location_retention_days", .integer(0...36_500), default: .integer(0),
+                help: "PostgreSQL: whole days of location history kept (older day partitions are dropped); 0 keeps all"),
         ]
     }()
 
