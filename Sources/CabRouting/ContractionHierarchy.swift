@@ -37,7 +37,7 @@ public struct ContractionHierarchy: Sendable {
     /// Second half of a shortcut (unused for original arcs).
     let arcSecond: ContractionBuffer<Int32>
     /// The short shortcuts already unpacked (made from the arc table whenever a hierarchy is made or loaded).
-    let unpacked: UnpackedShortcuts
+    private(set) var unpacked: UnpackedShortcuts
 
     /// Arcs in the hierarchy, original and shortcut.
     public var arcCount: Int { arcFirst.count }
@@ -77,6 +77,16 @@ public struct ContractionHierarchy: Sendable {
     public init(graph: ContractionGraph, configuration: ContractionBuilder.Configuration = .init()) {
         var builder = ContractionBuilder(graph: graph, configuration: configuration)
         self = builder.build()
+    }
+
+    /// Bytes of the unpacked short shortcuts (`UnpackedShortcuts`).
+    package var unpackedShortcutByteCount: Int { unpacked.byteCount }
+
+    /// The same hierarchy unpacking every shortcut by its halves (no lists), for comparisons.
+    package func withoutUnpackedShortcuts() -> ContractionHierarchy {
+        var copy = self
+        copy.unpacked = UnpackedShortcuts(arcCount: arcCount)
+        return copy
     }
 
     /// Appends the original edge ids of arc `arc`, in path order, to `edges`.

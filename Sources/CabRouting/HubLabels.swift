@@ -46,6 +46,12 @@ public struct HubLabels: Sendable {
     public var byteCount: Int { 2 * (4 * (nodeCount + 1)) + 12 * entryCount + (climbs?.byteCount ?? 0) }
     /// Bytes of the unlabelled ranks' precomputed climbs (`LabelClimbs`), included in `byteCount`.
     public var climbByteCount: Int { climbs?.byteCount ?? 0 }
+    /// The same labels without the precomputed climbs (queries below the labels then search), for comparisons.
+    package var withoutClimbs: HubLabels {
+        var copy = self
+        copy.climbs = nil
+        return copy
+    }
 
     init(
         nodeCount: Int, lowestLabelledRank: Int = 0, rankOf: ContractionBuffer<Int32>, forward: Direction,

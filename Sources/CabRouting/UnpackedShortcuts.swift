@@ -17,6 +17,12 @@ struct UnpackedShortcuts: Sendable {
     /// Bytes the lists and their offsets take.
     var byteCount: Int { 4 * (start.count + lists.count) }
 
+    /// No lists: every shortcut is split into its halves.
+    init(arcCount: Int) {
+        start = ContractionBuffer(repeating: -1, count: arcCount)
+        lists = ContractionBuffer([])
+    }
+
     /// Unpacks the short shortcuts of the arc table (`arcFirst` is a shortcut's first half or `~edge`).
     /// - Complexity: O(arcs + listed edges); halves come before the shortcuts made of them, so one pass in arc order
     ///   copies each list from its halves' lists.
