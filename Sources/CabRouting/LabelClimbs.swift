@@ -9,8 +9,8 @@
 /// climb from both seeds would find, less some stalling, so answers are the same. Paths still come from the
 /// search (the lists keep no predecessors).
 ///
-/// On the N=700 grid (485k nodes, labels on the top 31 %) the lists hold about six entries per node and
-/// direction: 12 bytes each, about 35 MB, next to 233 MB of labels.
+/// On the N=700 grid (485k nodes, labels on the top 31 %) the lists hold about seven entries per unlabelled node
+/// and direction: 12 bytes each, 53 MB next to 233 MB of labels, built in about 3 s.
 struct LabelClimbs: Sendable {
     /// One settled or border rank of a climb.
     struct Entry: BitwiseCopyable, Equatable {
