@@ -89,6 +89,13 @@ public struct ContractionHierarchy: Sendable {
         return copy
     }
 
+    /// The same hierarchy with lists for shortcuts of at most `maximumEdges` edges.
+    func withUnpackedShortcuts(maximumEdges: Int) -> ContractionHierarchy {
+        var copy = self
+        copy.unpacked = UnpackedShortcuts(arcFirst: arcFirst, arcSecond: arcSecond, maximumEdges: maximumEdges)
+        return copy
+    }
+
     /// Appends the original edge ids of arc `arc`, in path order, to `edges`.
     /// - Complexity: O(edges appended).
     func unpack(arc: Int32, into edges: inout [Int32]) {
