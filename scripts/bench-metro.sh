@@ -4,7 +4,8 @@
 # (scripts/routingkit-peer.py, PyPI ch-router in a virtual environment of its own) on the same graph, one
 # after the other in the same run. Cities and the venv go under .build/ (never into the repository).
 #
-# usage: scripts/bench-metro.sh [N ...]        (default: 330 700 1000; N=700 is ~485k junctions, 1000 ~1M)
+# usage: [CAB_FLAGS=--json] scripts/bench-metro.sh [N ...]   (default: 330 700 1000; N=700 is ~485k junctions, 1000
+# ~1M; --json adds the same-run baselines: searched climbs, shortcuts split into halves)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
@@ -27,7 +28,7 @@ for n in "${sizes[@]}"; do
   fi
   echo "== N=$n: cab bench route ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
   /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \
-    "$cab" bench route --map "$pbf" --export-edges "$out/edges$n.bin" --pairs 3000 \
+    "$cab" bench route --map "$pbf" --export-edges "$out/edges$n.bin" --pairs 3000 ${CAB_FLAGS:-} \
     --dijkstra-pairs 30 --http-requests 300
   echo "== N=$n: RoutingKit peer ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
   /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \

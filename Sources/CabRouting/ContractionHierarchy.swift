@@ -36,6 +36,8 @@ public struct ContractionHierarchy: Sendable {
     let arcFirst: ContractionBuffer<Int32>
     /// Second half of a shortcut (unused for original arcs).
     let arcSecond: ContractionBuffer<Int32>
+    /// The short shortcuts already unpacked (made from the arc table whenever a hierarchy is made or loaded).
+    private(set) var unpacked: UnpackedShortcuts
 
     /// Arcs in the hierarchy, original and shortcut.
     public var arcCount: Int { arcFirst.count }
@@ -67,6 +69,7 @@ public struct ContractionHierarchy: Sendable {
         self.arcLength = arcLength
         self.arcFirst = arcFirst
         self.arcSecond = arcSecond
+        unpacked = UnpackedShortcuts(arcFirst: arcFirst, arcSecond: arcSecond)
     }
 
     /// Builds the hierarchy of `graph` (see `ContractionBuilder`).
@@ -74,6 +77,23 @@ public struct ContractionHierarchy: Sendable {
     public init(graph: ContractionGraph, configuration: ContractionBuilder.Configuration = .init()) {
         var builder = ContractionBuilder(graph: graph, configuration: configuration)
         self = builder.build()
+    }
+
+    /// Bytes of the unpacked short shortcuts (`UnpackedShortcuts`).
+    package var unpackedShortcutByteCount: Int { unpacked.byteCount }
+
+    /// The same hierarchy unpacking every shortcut by its halves (no lists), for comparisons.
+    package func withoutUnpackedShortcuts() -> ContractionHierarchy {
+        var copy = self
+        copy.unpacked = UnpackedShortcuts(arcCount: arcCount)
+        return copy
+    }
+
+    /// The same hierarchy with lists for shortcuts of at most `maximumEdges` edges.
+    func withUnpackedShortcuts(maximumEdges: Int) -> ContractionHierarchy {
+        var copy = self
+        copy.unpacked = UnpackedShortcuts(arcFirst: arcFirst, arcSecond: arcSecond, maximumEdges: maximumEdges)
+        return copy
     }
 
     /// Appends the original edge ids of arc `arc`, in path order, to `edges`.
@@ -87,7 +107,14 @@ public struct ContractionHierarchy: Sendable {
     func unpack(arc: Int32, into edges: inout [Int32], stack: inout [Int32]) {
         stack.removeAll(keepingCapacity: true)
         stack.append(arc)
+        let listStart = unpacked.start.base
+        let lists = unpacked.lists.base
         while let top = stack.popLast() {
+            let s = Int(listStart[Int(top)])
+            if s >= 0 {
+                edges.append(contentsOf: UnsafeBufferPointer(start: lists + s + 1, count: Int(lists[s])))
+                continue
+            }
             let first = arcFirst[Int(top)]
             if first < 0 {
                 edges.append(~first)

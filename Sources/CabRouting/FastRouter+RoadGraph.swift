@@ -46,7 +46,7 @@ extension FastRouter {
             return Self.best(best == .max ? nil : best, endpoints.direct?.costMilliseconds)
         }
         if let labelQuery {
-            let answer = labelQuery.duration(
+            let answer = labelQuery.durationWithoutPath(
                 from: collect(endpoints.sources, into: &sourceScratch),
                 to: collect(endpoints.targets, into: &targetScratch))
             return Self.best(answer.found ? Int(answer.durationMs) : nil, endpoints.direct?.costMilliseconds)

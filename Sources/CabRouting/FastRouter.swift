@@ -64,7 +64,7 @@ public final class FastRouter {
             let (d, length) = labels.query(from: source, to: target)
             return d == .max ? nil : FastDuration(durationMs: d, lengthMeters: Double(length))
         }
-        if let labelQuery { return Self.optional(labelQuery.duration(from: source, to: target)) }
+        if let labelQuery { return Self.optional(labelQuery.durationWithoutPath(from: source, to: target)) }
         let meeting = contraction.run(from: source, to: target)
         guard meeting.meet >= 0 else { return nil }
         let path = contraction.path(of: meeting, sources: source, targets: target)

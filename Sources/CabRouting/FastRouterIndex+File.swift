@@ -7,7 +7,7 @@
 /// host share the pages. A file from another format version or another graph is refused.
 extension FastRouterIndex {
     /// The current format version; bump it whenever the layout or the meaning of a field changes.
-    public static let fileFormatVersion: UInt32 = 2
+    public static let fileFormatVersion: UInt32 = 3
     static let fileMagic: [UInt8] = Array("SWCABCH\0".utf8)
 
     /// The index as file bytes.
@@ -40,6 +40,13 @@ extension FastRouterIndex {
                 out.put(direction.hub)
                 out.put(direction.duration)
                 out.put(direction.length)
+            }
+            out.put(UInt32(labels.climbs == nil ? 0 : 1))
+            if let climbs = labels.climbs {
+                for direction in [climbs.forward, climbs.backward] {
+                    out.put(direction.first)
+                    out.put(direction.entries)
+                }
             }
         }
         return out.bytes
@@ -131,9 +138,18 @@ extension FastRouterIndex {
                 let length: ContractionBuffer<Float> = try input.buffer(count: hub.count)
                 directions.append(.init(first: first, hub: hub, duration: duration, length: length))
             }
+            var climbs: LabelClimbs?
+            if try input.scalar() as UInt32 == 1 {
+                var lists: [LabelClimbs.Direction] = []
+                for _ in 0..<2 {
+                    let first: ContractionBuffer<Int32> = try input.buffer(count: lowest + 1)
+                    lists.append(.init(first: first, entries: try input.buffer()))
+                }
+                climbs = LabelClimbs(forward: lists[0], backward: lists[1])
+            }
             labels = HubLabels(
                 nodeCount: nodeCount, lowestLabelledRank: lowest, rankOf: hierarchy.rankOf, forward: directions[0],
-                backward: directions[1])
+                backward: directions[1], climbs: climbs)
         }
         guard input.offset == bytes.count else {
             throw RoutingError(.corruptFile, "The preprocessed routing file has trailing bytes; run `cab import`.")
@@ -180,6 +196,12 @@ extension FastRouterIndex {
                 // Unlabelled ranks have empty labels (their queries climb instead).
                 guard direction.first[labels.lowestLabelledRank] == 0 else { throw damaged }
                 for e in 0..<direction.hub.count where !(0..<n).contains(direction.hub[e]) { throw damaged }
+            }
+            for lists in [labels.climbs?.forward, labels.climbs?.backward].compactMap({ $0 }) {
+                let last = labels.lowestLabelledRank
+                guard lists.first[0] == 0, Int(lists.first[last]) == lists.entries.count else { throw damaged }
+                for r in 0..<last where lists.first[r] > lists.first[r + 1] { throw damaged }
+                for e in 0..<lists.entries.count where !(0..<n).contains(lists.entries[e].rank) { throw damaged }
             }
         }
         guard edgeFrom.count == h.edgeCount, edgeTo.count == h.edgeCount else { throw damaged }

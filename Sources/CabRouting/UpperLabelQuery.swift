@@ -17,7 +17,7 @@
 package final class UpperLabelQuery {
     let hierarchy: ContractionHierarchy
     let labels: HubLabels
-    private let lowest: Int
+    let lowest: Int
     /// The climb from the sources (forward arcs) and the one from the targets (backward arcs).
     let ahead: Climb
     let behind: Climb
@@ -30,10 +30,10 @@ package final class UpperLabelQuery {
     private let tableLength: ContractionBuffer<Float>
     private let tableBorder: ContractionBuffer<Int32>
     /// Which climb filled the table last (so a later scan knows the direction of the table).
-    private var filledFromTargets = true
+    var filledFromTargets = true
     private var arcs: [Int32] = []
     /// Work counters since this query object was made (for `cab bench route`; they do not depend on the machine).
-    package private(set) var statistics = Statistics()
+    package var statistics = Statistics()
 
     /// What the climbs and scans did, summed over every climb.
     package struct Statistics: Sendable, Equatable {
@@ -83,6 +83,9 @@ package final class UpperLabelQuery {
         var border: [BorderEntry] = []
         /// Per border entry: proved useless by a lower border node (see the table's loops).
         var dominated: [Bool] = []
+        /// The unlabelled ranks settled, with their distances (where the other end may meet this one below the
+        /// labels), sorted by rank once the climb is over.
+        var settled: [BorderEntry] = []
 
         init(nodeCount: Int) {
             slots = ContractionBuffer(
@@ -91,13 +94,29 @@ package final class UpperLabelQuery {
             heap = ContractionHeap(capacity: nodeCount)
             border.reserveCapacity(64)
             dominated.reserveCapacity(64)
+            settled.reserveCapacity(64)
+        }
+
+        /// Starts a new climb: every slot written before is stale from now on.
+        func advanceStamp() {
+            stamp &+= 1
+            if stamp == 0 {
+                for r in 0..<slots.count { slots[r].stamp = 0 }
+                stamp = 1
+            }
         }
 
         /// Sorts the border by rank, so that a label scan can walk the border alongside its ascending hubs.
         func indexBorder() {
             dominated.removeAll(keepingCapacity: true)
             dominated.append(contentsOf: repeatElement(false, count: border.count))
-            if border.count > 1 { border.sort { $0.rank < $1.rank } }
+            // By rank, and the shorter first where two seeds reach one rank (the longer one is then dominated).
+            if border.count > 1 {
+                border.sort { $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMs < $1.durationMs) }
+            }
+            if settled.count > 1 {
+                settled.sort { $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMs < $1.durationMs) }
+            }
         }
     }
 
@@ -181,18 +200,25 @@ package final class UpperLabelQuery {
     }
 
     /// As `scan(fromSources:)` for a duration alone (no path will be rebuilt): with labels on every node the
-    /// seeds' labels scan the table straight away, without a climb (the many-to-one hot path on road maps).
+    /// seeds' labels scan the table straight away, without a climb (the many-to-one hot path on road maps); below
+    /// the labels, the seeds' precomputed climbs (`LabelClimbs`) replace the search.
     func durationScan(fromSources seeds: [ContractionSeed]) -> Answer {
         precondition(filledFromTargets, "scan from sources after a fill from targets")
-        guard labels.coversEveryNode else { return scan(fromSources: seeds) }
-        return scanSeeds(seeds, labels.forward)
+        if labels.coversEveryNode { return scanSeeds(seeds, labels.forward) }
+        guard let climbs = labels.climbs else { return scan(fromSources: seeds) }
+        var answer = climb(ahead, seeds, along: climbs.forward, meeting: behind)
+        scanTable(ahead, labels.forward, into: &answer)
+        return answer
     }
 
     /// As `scan(fromTargets:)` for a duration alone (see `durationScan(fromSources:)`).
     func durationScan(fromTargets seeds: [ContractionSeed]) -> Answer {
         precondition(!filledFromTargets, "scan from targets after a fill from sources")
-        guard labels.coversEveryNode else { return scan(fromTargets: seeds) }
-        return scanSeeds(seeds, labels.backward)
+        if labels.coversEveryNode { return scanSeeds(seeds, labels.backward) }
+        guard let climbs = labels.climbs else { return scan(fromTargets: seeds) }
+        var answer = climb(behind, seeds, along: climbs.backward, meeting: ahead)
+        scanTable(behind, labels.backward, into: &answer)
+        return answer
     }
 
     /// Every seed's own label against the table (all seeds are labelled).
@@ -239,13 +265,10 @@ package final class UpperLabelQuery {
     /// Settles the unlabelled ranks above `seeds` and collects the labelled ranks reached into `c.border`; with
     /// `other` (a finished climb of the opposite direction), returns the best meeting at an unlabelled rank.
     @discardableResult
-    private func climb(_ c: Climb, _ seeds: [ContractionSeed], forward: Bool, other: Climb?) -> Answer {
-        c.stamp &+= 1
-        if c.stamp == 0 {
-            for r in 0..<c.slots.count { c.slots[r].stamp = 0 }
-            c.stamp = 1
-        }
+    func climb(_ c: Climb, _ seeds: [ContractionSeed], forward: Bool, other: Climb?) -> Answer {
+        c.advanceStamp()
         c.border.removeAll(keepingCapacity: true)
+        c.settled.removeAll(keepingCapacity: true)
         statistics.climbs += 1
         let cur = c.stamp
         var answer = Answer()
@@ -317,6 +340,7 @@ package final class UpperLabelQuery {
                 continue
             }
             settledCount += 1
+            c.settled.append(BorderEntry(rank: node, durationMs: d, lengthMeters: slots[u].length))
             if let otherSlots, otherSlots[u].stamp == otherStamp {
                 let total = d &+ otherSlots[u].distance
                 if total < answer.durationMs {
@@ -350,7 +374,7 @@ package final class UpperLabelQuery {
         return answer
     }
 
-    private func count(_ c: Climb, settled: Int) {
+    func count(_ c: Climb, settled: Int) {
         statistics.settled += settled
         statistics.borderNodes += c.border.count
     }
@@ -363,7 +387,7 @@ package final class UpperLabelQuery {
     // sorted by rank, and a hub outranks the node whose label holds it, so dominators are always scanned first;
     // as a label's hubs ascend, the border nodes among them are found by walking the border alongside.
 
-    private func fillTable(_ c: Climb, _ direction: HubLabels.Direction) {
+    func fillTable(_ c: Climb, _ direction: HubLabels.Direction) {
         // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
         let border = c.border
         var dominated = c.dominated
@@ -418,7 +442,7 @@ package final class UpperLabelQuery {
         }
     }
 
-    private func scanTable(_ c: Climb, _ direction: HubLabels.Direction, into answer: inout Answer) {
+    func scanTable(_ c: Climb, _ direction: HubLabels.Direction, into answer: inout Answer) {
         // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
         let border = c.border
         var dominated = c.dominated

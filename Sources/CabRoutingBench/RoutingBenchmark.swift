@@ -93,6 +93,15 @@ public enum RoutingBenchmark {
         public var climbBorderNodes: Double?
         public var climbBorderEntries: Double?
         public var climbScannedEntries: Double?
+        /// The many-to-one 20 and 100 figures again, right after, with the climbs searched instead of read from
+        /// the precomputed lists (`LabelClimbs`; what this code did before them); nil with labels on every node.
+        public var manyToOne20SearchedMedianMicroseconds: Double? = nil
+        public var manyToOne100SearchedMedianMicroseconds: Double? = nil
+        /// The geometry figure again, with every shortcut split into its halves (no `UnpackedShortcuts` lists).
+        public var p2pGeometryByHalvesMedianMicroseconds: Double? = nil
+        /// Megabytes of the precomputed climbs (part of `labelMegabytes`) and of the unpacked shortcut lists.
+        public var climbListMegabytes: Double? = nil
+        public var unpackedShortcutMegabytes: Double? = nil
         /// Dijkstra median over the router's median (same pairs).
         public var speedup: Double { p2pDijkstraMedianMicroseconds / max(p2pMedianMicroseconds, 1e-9) }
 
@@ -116,6 +125,11 @@ public enum RoutingBenchmark {
             case manyToOne100MedianMicroseconds = "many_to_one_100_median_us"
             case manyToOne20RoutingMedianMicroseconds = "many_to_one_20_routing_median_us"
             case snapMedianMicroseconds = "snap_median_us"
+            case manyToOne20SearchedMedianMicroseconds = "many_to_one_20_searched_climbs_median_us"
+            case manyToOne100SearchedMedianMicroseconds = "many_to_one_100_searched_climbs_median_us"
+            case p2pGeometryByHalvesMedianMicroseconds = "p2p_geometry_by_halves_median_us"
+            case climbListMegabytes = "climb_list_mb"
+            case unpackedShortcutMegabytes = "unpacked_shortcut_mb"
             case climbSettled = "climb_settled"
             case climbBorderNodes = "climb_border_nodes"
             case climbBorderEntries = "climb_border_entries"
@@ -197,7 +211,7 @@ public enum RoutingBenchmark {
         let slow = pairs.prefix(configuration.dijkstraPairs).map { pair in
             time(clock) { sink &+= dijkstra.durationMilliseconds(pair) ?? 0 }
         }
-        func manyToOne(_ drivers: Int) -> [Double] {
+        func manyToOne(_ drivers: Int, on router: FastRouter) -> [Double] {
             (0..<configuration.manyToOneRounds).map { _ in
                 let group = randomPoints(graph, count: drivers + 1, random: &random)
                 let starts = Array(group.prefix(drivers))
@@ -209,7 +223,7 @@ public enum RoutingBenchmark {
             }
         }
         let before = router.labelQuery?.statistics
-        let many20 = manyToOne(20)
+        let many20 = manyToOne(20, on: router)
         let work = router.labelQuery.map { query -> UpperLabelQuery.Statistics in
             var w = query.statistics
             let b = before ?? .init()
@@ -224,13 +238,33 @@ public enum RoutingBenchmark {
         func perClimb(_ value: (UpperLabelQuery.Statistics) -> Int) -> Double? {
             work.map { Double(value($0)) / Double(max($0.climbs, 1)) }
         }
-        let many100 = manyToOne(100)
+        let many100 = manyToOne(100, on: router)
         let routingOnly = (0..<configuration.manyToOneRounds).map { round in
             let group = (0..<21).map { snapped[(round * 21 + $0) % snapped.count] }
             let starts = Array(group.prefix(20))
             return time(clock) {
                 for d in router.durationsMilliseconds(from: starts, to: group[20]) { sink &+= d ?? 0 }
             }
+        }
+        // Same-run baselines for this session's changes: climbs searched, shortcuts split into halves.
+        var searched20: [Double]?
+        var searched100: [Double]?
+        if let labels = index.labels, labels.climbByteCount > 0 {
+            let searching = FastRouter(
+                index: FastRouterIndex(
+                    hierarchy: index.hierarchy, labels: labels.withoutClimbs, edgeFrom: index.edgeFrom,
+                    edgeTo: index.edgeTo),
+                graph: graph)
+            searched20 = manyToOne(20, on: searching)
+            searched100 = manyToOne(100, on: searching)
+        }
+        let byHalves = FastRouter(
+            index: FastRouterIndex(
+                hierarchy: index.hierarchy.withoutUnpackedShortcuts(), labels: index.labels,
+                edgeFrom: index.edgeFrom, edgeTo: index.edgeTo),
+            graph: graph)
+        let geometryByHalves = pairs.map { pair in
+            time(clock) { sink &+= (try? byHalves.route(pair))?.geometry.count ?? 0 }
         }
         let snapping = points.prefix(configuration.pairs).map { point in
             time(clock) { sink &+= (try? snapper.snap(point))?.piece ?? 0 }
@@ -250,7 +284,12 @@ public enum RoutingBenchmark {
             manyToOne100MedianMicroseconds: median(many100), manyToOne20RoutingMedianMicroseconds: median(routingOnly),
             snapMedianMicroseconds: median(snapping), climbSettled: perClimb(\.settled),
             climbBorderNodes: perClimb(\.borderNodes), climbBorderEntries: perClimb(\.borderEntries),
-            climbScannedEntries: perClimb(\.scannedEntries))
+            climbScannedEntries: perClimb(\.scannedEntries),
+            manyToOne20SearchedMedianMicroseconds: searched20.map(median),
+            manyToOne100SearchedMedianMicroseconds: searched100.map(median),
+            p2pGeometryByHalvesMedianMicroseconds: median(geometryByHalves),
+            climbListMegabytes: index.labels.map { Double($0.climbByteCount) / 1_048_576 },
+            unpackedShortcutMegabytes: Double(index.hierarchy.unpackedShortcutByteCount) / 1_048_576)
     }
 
     /// Generates a `SyntheticCity` grid of about `nodes` crossings and measures it (generation is `import_s`;

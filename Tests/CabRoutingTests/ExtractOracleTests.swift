@@ -53,6 +53,9 @@ import Testing
                 router.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph))
             }
             #expect(router.durationsMilliseconds(from: drivers, to: pickup) == oneToOne)
+            // Durations alone come from the precomputed climbs below the labels; routes from the climbs' searches.
+            let routed = drivers.map { try? router.route(RouteEndpoints(start: $0, end: pickup, in: graph)) }
+            #expect(oneToOne == routed.map { $0?.durationMilliseconds })
             let back = drivers.map { router.durationMilliseconds(RouteEndpoints(start: pickup, end: $0, in: graph)) }
             #expect(router.durationsMilliseconds(from: pickup, to: drivers) == back)
             let coordinates = drivers.map(\.query)

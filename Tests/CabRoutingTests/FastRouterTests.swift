@@ -116,4 +116,38 @@ import Testing
             }
         }
     }
+
+    /// Below the labels, durations read each node's precomputed climb instead of searching: many-to-one and
+    /// one-to-many from two-seed endpoints (as snapped points give) still equal the oracle, and no scan searches.
+    @Test(arguments: [5_000, 20_000])
+    func precomputedClimbsAnswerManyToOneWithoutSearching(entryLimit: Int) throws {
+        let graph = ContractionGraph(roadGraph: SyntheticCity.grid(rows: 30, cols: 30, seed: 7))
+        let index = FastRouterIndex(graph: graph, configuration: .init(hubLabelEntryLimit: entryLimit))
+        let labels = try #require(index.labels)
+        #expect(!labels.coversEveryNode)
+        let climbs = try #require(labels.climbs)
+        #expect(climbs.forward.first.count == labels.lowestLabelledRank + 1)
+        let router = FastRouter(index: index)
+        let query = try #require(router.labelQuery)
+        var rng = SeededGenerator(seed: UInt64(entryLimit))
+        for _ in 0..<10 {
+            let drivers = (0..<20).map { _ in
+                ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng)
+            }
+            let pickup = ContractionTestGraphs.randomEndpoints(in: graph, source: false, using: &rng)
+            let before = query.statistics.searches
+            let many = router.durations(from: drivers, to: pickup).map { $0?.durationMs ?? .max }
+            // One search at most: the pickup's fill.
+            #expect(query.statistics.searches - before <= 1)
+            #expect(many == drivers.map { ContractionTestGraphs.duration(graph, from: $0, to: pickup) })
+            let reverse = router.durations(from: pickup, to: drivers).map { $0?.durationMs ?? .max }
+            #expect(reverse == drivers.map { ContractionTestGraphs.duration(graph, from: pickup, to: $0) })
+            let searches = query.statistics.searches
+            for driver in drivers {
+                let expected = ContractionTestGraphs.duration(graph, from: driver, to: pickup)
+                #expect(router.duration(from: driver, to: pickup)?.durationMs ?? .max == expected)
+            }
+            #expect(query.statistics.searches == searches, "point-to-point durations search")
+        }
+    }
 }
