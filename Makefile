@@ -44,9 +44,14 @@ $(DATA)/.imported: $(MAP) $(CAB)
 # The app models' whole-trip suites drive real servers in real time (offers, throttles, a ride at 60 km/h);
 # squeezed between 500 other tests on two cores their offers expired unseen, so they run in a pass of their own.
 LIVE_APP_SUITES := CabAppModelsTests\.(RiderModelTests|DriverModelTests)
+# The suites a user meets the store through run a second time on PostgreSQL (issue 16): the in-process API suites
+# (a fresh database per harness on one server) and the booking end-to-end suites (a server per client). The store
+# suites run both stores in every pass (RepositoryConformanceTests, StoreParityTests).
+STORE_SUITES := CabAPITests|CabEndToEndTests\.(BookingAPITests|BookingBadInputTests|BookingCommandTests|TripRecoveryTests)
 test-swift:
 	swift test --skip-build --skip '$(LIVE_APP_SUITES)'
 	swift test --skip-build --filter '$(LIVE_APP_SUITES)'
+	CAB_TEST_STORE=postgres swift test --skip-build --filter '$(STORE_SUITES)'
 
 test-browser:
 	@scripts/test-browser.sh
