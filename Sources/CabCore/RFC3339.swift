@@ -4,9 +4,9 @@ public enum RFC3339 {
     /// Formats in UTC with exactly three fractional digits: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     /// Years outside 0...9999 are clamped to the nearest representable instant.
     public static func format(_ instant: Instant) -> String {
-        let minMs: Int64 = -62_167_219_200_000  // 0000-01-01T00:00:00Z
-        let maxMs: Int64 = 253_402_300_799_999  // 9999-12-31T23:59:59.999Z
-        let ms = min(max(instant.millisecondsSinceEpoch, minMs), maxMs)
+        let minimumMilliseconds: Int64 = -62_167_219_200_000  // 0000-01-01T00:00:00Z
+        let maximumMilliseconds: Int64 = 253_402_300_799_999  // 9999-12-31T23:59:59.999Z
+        let ms = min(max(instant.millisecondsSinceEpoch, minimumMilliseconds), maximumMilliseconds)
         let (days, msOfDay) = floorDivide(ms, 86_400_000)
         let (y, m, d) = civil(fromDays: days)
         let h = msOfDay / 3_600_000

@@ -76,7 +76,7 @@ public final class RoutingService: Sendable {
         let d = try destinations.map { (c: Coordinate) throws(RoutingError) in try snapper.snap(c) }
         if let fast {
             let cells = fast.with { $0.router.matrix(from: s, to: d) }
-            return cells.map { row in row.map { $0.map { (Int($0.durationMs), $0.lengthMeters) } } }
+            return cells.map { row in row.map { $0.map { (Int($0.durationMilliseconds), $0.lengthMeters) } } }
         }
         return dijkstra.with { router in
             s.map { a in

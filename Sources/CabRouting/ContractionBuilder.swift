@@ -100,10 +100,10 @@ public struct ContractionBuilder {
                 let existing = outs.pool[index]
                 let old = Int(existing.arc)
                 let better =
-                    edge.durationMs < existing.weight
-                    || (edge.durationMs == existing.weight && edge.lengthMeters < arcLength[old])
+                    edge.durationMilliseconds < existing.weight
+                    || (edge.durationMilliseconds == existing.weight && edge.lengthMeters < arcLength[old])
                 if better {
-                    setWeight(from: edge.from, to: edge.to, weight: edge.durationMs, arc: existing.arc)
+                    setWeight(from: edge.from, to: edge.to, weight: edge.durationMilliseconds, arc: existing.arc)
                     arcLength[old] = edge.lengthMeters
                     arcFirst[old] = ~Int32(id)
                 }
@@ -114,8 +114,8 @@ public struct ContractionBuilder {
             arcFirst.append(~Int32(id))
             arcSecond.append(-1)
             arcHops.append(1)
-            outs.append(DynamicArc(other: edge.to, weight: edge.durationMs, arc: arc), to: edge.from)
-            ins.append(DynamicArc(other: edge.from, weight: edge.durationMs, arc: arc), to: edge.to)
+            outs.append(DynamicArc(other: edge.to, weight: edge.durationMilliseconds, arc: arc), to: edge.from)
+            ins.append(DynamicArc(other: edge.from, weight: edge.durationMilliseconds, arc: arc), to: edge.to)
         }
     }
 

@@ -10,7 +10,7 @@ extension ContractionGraph {
 
     static func edge(_ e: Int, of graph: RoadGraph) -> Edge {
         Edge(
-            from: graph.edgeSource(e), to: graph.edgeTarget(e), durationMs: graph.edgeDurationsMs[e],
+            from: graph.edgeSource(e), to: graph.edgeTarget(e), durationMilliseconds: graph.edgeDurationsMilliseconds[e],
             lengthMeters: Float(graph.edgeDistancesDm[e]) / 10)
     }
 }
@@ -28,7 +28,7 @@ extension ContractionSeed {
     /// The engine's seed for a road query seed.
     @inline(__always) public init(_ seed: RouteSeed) {
         self.init(
-            node: seed.node, durationMs: UInt32(clamping: seed.costMilliseconds),
+            node: seed.node, durationMilliseconds: UInt32(clamping: seed.costMilliseconds),
             lengthMeters: Float(seed.distanceMeters))
     }
 }

@@ -11,15 +11,15 @@ public struct ContractionGraph: Sendable, Equatable {
         /// The head node.
         public var to: Int32
         /// Travel time in milliseconds.
-        public var durationMs: UInt32
+        public var durationMilliseconds: UInt32
         /// Length in metres.
         public var lengthMeters: Float
 
         /// Creates an edge.
-        public init(from: Int, to: Int, durationMs: UInt32, lengthMeters: Float = 0) {
+        public init(from: Int, to: Int, durationMilliseconds: UInt32, lengthMeters: Float = 0) {
             self.from = Int32(from)
             self.to = Int32(to)
-            self.durationMs = durationMs
+            self.durationMilliseconds = durationMilliseconds
             self.lengthMeters = lengthMeters
         }
     }
@@ -36,7 +36,7 @@ public struct ContractionGraph: Sendable, Equatable {
         for edge in edges {
             precondition(edge.from >= 0 && Int(edge.from) < nodeCount, "edge tail \(edge.from) is not a node")
             precondition(edge.to >= 0 && Int(edge.to) < nodeCount, "edge head \(edge.to) is not a node")
-            precondition(edge.durationMs < ContractionGraph.unreachable / 4, "edge duration too large")
+            precondition(edge.durationMilliseconds < ContractionGraph.unreachable / 4, "edge duration too large")
         }
         self.nodeCount = nodeCount
         self.edges = edges
@@ -59,7 +59,7 @@ public struct ContractionGraph: Sendable, Equatable {
         for e in 0..<edgeCount {
             let edge = edge(e)
             hash.add(UInt64(UInt32(bitPattern: edge.from)) << 32 | UInt64(UInt32(bitPattern: edge.to)))
-            hash.add(UInt64(edge.durationMs) << 32 | UInt64(edge.lengthMeters.bitPattern))
+            hash.add(UInt64(edge.durationMilliseconds) << 32 | UInt64(edge.lengthMeters.bitPattern))
         }
         return hash.value
     }

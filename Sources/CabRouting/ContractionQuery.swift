@@ -30,7 +30,7 @@ final class ContractionQuery {
 
     /// What a search found: the duration and the rank where the two searches met (-1 when unreachable).
     struct Meeting {
-        var durationMs: UInt32
+        var durationMilliseconds: UInt32
         var meet: Int32
     }
 
@@ -55,17 +55,17 @@ final class ContractionQuery {
             let r = hierarchy.rankOf[Int(seed.node)]
             let i = Int(r)
             if side.stamps[i] == stamp {
-                if seed.durationMs < side.distance[i] {
-                    side.distance[i] = seed.durationMs
+                if seed.durationMilliseconds < side.distance[i] {
+                    side.distance[i] = seed.durationMilliseconds
                     side.predecessorArc[i] = -1 - Int32(index)
-                    side.heap.decrease(r, to: seed.durationMs)
+                    side.heap.decrease(r, to: seed.durationMilliseconds)
                 }
             } else {
                 side.stamps[i] = stamp
-                side.distance[i] = seed.durationMs
+                side.distance[i] = seed.durationMilliseconds
                 side.predecessorArc[i] = -1 - Int32(index)
                 side.predecessor[i] = -1
-                side.heap.push(r, key: seed.durationMs)
+                side.heap.push(r, key: seed.durationMilliseconds)
             }
         }
     }
@@ -100,7 +100,7 @@ final class ContractionQuery {
                     downWeight: h.forwardWeight.base)
             }
         }
-        return Meeting(durationMs: best, meet: meet)
+        return Meeting(durationMilliseconds: best, meet: meet)
     }
 
     /// Pops the side's closest node, checks whether the searches meet there, and relaxes its upward arcs unless

@@ -7,14 +7,14 @@ public struct ContractionSeed: Hashable, Sendable {
     /// The node (of the `ContractionGraph`).
     public var node: Int32
     /// Milliseconds between the query point and the node.
-    public var durationMs: UInt32
+    public var durationMilliseconds: UInt32
     /// Metres between the query point and the node.
     public var lengthMeters: Float
 
     /// Creates a seed.
-    public init(node: Int, durationMs: UInt32 = 0, lengthMeters: Float = 0) {
+    public init(node: Int, durationMilliseconds: UInt32 = 0, lengthMeters: Float = 0) {
         self.node = Int32(node)
-        self.durationMs = durationMs
+        self.durationMilliseconds = durationMilliseconds
         self.lengthMeters = lengthMeters
     }
 }

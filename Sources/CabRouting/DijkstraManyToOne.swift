@@ -26,7 +26,7 @@ public struct DijkstraManyToOne: Sendable {
         for e in 0..<graph.edgeCount {
             let v = Int(graph.edgeTargets[e])
             sources[Int(next[v])] = graph.edgeSources[e]
-            durations[Int(next[v])] = graph.edgeDurationsMs[e]
+            durations[Int(next[v])] = graph.edgeDurationsMilliseconds[e]
             next[v] += 1
         }
         reverseFirst = counts

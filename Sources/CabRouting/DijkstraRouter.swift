@@ -51,7 +51,7 @@ public struct DijkstraRouter: Sendable {
             }
             for e in graph.edges(from: v) {
                 let w = Int(graph.edgeTargets[e])
-                let next = c + Int(graph.edgeDurationsMs[e])
+                let next = c + Int(graph.edgeDurationsMilliseconds[e])
                 if next < cost[w] {
                     if cost[w] == .max { touched.append(Int32(w)) }
                     cost[w] = next

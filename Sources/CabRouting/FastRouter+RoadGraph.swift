@@ -17,7 +17,7 @@ extension FastRouter {
         let sources = endpoints.sources.map(ContractionSeed.init)
         let targets = endpoints.targets.map(ContractionSeed.init)
         let found = route(from: sources, to: targets)
-        if let leg = endpoints.direct, leg.costMilliseconds <= found.map({ Int($0.durationMs) }) ?? .max {
+        if let leg = endpoints.direct, leg.costMilliseconds <= found.map({ Int($0.durationMilliseconds) }) ?? .max {
             return graph.directRoute(endpoints, leg: leg)
         }
         guard let found else {
@@ -49,11 +49,11 @@ extension FastRouter {
             let answer = labelQuery.durationWithoutPath(
                 from: collect(endpoints.sources, into: &sourceScratch),
                 to: collect(endpoints.targets, into: &targetScratch))
-            return Self.best(answer.found ? Int(answer.durationMs) : nil, endpoints.direct?.costMilliseconds)
+            return Self.best(answer.found ? Int(answer.durationMilliseconds) : nil, endpoints.direct?.costMilliseconds)
         }
         let found = duration(
             from: endpoints.sources.map(ContractionSeed.init), to: endpoints.targets.map(ContractionSeed.init))
-        return Self.best(found.map { Int($0.durationMs) }, endpoints.direct?.costMilliseconds)
+        return Self.best(found.map { Int($0.durationMilliseconds) }, endpoints.direct?.costMilliseconds)
     }
 
     /// Travel times in milliseconds from each start (drivers) to one end (a pickup); nil where unroutable.
@@ -62,7 +62,7 @@ extension FastRouter {
         guard labelQuery != nil else {
             let seeds = seeds(pairing: end, with: starts, fixedIsEnd: true)
             return zip(durations(from: seeds.others, to: seeds.fixed), seeds.direct).map {
-                Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
+                Self.best($0.map { Int($0.durationMilliseconds) }, $1?.costMilliseconds)
             }
         }
         return labelDurations(fixed: end, fixedIsEnd: true, count: starts.count) { starts[$0] }
@@ -92,7 +92,7 @@ extension FastRouter {
         guard labelQuery != nil else {
             let seeds = seeds(pairing: start, with: ends, fixedIsEnd: false)
             return zip(durations(from: seeds.fixed, to: seeds.others), seeds.direct).map {
-                Self.best($0.map { Int($0.durationMs) }, $1?.costMilliseconds)
+                Self.best($0.map { Int($0.durationMilliseconds) }, $1?.costMilliseconds)
             }
         }
         return labelDurations(fixed: start, fixedIsEnd: false, count: ends.count) { ends[$0] }
@@ -132,7 +132,7 @@ extension FastRouter {
                 fixedIsEnd ? labelQuery.durationScan(fromSources: seeds) : labelQuery.durationScan(fromTargets: seeds)
             let direct =
                 fixedIsEnd ? graph.directSeed(from: point, to: fixed) : graph.directSeed(from: fixed, to: point)
-            result.append(Self.best(answer.found ? Int(answer.durationMs) : nil, direct?.costMilliseconds))
+            result.append(Self.best(answer.found ? Int(answer.durationMilliseconds) : nil, direct?.costMilliseconds))
         }
         return result
     }
@@ -150,8 +150,8 @@ extension FastRouter {
         starts.map { start in
             let seeds = seeds(pairing: start, with: ends, fixedIsEnd: false)
             return zip(durations(from: seeds.fixed, to: seeds.others), seeds.direct).map { found, leg in
-                guard let leg, Int(found?.durationMs ?? .max) >= leg.costMilliseconds else { return found }
-                return FastDuration(durationMs: UInt32(leg.costMilliseconds), lengthMeters: leg.distanceMeters)
+                guard let leg, Int(found?.durationMilliseconds ?? .max) >= leg.costMilliseconds else { return found }
+                return FastDuration(durationMilliseconds: UInt32(leg.costMilliseconds), lengthMeters: leg.distanceMeters)
             }
         }
     }

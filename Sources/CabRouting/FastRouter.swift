@@ -3,7 +3,7 @@ import CabGeo
 /// A route found by `FastRouter`.
 public struct FastRoute: Sendable, Equatable {
     /// Travel time in milliseconds, including the seeds' partial edges.
-    public var durationMs: UInt32
+    public var durationMilliseconds: UInt32
     /// Length in metres, including the seeds' partial edges.
     public var lengthMeters: Double
     /// The original edges driven, in order, between the chosen source seed's node and target seed's node.
@@ -19,7 +19,7 @@ public struct FastRoute: Sendable, Equatable {
 /// A duration and the length of that route, as matrices and many-to-one queries give them.
 public struct FastDuration: Sendable, Hashable {
     /// Travel time in milliseconds.
-    public var durationMs: UInt32
+    public var durationMilliseconds: UInt32
     /// Length in metres.
     public var lengthMeters: Double
 }
@@ -62,13 +62,13 @@ public final class FastRouter {
     public func duration(from source: [ContractionSeed], to target: [ContractionSeed]) -> FastDuration? {
         if let labels = index.labels, labels.coversEveryNode {
             let (d, length) = labels.query(from: source, to: target)
-            return d == .max ? nil : FastDuration(durationMs: d, lengthMeters: Double(length))
+            return d == .max ? nil : FastDuration(durationMilliseconds: d, lengthMeters: Double(length))
         }
         if let labelQuery { return Self.optional(labelQuery.durationWithoutPath(from: source, to: target)) }
         let meeting = contraction.run(from: source, to: target)
         guard meeting.meet >= 0 else { return nil }
         let path = contraction.path(of: meeting, sources: source, targets: target)
-        return FastDuration(durationMs: meeting.durationMs, lengthMeters: path.lengthMeters)
+        return FastDuration(durationMilliseconds: meeting.durationMilliseconds, lengthMeters: path.lengthMeters)
     }
 
     /// The shortest route with its edges and geometry, or nil when the target cannot be reached.
@@ -76,21 +76,21 @@ public final class FastRouter {
     /// - Complexity: with labels, two climbs, a label scan and the path's arcs; otherwise two upward searches;
     ///   then the length of the unpacked path.
     public func route(from source: [ContractionSeed], to target: [ContractionSeed]) -> FastRoute? {
-        let durationMs: UInt32
+        let durationMilliseconds: UInt32
         let lengthMeters: Double
         let path: (edges: [Int32], sourceSeed: Int, targetSeed: Int)
         if let labelQuery {
             let answer = labelQuery.duration(from: source, to: target)
             guard answer.found else { return nil }
             path = labelQuery.path(of: answer)
-            durationMs = answer.durationMs
+            durationMilliseconds = answer.durationMilliseconds
             lengthMeters = Double(answer.lengthMeters)
         } else {
             let meeting = contraction.run(from: source, to: target)
             guard meeting.meet >= 0 else { return nil }
             let found = contraction.path(of: meeting, sources: source, targets: target)
             path = (found.edges, found.sourceSeed, found.targetSeed)
-            durationMs = meeting.durationMs
+            durationMilliseconds = meeting.durationMilliseconds
             lengthMeters = found.lengthMeters
         }
         var geometry: [Coordinate] = []
@@ -100,7 +100,7 @@ public final class FastRouter {
             for edge in path.edges { geometry.append(nodeCoordinates[Int(index.edgeTo[Int(edge)])]) }
         }
         return FastRoute(
-            durationMs: durationMs, lengthMeters: lengthMeters, edges: path.edges.map(Int.init),
+            durationMilliseconds: durationMilliseconds, lengthMeters: lengthMeters, edges: path.edges.map(Int.init),
             sourceSeed: path.sourceSeed, targetSeed: path.targetSeed, geometry: geometry)
     }
 
@@ -130,6 +130,6 @@ public final class FastRouter {
     }
 
     private static func optional(_ answer: UpperLabelQuery.Answer) -> FastDuration? {
-        answer.found ? FastDuration(durationMs: answer.durationMs, lengthMeters: Double(answer.lengthMeters)) : nil
+        answer.found ? FastDuration(durationMilliseconds: answer.durationMilliseconds, lengthMeters: Double(answer.lengthMeters)) : nil
     }
 }

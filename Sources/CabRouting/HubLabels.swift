@@ -84,7 +84,7 @@ public struct HubLabels: Sendable {
     /// labels on every node (`coversEveryNode`); `UpperLabelQuery` answers otherwise.
     /// - Complexity: O(label size) per pair of seeds.
     @inline(__always)
-    func query(from sources: [ContractionSeed], to targets: [ContractionSeed]) -> (durationMs: UInt32, meters: Float) {
+    func query(from sources: [ContractionSeed], to targets: [ContractionSeed]) -> (durationMilliseconds: UInt32, meters: Float) {
         var best = UInt32.max
         var bestLength: Float = 0
         for s in sources {
@@ -93,7 +93,7 @@ public struct HubLabels: Sendable {
                 let tr = Int(rankOf[Int(t.node)])
                 let (d, length) = Self.merge(forward, sr, backward, tr)
                 if d == .max { continue }
-                let total = d &+ s.durationMs &+ t.durationMs
+                let total = d &+ s.durationMilliseconds &+ t.durationMilliseconds
                 if total < best {
                     best = total
                     bestLength = length + s.lengthMeters + t.lengthMeters

@@ -17,7 +17,7 @@ struct LabelClimbs: Sendable {
         /// The rank reached: below `lowestLabelledRank` a settled one, else a border node.
         var rank: Int32
         /// Milliseconds from the climb's start.
-        var durationMs: UInt32
+        var durationMilliseconds: UInt32
         /// Metres from the climb's start.
         var lengthMeters: Float
     }
@@ -62,10 +62,10 @@ extension UpperLabelQuery {
             markDominated(c, direction)
             // Both lists are sorted by rank, and every settled rank is below every border rank.
             for s in c.settled {
-                entries.append(.init(rank: s.rank, durationMs: s.durationMs, lengthMeters: s.lengthMeters))
+                entries.append(.init(rank: s.rank, durationMilliseconds: s.durationMilliseconds, lengthMeters: s.lengthMeters))
             }
             for (index, b) in c.border.enumerated() where !c.dominated[index] {
-                entries.append(.init(rank: b.rank, durationMs: b.durationMs, lengthMeters: b.lengthMeters))
+                entries.append(.init(rank: b.rank, durationMilliseconds: b.durationMilliseconds, lengthMeters: b.lengthMeters))
             }
             precondition(entries.count < Int(Int32.max), "climb lists too large")
             first.append(Int32(entries.count))
@@ -84,7 +84,7 @@ extension UpperLabelQuery {
                 let hub = direction.hub[e]
                 while next < border.count && border[next].rank < hub { next += 1 }
                 if next < border.count && border[next].rank == hub
-                    && direction.duration[e] &+ b.durationMs <= border[next].durationMs
+                    && direction.duration[e] &+ b.durationMilliseconds <= border[next].durationMilliseconds
                 {
                     c.dominated[next] = true
                 }
@@ -115,22 +115,22 @@ extension UpperLabelQuery {
             guard r < lowest else {
                 c.border.append(
                     BorderEntry(
-                        rank: r, durationMs: seed.durationMs, lengthMeters: seed.lengthMeters, seed: Int32(index)))
+                        rank: r, durationMilliseconds: seed.durationMilliseconds, lengthMeters: seed.lengthMeters, seed: Int32(index)))
                 continue
             }
             for k in Int(first[Int(r)])..<Int(first[Int(r) + 1]) {
                 let e = entries[k]
                 let entry = BorderEntry(
-                    rank: e.rank, durationMs: seed.durationMs &+ e.durationMs,
+                    rank: e.rank, durationMilliseconds: seed.durationMilliseconds &+ e.durationMilliseconds,
                     lengthMeters: seed.lengthMeters + e.lengthMeters)
                 if e.rank >= lowest {
                     c.border.append(entry)
                 } else {
                     c.settled.append(entry)
                     if let other, let met = Self.settledEntry(e.rank, in: other.settled) {
-                        let total = entry.durationMs &+ met.durationMs
-                        if total < answer.durationMs {
-                            answer.durationMs = total
+                        let total = entry.durationMilliseconds &+ met.durationMilliseconds
+                        if total < answer.durationMilliseconds {
+                            answer.durationMilliseconds = total
                             answer.lengthMeters = entry.lengthMeters + met.lengthMeters
                             answer.meet = e.rank
                         }

@@ -19,7 +19,7 @@ extension RoadGraph {
         try file.write(firstEdge)
         try file.write(edgeSources)
         try file.write(edgeTargets)
-        try file.write(edgeDurationsMs)
+        try file.write(edgeDurationsMilliseconds)
         try file.write(edgeDistancesDm)
         try file.write(edgePieces)
         try file.write(flatten(nodeCoordinates))
@@ -65,7 +65,7 @@ extension RoadGraph {
             firstEdge: try file.read(UInt32.self, count: nodes + 1),
             edgeSources: try file.read(UInt32.self, count: edges),
             edgeTargets: try file.read(UInt32.self, count: edges),
-            edgeDurationsMs: try file.read(UInt32.self, count: edges),
+            edgeDurationsMilliseconds: try file.read(UInt32.self, count: edges),
             edgeDistancesDm: try file.read(UInt32.self, count: edges),
             edgePieces: try file.read(UInt32.self, count: edges),
             nodeCoordinates: unflatten(try file.read(Double.self, count: 2 * nodes)),

@@ -7,7 +7,7 @@ import CabGeo
 /// - **Nodes** `0 ..< nodeCount` are junctions and way ends; intermediate OSM shape points are not nodes.
 ///   `nodeCoordinates[n]` is where a node is and `nodeOSMIDs[n]` the OSM node it comes from.
 /// - **Edges** out of node `n` are `firstEdge[n] ..< firstEdge[n + 1]`. Edge `e` runs from `edgeSources[e]` to
-///   `edgeTargets[e]` in `edgeDurationsMs[e]` milliseconds over `edgeDistancesDm[e]` decimetres. Parallel edges,
+///   `edgeTargets[e]` in `edgeDurationsMilliseconds[e]` milliseconds over `edgeDistancesDm[e]` decimetres. Parallel edges,
 ///   zero-length edges and loops occur.
 /// - **Pieces**: each stretch of one way between two junctions is a piece `p`, with geometry
 ///   `coordinates[pieceFirstCoordinate[p] ..< pieceFirstCoordinate[p + 1]]` in way order and way
@@ -30,7 +30,7 @@ public struct RoadGraph: Sendable {
     /// Head node of each edge.
     public internal(set) var edgeTargets: [UInt32]
     /// Travel time of each edge in milliseconds.
-    public internal(set) var edgeDurationsMs: [UInt32]
+    public internal(set) var edgeDurationsMilliseconds: [UInt32]
     /// Length of each edge in decimetres.
     public internal(set) var edgeDistancesDm: [UInt32]
     /// Piece of each edge, shifted left once; the low bit is set when the edge runs against the way order.

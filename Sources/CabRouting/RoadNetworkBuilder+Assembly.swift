@@ -9,7 +9,7 @@ struct PieceTable {
     var forward: [Bool] = []
     var backward: [Bool] = []
     var distancesDm: [UInt32] = []
-    var durationsMs: [UInt32] = []
+    var durationsMilliseconds: [UInt32] = []
     var firstCoordinate: [UInt32] = [0]
     var coordinates: [Coordinate] = []
 
@@ -22,7 +22,7 @@ struct PieceTable {
         forward.reserveCapacity(pieces)
         backward.reserveCapacity(pieces)
         distancesDm.reserveCapacity(pieces)
-        durationsMs.reserveCapacity(pieces)
+        durationsMilliseconds.reserveCapacity(pieces)
         firstCoordinate.reserveCapacity(pieces + 1)
         coordinates.reserveCapacity(count)
     }
@@ -44,7 +44,7 @@ struct PieceTable {
         forward.append(rule.forward)
         backward.append(rule.backward)
         distancesDm.append(UInt32((meters * 10).rounded()))
-        durationsMs.append(UInt32((meters / (rule.speedKmh / 3.6) * 1000).rounded()))
+        durationsMilliseconds.append(UInt32((meters / (rule.speedKmh / 3.6) * 1000).rounded()))
         firstCoordinate.append(UInt32(coordinates.count))
     }
 
@@ -197,7 +197,7 @@ enum GraphAssembler {
         }
         return RoadGraph(
             firstEdge: firstEdge, edgeSources: edgeSources, edgeTargets: edgeTargets,
-            edgeDurationsMs: edgePieces.map { pieces.durationsMs[Int($0 >> 1)] },
+            edgeDurationsMilliseconds: edgePieces.map { pieces.durationsMilliseconds[Int($0 >> 1)] },
             edgeDistancesDm: edgePieces.map { pieces.distancesDm[Int($0 >> 1)] }, edgePieces: edgePieces,
             nodeCoordinates: nodeCoordinates, nodeOSMIDs: nodeOSMIDs,
             nodeInLargestComponent: [Bool](repeating: false, count: nodeCount),

@@ -35,7 +35,7 @@ extension RoadGraph {
         line.append(endpoints.start.coordinate)
         line.append(contentsOf: partialPiece(endpoints.start, reversed: source.isReversed, leaving: true))
         for edge in edges {
-            duration += Int(edgeDurationsMs[edge])
+            duration += Int(edgeDurationsMilliseconds[edge])
             distanceDm += Int(edgeDistancesDm[edge])
             // The edge's shape points straight from the shared array (no array per edge: routes across a metro
             // have hundreds of edges).

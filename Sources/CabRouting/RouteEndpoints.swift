@@ -48,7 +48,7 @@ extension RoadGraph {
             let share = reversed ? point.fraction : 1 - point.fraction
             body(
                 RouteSeed(
-                    node: edgeTarget(edge), costMilliseconds: partialCost(edgeDurationsMs[edge], share),
+                    node: edgeTarget(edge), costMilliseconds: partialCost(edgeDurationsMilliseconds[edge], share),
                     distanceMeters: share * length, isReversed: reversed))
         }
     }
@@ -64,7 +64,7 @@ extension RoadGraph {
             let share = reversed ? 1 - point.fraction : point.fraction
             body(
                 RouteSeed(
-                    node: edgeSource(edge), costMilliseconds: partialCost(edgeDurationsMs[edge], share),
+                    node: edgeSource(edge), costMilliseconds: partialCost(edgeDurationsMilliseconds[edge], share),
                     distanceMeters: share * length, isReversed: reversed))
         }
     }
@@ -79,7 +79,7 @@ extension RoadGraph {
             let ahead = reversed ? start.fraction - end.fraction : end.fraction - start.fraction
             guard ahead >= 0 else { continue }
             let leg = RouteSeed(
-                node: edgeTarget(edge), costMilliseconds: partialCost(edgeDurationsMs[edge], ahead),
+                node: edgeTarget(edge), costMilliseconds: partialCost(edgeDurationsMilliseconds[edge], ahead),
                 distanceMeters: ahead * length, isReversed: reversed)
             if direct.map({ leg.costMilliseconds < $0.costMilliseconds }) ?? true { direct = leg }
         }
@@ -109,8 +109,8 @@ public struct RouteSeed: Sendable, Hashable {
 
 /// The share of an edge's duration, rounded to the millisecond: the one rounding rule every engine uses.
 @inline(__always)
-func partialCost(_ durationMs: UInt32, _ share: Double) -> Int {
-    Int((Double(durationMs) * min(1, max(0, share))).rounded())
+func partialCost(_ durationMilliseconds: UInt32, _ share: Double) -> Int {
+    Int((Double(durationMilliseconds) * min(1, max(0, share))).rounded())
 }
 
 /// Adds `seed`, or lowers the cost of the seed already at its node.

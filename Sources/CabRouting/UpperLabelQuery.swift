@@ -58,7 +58,7 @@ package final class UpperLabelQuery {
     /// A reached labelled rank: the border of a climb.
     struct BorderEntry {
         var rank: Int32
-        var durationMs: UInt32
+        var durationMilliseconds: UInt32
         var lengthMeters: Float
         /// The seed it is, when the climb needed no search (its slots are then left untouched), else -1.
         var seed: Int32 = -1
@@ -112,17 +112,17 @@ package final class UpperLabelQuery {
             dominated.append(contentsOf: repeatElement(false, count: border.count))
             // By rank, and the shorter first where two seeds reach one rank (the longer one is then dominated).
             if border.count > 1 {
-                border.sort { $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMs < $1.durationMs) }
+                border.sort { $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMilliseconds < $1.durationMilliseconds) }
             }
             if settled.count > 1 {
-                settled.sort { $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMs < $1.durationMs) }
+                settled.sort { $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMilliseconds < $1.durationMilliseconds) }
             }
         }
     }
 
     /// The best answer found: its duration and length, and how to rebuild its path.
     struct Answer {
-        var durationMs: UInt32 = .max
+        var durationMilliseconds: UInt32 = .max
         var lengthMeters: Float = 0
         /// Where the climbs met below the labels (a rank), or -1.
         var meet: Int32 = -1
@@ -130,7 +130,7 @@ package final class UpperLabelQuery {
         var hub: Int32 = -1
         var border: Int32 = -1
         var entry: Int32 = -1
-        var found: Bool { durationMs != .max }
+        var found: Bool { durationMilliseconds != .max }
     }
 
     init(hierarchy: ContractionHierarchy, labels: HubLabels) {
@@ -237,7 +237,7 @@ package final class UpperLabelQuery {
             let r = Int(rankOf[Int(seed.node)])
             var e = Int(first[r])
             let end = Int(first[r + 1])
-            let shift = UInt64(seed.durationMs)
+            let shift = UInt64(seed.durationMilliseconds)
             while e < end {
                 let h = Int(hubs[e])
                 if bits[h >> 6] & (1 << UInt64(h & 63)) != 0 {
@@ -254,7 +254,7 @@ package final class UpperLabelQuery {
         var answer = Answer()
         guard bestEntry >= 0 else { return answer }
         let hub = Int(hubs[bestEntry])
-        answer.durationMs = UInt32(best)
+        answer.durationMilliseconds = UInt32(best)
         answer.lengthMeters = tableLength[hub] + direction.length[bestEntry] + seeds[bestSeed].lengthMeters
         answer.hub = Int32(hub)
         return answer
@@ -280,16 +280,16 @@ package final class UpperLabelQuery {
             seeding: for (index, seed) in seeds.enumerated() {
                 let rank = hierarchy.rankOf[Int(seed.node)]
                 for (i, b) in c.border.enumerated() where b.rank == rank {
-                    if seed.durationMs < b.durationMs {
+                    if seed.durationMilliseconds < b.durationMilliseconds {
                         c.border[i] = BorderEntry(
-                            rank: rank, durationMs: seed.durationMs, lengthMeters: seed.lengthMeters, seed: Int32(index)
+                            rank: rank, durationMilliseconds: seed.durationMilliseconds, lengthMeters: seed.lengthMeters, seed: Int32(index)
                         )
                     }
                     continue seeding
                 }
                 c.border.append(
                     BorderEntry(
-                        rank: rank, durationMs: seed.durationMs, lengthMeters: seed.lengthMeters, seed: Int32(index)))
+                        rank: rank, durationMilliseconds: seed.durationMilliseconds, lengthMeters: seed.lengthMeters, seed: Int32(index)))
             }
             c.indexBorder()
             count(c, settled: 0)
@@ -303,13 +303,13 @@ package final class UpperLabelQuery {
             let rank = hierarchy.rankOf[Int(seed.node)]
             let r = Int(rank)
             if c.slots[r].stamp == cur {
-                guard seed.durationMs < c.slots[r].distance else { continue }
-                heap.decrease(rank, to: seed.durationMs)
+                guard seed.durationMilliseconds < c.slots[r].distance else { continue }
+                heap.decrease(rank, to: seed.durationMilliseconds)
             } else {
-                heap.push(rank, key: seed.durationMs)
+                heap.push(rank, key: seed.durationMilliseconds)
             }
             c.slots[r] = Slot(
-                stamp: cur, distance: seed.durationMs, length: seed.lengthMeters, predecessorArc: -1 - Int32(index),
+                stamp: cur, distance: seed.durationMilliseconds, length: seed.lengthMeters, predecessorArc: -1 - Int32(index),
                 predecessor: -1)
         }
         let h = hierarchy
@@ -336,15 +336,15 @@ package final class UpperLabelQuery {
                 k += 1
             }
             if u >= lowest {
-                c.border.append(BorderEntry(rank: node, durationMs: d, lengthMeters: slots[u].length))
+                c.border.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
                 continue
             }
             settledCount += 1
-            c.settled.append(BorderEntry(rank: node, durationMs: d, lengthMeters: slots[u].length))
+            c.settled.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
             if let otherSlots, otherSlots[u].stamp == otherStamp {
                 let total = d &+ otherSlots[u].distance
-                if total < answer.durationMs {
-                    answer.durationMs = total
+                if total < answer.durationMilliseconds {
+                    answer.durationMilliseconds = total
                     answer.lengthMeters = slots[u].length + otherSlots[u].length
                     answer.meet = node
                 }
@@ -420,9 +420,9 @@ package final class UpperLabelQuery {
             while e < end {
                 let hub = hubs[e]
                 let h = Int(hub)
-                let d = durations[e] &+ b.durationMs
+                let d = durations[e] &+ b.durationMilliseconds
                 while next < border.count && border[next].rank < hub { next += 1 }
-                if next < border.count && border[next].rank == hub && d <= border[next].durationMs {
+                if next < border.count && border[next].rank == hub && d <= border[next].durationMilliseconds {
                     dominated[next] = true
                 }
                 let bit: UInt64 = 1 << UInt64(h & 63)
@@ -453,7 +453,7 @@ package final class UpperLabelQuery {
         let first = direction.first.base
         let bits = filled.base
         let table = tableDuration.base
-        var best = UInt64(answer.durationMs)
+        var best = UInt64(answer.durationMilliseconds)
         var bestEntry = -1
         var bestBorder = -1
         var scanned = 0
@@ -471,14 +471,14 @@ package final class UpperLabelQuery {
                 continue
             }
             scanned += end - e
-            let shift = UInt64(b.durationMs)
+            let shift = UInt64(b.durationMilliseconds)
             var next = index + 1
             while e < end {
                 let hub = hubs[e]
                 let h = Int(hub)
                 while next < border.count && border[next].rank < hub { next += 1 }
                 if next < border.count && border[next].rank == hub
-                    && durations[e] &+ b.durationMs <= border[next].durationMs
+                    && durations[e] &+ b.durationMilliseconds <= border[next].durationMilliseconds
                 {
                     dominated[next] = true
                 }
@@ -495,7 +495,7 @@ package final class UpperLabelQuery {
         }
         guard bestEntry >= 0 else { return }
         let hub = Int(hubs[bestEntry])
-        answer.durationMs = UInt32(best)
+        answer.durationMilliseconds = UInt32(best)
         answer.lengthMeters = tableLength[hub] + direction.length[bestEntry] + border[bestBorder].lengthMeters
         answer.meet = -1
         answer.hub = Int32(hub)

@@ -14,7 +14,7 @@ public enum DijkstraBenchmark {
         /// 90th-percentile time per query in microseconds.
         public var p90Microseconds: Double
         /// The duration found for every pair (nil when unroutable), for checking faster engines against.
-        public var durationsMs: [Int?]
+        public var durationsMilliseconds: [Int?]
     }
 
     /// `count` random pairs of nodes of the largest component, as endpoints at those nodes, reproducible from
@@ -54,6 +54,6 @@ public enum DijkstraBenchmark {
         return Result(
             routedPairs: routed, unroutablePairs: durations.count - routed,
             medianMicroseconds: times.isEmpty ? 0 : times[times.count / 2],
-            p90Microseconds: times.isEmpty ? 0 : times[times.count * 9 / 10], durationsMs: durations)
+            p90Microseconds: times.isEmpty ? 0 : times[times.count * 9 / 10], durationsMilliseconds: durations)
     }
 }

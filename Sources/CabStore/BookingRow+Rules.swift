@@ -61,11 +61,11 @@ extension BookingRow {
             parameters += sorted.map { $0 as any SQLiteBindable }
         }
         if let cursor = query.cursor {
-            guard let (createdMs, id) = parseCursor(cursor) else {
+            guard let (createdMilliseconds, id) = parseCursor(cursor) else {
                 throw CoreError(.invalidValue, "The page cursor is not one this server gave out; start from the first page.")
             }
             conditions.append("(created_ms, id) < (?, ?)")
-            parameters += [createdMs, id] as [any SQLiteBindable]
+            parameters += [createdMilliseconds, id] as [any SQLiteBindable]
         }
         return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), parameters)
     }

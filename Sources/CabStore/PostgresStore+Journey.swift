@@ -49,7 +49,7 @@ extension PostgresStore {
     /// Promised versus actual pickup over the newest `limit` picked-up trips, trip counts by state, and the late,
     /// abandoned and re-dispatched trips (open trips on the way past their promise count as late at `now`).
     public func pickupStatistics(limit: Int = 100_000, now: Instant? = nil) throws -> PickupStatistics {
-        let nowMs = now?.millisecondsSinceEpoch ?? Int64.max
+        let nowMilliseconds = now?.millisecondsSinceEpoch ?? Int64.max
         return try read { c in
             let pickups = try c.query(
                 "SELECT accepted_ms, promised_pickup_ms, picked_up_ms, pickup_overdue_ms FROM bookings "
@@ -69,7 +69,7 @@ extension PostgresStore {
                     + "count(*) FILTER (WHERE pickup_overdue_ms IS NOT NULL OR (promised_pickup_ms IS NOT NULL AND ("
                     + "coalesce(arrived_ms, picked_up_ms) > promised_pickup_ms OR (status IN ($1, $2) AND $3 > promised_pickup_ms)))), "
                     + "count(*) FILTER (WHERE redispatch_count > 0), coalesce(sum(redispatch_count), 0) FROM bookings",
-                [TripState.accepted.rawValue, TripState.arriving.rawValue, nowMs] as [any PostgresBindable]
+                [TripState.accepted.rawValue, TripState.arriving.rawValue, nowMilliseconds] as [any PostgresBindable]
             ).first.map { pg in
                 let r = PostgresStoreRow(row: pg)
                 return (r.int(0), r.int(1), r.int(2))

@@ -142,7 +142,7 @@ enum BenchRouteCommand {
         words.reserveCapacity(2 + 3 * graph.edgeCount)
         words += graph.edgeSources
         words += graph.edgeTargets
-        words += graph.edgeDurationsMs
+        words += graph.edgeDurationsMilliseconds
         let data = words.withUnsafeBytes { Data($0) }
         guard FileManager.default.createFile(atPath: path, contents: data) else {
             Console.fail("cannot write \(path)", code: 73)

@@ -47,19 +47,19 @@ import CabRoutingBench
             let targets = ContractionTestGraphs.randomEndpoints(in: graph, source: false, using: &rng)
             let expected = ContractionTestGraphs.duration(graph, from: sources, to: targets)
             let meeting = query.run(from: sources, to: targets)
-            #expect(meeting.durationMs == expected, "sources \(sources) targets \(targets)")
-            guard expected != .max, meeting.durationMs == expected else { continue }
+            #expect(meeting.durationMilliseconds == expected, "sources \(sources) targets \(targets)")
+            guard expected != .max, meeting.durationMilliseconds == expected else { continue }
             reachable += 1
             // The unpacked path is connected, runs from the chosen source seed to the chosen target seed, and
             // its edges add up to the duration.
             let path = query.path(of: meeting, sources: sources, targets: targets)
             var node = sources[path.sourceSeed].node
-            var total = sources[path.sourceSeed].durationMs + targets[path.targetSeed].durationMs
+            var total = sources[path.sourceSeed].durationMilliseconds + targets[path.targetSeed].durationMilliseconds
             for id in path.edges {
                 let edge = graph.edges[Int(id)]
                 #expect(edge.from == node)
                 node = edge.to
-                total += edge.durationMs
+                total += edge.durationMilliseconds
             }
             #expect(node == targets[path.targetSeed].node)
             #expect(total == expected)

@@ -38,9 +38,9 @@ enum ContractionTestGraphs {
             let meters = (dx * dx + dy * dy).squareRoot()
             let zero = Int.random(in: 0..<25, using: &rng) == 0
             let ms = zero ? 0 : UInt32(meters * Double.random(in: 40...120, using: &rng))
-            edges.append(.init(from: a, to: b, durationMs: ms, lengthMeters: Float(meters)))
+            edges.append(.init(from: a, to: b, durationMilliseconds: ms, lengthMeters: Float(meters)))
             if !oneWay {
-                edges.append(.init(from: b, to: a, durationMs: ms, lengthMeters: Float(meters)))
+                edges.append(.init(from: b, to: a, durationMilliseconds: ms, lengthMeters: Float(meters)))
             }
         }
         for a in 0..<nodes {
@@ -69,11 +69,11 @@ enum ContractionTestGraphs {
                 edges[i].to = Int32(twin)
             }
             for edge in departing where Bool.random(using: &rng) {
-                edges.append(.init(from: twin, to: Int(edge.to), durationMs: edge.durationMs, lengthMeters: 1))
+                edges.append(.init(from: twin, to: Int(edge.to), durationMilliseconds: edge.durationMilliseconds, lengthMeters: 1))
             }
         }
         // A self-loop and an isolated node.
-        edges.append(.init(from: 0, to: 0, durationMs: 5, lengthMeters: 1))
+        edges.append(.init(from: 0, to: 0, durationMilliseconds: 5, lengthMeters: 1))
         count += 1
         return ContractionGraph(nodeCount: count, edges: edges)
     }
@@ -87,18 +87,18 @@ enum ContractionTestGraphs {
         }
         let edge = graph.edges[Int.random(in: 0..<graph.edges.count, using: &rng)]
         let t = Double.random(in: 0...1, using: &rng)
-        let before = UInt32(Double(edge.durationMs) * t)
-        let after = edge.durationMs - before
+        let before = UInt32(Double(edge.durationMilliseconds) * t)
+        let after = edge.durationMilliseconds - before
         let lenBefore = edge.lengthMeters * Float(t)
         if source {
             return [
-                ContractionSeed(node: Int(edge.to), durationMs: after, lengthMeters: edge.lengthMeters - lenBefore),
-                ContractionSeed(node: Int(edge.from), durationMs: before, lengthMeters: lenBefore),
+                ContractionSeed(node: Int(edge.to), durationMilliseconds: after, lengthMeters: edge.lengthMeters - lenBefore),
+                ContractionSeed(node: Int(edge.from), durationMilliseconds: before, lengthMeters: lenBefore),
             ]
         }
         return [
-            ContractionSeed(node: Int(edge.from), durationMs: before, lengthMeters: lenBefore),
-            ContractionSeed(node: Int(edge.to), durationMs: after, lengthMeters: edge.lengthMeters - lenBefore),
+            ContractionSeed(node: Int(edge.from), durationMilliseconds: before, lengthMeters: lenBefore),
+            ContractionSeed(node: Int(edge.to), durationMilliseconds: after, lengthMeters: edge.lengthMeters - lenBefore),
         ]
     }
 
@@ -138,9 +138,9 @@ enum ContractionTestGraphs {
             }
             return top
         }
-        for seed in sources where seed.durationMs < dist[Int(seed.node)] {
-            dist[Int(seed.node)] = seed.durationMs
-            push((seed.durationMs, Int(seed.node)))
+        for seed in sources where seed.durationMilliseconds < dist[Int(seed.node)] {
+            dist[Int(seed.node)] = seed.durationMilliseconds
+            push((seed.durationMilliseconds, Int(seed.node)))
         }
         while !heap.isEmpty {
             let (d, u) = pop()
@@ -148,7 +148,7 @@ enum ContractionTestGraphs {
             done[u] = true
             for k in first[u]..<first[u + 1] {
                 let edge = graph.edges[order[k]]
-                let nd = d + edge.durationMs
+                let nd = d + edge.durationMilliseconds
                 if nd < dist[Int(edge.to)] {
                     dist[Int(edge.to)] = nd
                     push((nd, Int(edge.to)))
@@ -164,7 +164,7 @@ enum ContractionTestGraphs {
     {
         let dist = dijkstra(graph, from: sources)
         var best = UInt32.max
-        for t in targets where dist[Int(t.node)] != .max { best = min(best, dist[Int(t.node)] + t.durationMs) }
+        for t in targets where dist[Int(t.node)] != .max { best = min(best, dist[Int(t.node)] + t.durationMilliseconds) }
         return best
     }
 }

@@ -56,7 +56,7 @@ import Testing
             for (i, row) in matrix.enumerated() {
                 for (j, cell) in row.enumerated() {
                     let endpoints = RouteEndpoints(start: drivers[i], end: drivers[j], in: graph)
-                    #expect(cell.map { Int($0.durationMs) } == dijkstra.durationMilliseconds(endpoints))
+                    #expect(cell.map { Int($0.durationMilliseconds) } == dijkstra.durationMilliseconds(endpoints))
                 }
             }
         }

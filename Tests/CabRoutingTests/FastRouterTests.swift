@@ -26,22 +26,22 @@ import Testing
             let target = ContractionTestGraphs.randomEndpoints(in: graph, source: false, using: &rng)
             let expected = ContractionTestGraphs.duration(graph, from: source, to: target)
             let fast = router.duration(from: source, to: target)
-            #expect(fast?.durationMs ?? .max == expected)
+            #expect(fast?.durationMilliseconds ?? .max == expected)
             let route = router.route(from: source, to: target)
-            #expect(route?.durationMs ?? .max == expected)
+            #expect(route?.durationMilliseconds ?? .max == expected)
             if let fast, let route {
                 // Label lengths and unpacked lengths may follow different equally fast paths; on these graphs
                 // ties are rare, so they agree to rounding almost always. Check only that both are sane.
                 #expect(fast.lengthMeters >= 0 && route.lengthMeters >= 0)
                 var node = source[route.sourceSeed].node
-                var driven = source[route.sourceSeed].durationMs
+                var driven = source[route.sourceSeed].durationMilliseconds
                 for edge in route.edges {
                     #expect(graph.edges[edge].from == node, "the route's edges do not join up")
                     node = graph.edges[edge].to
-                    driven += graph.edges[edge].durationMs
+                    driven += graph.edges[edge].durationMilliseconds
                 }
                 #expect(node == target[route.targetSeed].node)
-                #expect(driven + target[route.targetSeed].durationMs == route.durationMs)
+                #expect(driven + target[route.targetSeed].durationMilliseconds == route.durationMilliseconds)
             }
         }
     }
@@ -56,12 +56,12 @@ import Testing
                     ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng)
                 }
                 let pickup = ContractionTestGraphs.randomEndpoints(in: graph, source: false, using: &rng)
-                let many = router.durations(from: drivers, to: pickup).map { $0?.durationMs ?? .max }
+                let many = router.durations(from: drivers, to: pickup).map { $0?.durationMilliseconds ?? .max }
                 let oracle = drivers.map { ContractionTestGraphs.duration(graph, from: $0, to: pickup) }
                 #expect(many == oracle)
-                #expect(many == drivers.map { router.duration(from: $0, to: pickup)?.durationMs ?? .max })
+                #expect(many == drivers.map { router.duration(from: $0, to: pickup)?.durationMilliseconds ?? .max })
 
-                let reverse = router.durations(from: pickup, to: drivers).map { $0?.durationMs ?? .max }
+                let reverse = router.durations(from: pickup, to: drivers).map { $0?.durationMilliseconds ?? .max }
                 #expect(reverse == drivers.map { ContractionTestGraphs.duration(graph, from: pickup, to: $0) })
             }
             let points = (0..<6).map { _ in ContractionTestGraphs.randomEndpoints(in: graph, source: true, using: &rng)
@@ -70,7 +70,7 @@ import Testing
             for i in points.indices {
                 for j in points.indices {
                     #expect(
-                        matrix[i][j]?.durationMs ?? .max == router.duration(from: points[i], to: points[j])?.durationMs
+                        matrix[i][j]?.durationMilliseconds ?? .max == router.duration(from: points[i], to: points[j])?.durationMilliseconds
                             ?? .max)
                 }
             }
@@ -82,15 +82,15 @@ import Testing
         let graph = ContractionGraph(
             nodeCount: 3,
             edges: [
-                .init(from: 0, to: 1, durationMs: 1000, lengthMeters: 10),
-                .init(from: 1, to: 2, durationMs: 1000, lengthMeters: 10),
-                .init(from: 0, to: 2, durationMs: 5000, lengthMeters: 15),
+                .init(from: 0, to: 1, durationMilliseconds: 1000, lengthMeters: 10),
+                .init(from: 1, to: 2, durationMilliseconds: 1000, lengthMeters: 10),
+                .init(from: 0, to: 2, durationMilliseconds: 5000, lengthMeters: 15),
             ])
         let coordinates = (0..<3).map { Coordinate(latitude: 47, longitude: 9.5 + Double($0) / 1000) }
         let router = FastRouter(index: FastRouterIndex(graph: graph), nodeCoordinates: coordinates)
         let route = try #require(
-            router.route(from: [.init(node: 0)], to: [.init(node: 2, durationMs: 7, lengthMeters: 1)]))
-        #expect(route.durationMs == 2007)
+            router.route(from: [.init(node: 0)], to: [.init(node: 2, durationMilliseconds: 7, lengthMeters: 1)]))
+        #expect(route.durationMilliseconds == 2007)
         #expect(route.lengthMeters == 21)
         #expect(route.edges == [0, 1])
         #expect(route.geometry == coordinates)
@@ -111,8 +111,8 @@ import Testing
             let oracle = ContractionTestGraphs.dijkstra(graph, from: sources)
             for target in stride(from: 1, to: graph.nodeCount, by: 37) {
                 let seeds = [ContractionSeed(node: target)]
-                #expect(router.duration(from: sources, to: seeds)?.durationMs ?? .max == oracle[target])
-                #expect(router.route(from: sources, to: seeds)?.durationMs ?? .max == oracle[target])
+                #expect(router.duration(from: sources, to: seeds)?.durationMilliseconds ?? .max == oracle[target])
+                #expect(router.route(from: sources, to: seeds)?.durationMilliseconds ?? .max == oracle[target])
             }
         }
     }
@@ -136,16 +136,16 @@ import Testing
             }
             let pickup = ContractionTestGraphs.randomEndpoints(in: graph, source: false, using: &rng)
             let before = query.statistics.searches
-            let many = router.durations(from: drivers, to: pickup).map { $0?.durationMs ?? .max }
+            let many = router.durations(from: drivers, to: pickup).map { $0?.durationMilliseconds ?? .max }
             // One search at most: the pickup's fill.
             #expect(query.statistics.searches - before <= 1)
             #expect(many == drivers.map { ContractionTestGraphs.duration(graph, from: $0, to: pickup) })
-            let reverse = router.durations(from: pickup, to: drivers).map { $0?.durationMs ?? .max }
+            let reverse = router.durations(from: pickup, to: drivers).map { $0?.durationMilliseconds ?? .max }
             #expect(reverse == drivers.map { ContractionTestGraphs.duration(graph, from: pickup, to: $0) })
             let searches = query.statistics.searches
             for driver in drivers {
                 let expected = ContractionTestGraphs.duration(graph, from: driver, to: pickup)
-                #expect(router.duration(from: driver, to: pickup)?.durationMs ?? .max == expected)
+                #expect(router.duration(from: driver, to: pickup)?.durationMilliseconds ?? .max == expected)
             }
             #expect(query.statistics.searches == searches, "point-to-point durations search")
         }

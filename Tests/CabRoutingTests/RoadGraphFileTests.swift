@@ -24,7 +24,7 @@ import Testing
         let loaded = try RoadGraph.load(from: path, expectedFingerprint: 0xFEED)
         #expect(loaded.firstEdge == graph.firstEdge)
         #expect(loaded.edgeTargets == graph.edgeTargets)
-        #expect(loaded.edgeDurationsMs == graph.edgeDurationsMs)
+        #expect(loaded.edgeDurationsMilliseconds == graph.edgeDurationsMilliseconds)
         #expect(loaded.coordinates == graph.coordinates)
         #expect(loaded.nodeInLargestComponent == graph.nodeInLargestComponent)
         #expect(loaded.pieceEdges == graph.pieceEdges)

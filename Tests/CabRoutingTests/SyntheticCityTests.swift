@@ -9,8 +9,8 @@ import Testing
         let a = SyntheticCity.grid(rows: 20, cols: 30, seed: 42)
         let b = SyntheticCity.grid(rows: 20, cols: 30, seed: 42)
         let c = SyntheticCity.grid(rows: 20, cols: 30, seed: 43)
-        #expect(a.edgeTargets == b.edgeTargets && a.edgeDurationsMs == b.edgeDurationsMs)
-        #expect(a.edgeDurationsMs != c.edgeDurationsMs)
+        #expect(a.edgeTargets == b.edgeTargets && a.edgeDurationsMilliseconds == b.edgeDurationsMilliseconds)
+        #expect(a.edgeDurationsMilliseconds != c.edgeDurationsMilliseconds)
     }
 
     @Test func isMostlyOneStronglyConnectedCityWithRestrictions() {
@@ -18,7 +18,7 @@ import Testing
         #expect(graph.largestComponentSize > graph.nodeCount * 8 / 10)
         #expect(graph.largestComponentSize < graph.nodeCount)  // missing blocks leave some corners cut off
         #expect(report.appliedRestrictions > 0)
-        #expect(Set(graph.edgeDurationsMs).count > 10)
+        #expect(Set(graph.edgeDurationsMilliseconds).count > 10)
     }
 
     @Test func routesBetweenRandomPointsAreFiniteAndEndWhereAsked() throws {
@@ -59,7 +59,7 @@ import Testing
             while changed {
                 changed = false
                 for e in 0..<graph.edgeCount where best[graph.edgeSource(e)] != .max {
-                    let c = best[graph.edgeSource(e)] + Int(graph.edgeDurationsMs[e])
+                    let c = best[graph.edgeSource(e)] + Int(graph.edgeDurationsMilliseconds[e])
                     if c < best[graph.edgeTarget(e)] {
                         best[graph.edgeTarget(e)] = c
                         changed = true
@@ -72,7 +72,7 @@ import Testing
                 let path = router.shortestPath(from: [seedS], to: [seedT])
                 #expect(path?.costMilliseconds == (best[target] == .max ? nil : best[target]))
                 if let path {
-                    #expect(path.edges.reduce(0) { $0 + Int(graph.edgeDurationsMs[$1]) } == path.costMilliseconds)
+                    #expect(path.edges.reduce(0) { $0 + Int(graph.edgeDurationsMilliseconds[$1]) } == path.costMilliseconds)
                 }
             }
         }
@@ -84,6 +84,6 @@ import Testing
         #expect(pairs == DijkstraBenchmark.randomPairs(in: graph, count: 20, seed: 4))
         let result = DijkstraBenchmark.run(graph: graph, pairs: pairs)
         #expect(result.routedPairs == 20 && result.unroutablePairs == 0)
-        #expect(result.durationsMs.allSatisfy { ($0 ?? -1) >= 0 })
+        #expect(result.durationsMilliseconds.allSatisfy { ($0 ?? -1) >= 0 })
     }
 }
