@@ -48,7 +48,9 @@ let package = Package(
         .target(name: "CabHTTP", dependencies: ["CMicroHTTPD", .product(name: "Logging", package: "swift-log")]),
         // The application (issue 14): dispatch, the trip service, tracking and routing services over CabCore's
         // ports; never CabHTTP or CabStore (docs/architecture.md).
-        .target(name: "CabDispatch", dependencies: ["CabGeo", "CabCore", "CabTracking", "CabRouting"]),
+        .target(
+            name: "CabDispatch",
+            dependencies: ["CabGeo", "CabCore", "CabTracking", "CabRouting", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "CabAPI",
             dependencies: [

@@ -32,9 +32,9 @@ extension CabApplication {
                     "\(error.message) \(outcome.remaining) more wrong codes lock this trip's start.")
             }
             startCounters.lockouts.increment()
-            dispatch.log(
+            dispatch.log.warning(
                 "trip start locked after wrong codes",
-                ["trip": trip.rawValue, "driver": actor.driverID?.rawValue ?? "", "locked_s": String(seconds)])
+                metadata: ["trip": "\(trip.rawValue)", "driver": "\(actor.driverID?.rawValue ?? "")", "locked_s": "\(seconds)"])
             throw Self.startLocked(retryAfterSeconds: seconds)
         }
     }

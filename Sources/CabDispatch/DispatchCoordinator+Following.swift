@@ -37,7 +37,7 @@ extension DispatchCoordinator {
             do {
                 _ = try transition(command, b.id, by: .system, at: t)
             } catch {
-                log("timeout not applied", ["trip": b.id.rawValue, "error": "\(error)"])
+                log.error("timeout not applied", metadata: ["trip": "\(b.id.rawValue)", "error": "\(error)"])
             }
         }
     }

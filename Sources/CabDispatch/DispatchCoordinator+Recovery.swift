@@ -36,7 +36,7 @@ extension DispatchCoordinator {
                     report.timedOut += 1
                 } catch {
                     report.failed += 1
-                    log("recovery timeout not applied", ["trip": booking.id.rawValue, "error": "\(error)"])
+                    log.error("recovery timeout not applied", metadata: ["trip": "\(booking.id.rawValue)", "error": "\(error)"])
                 }
                 continue
             }
@@ -50,7 +50,7 @@ extension DispatchCoordinator {
             case .accepted, .arriving, .arrived, .inProgress:
                 guard let driver = booking.driverID else {
                     report.failed += 1
-                    log("recovery found a trip without its driver", ["trip": booking.id.rawValue])
+                    log.warning("recovery found a trip without its driver", metadata: ["trip": "\(booking.id.rawValue)"])
                     continue
                 }
                 var alerts = ArrivalAlertTracker(configuration: configuration.alerts)
@@ -63,9 +63,9 @@ extension DispatchCoordinator {
             }
         }
         if !requested.isEmpty { dispatchRequested(requested) }
-        log(
+        log.info(
             "open trips recovered",
-            [
+            metadata: [
                 "redispatched": "\(report.redispatched)", "timed_out": "\(report.timedOut)",
                 "followed": "\(report.followed)", "failed": "\(report.failed)",
             ])
@@ -79,7 +79,9 @@ extension DispatchCoordinator {
         do {
             declined.formUnion(try store.declines(of: booking.id))
         } catch {
-            log("declines not read; dispatch may ask those drivers again", ["trip": booking.id.rawValue, "error": "\(error)"])
+            log.warning(
+                "declines not read; dispatch may ask those drivers again",
+                metadata: ["trip": "\(booking.id.rawValue)", "error": "\(error)"])
         }
         let dispatch = TripDispatch(
             machine: DispatchMachine(configuration: configuration.dispatch, declined: declined), booking: booking,

@@ -213,7 +213,7 @@ extension DispatchCoordinator {
             case .releaseDriver(let driver):
                 setFleetStatus(isOnline(driver) ? .available : .offline, for: driver)
             case .chargeRider(let amount):
-                log("rider charged", ["trip": id.rawValue, "amount_minor": "\(amount.minorUnits)"])
+                log.info("rider charged", metadata: ["trip": "\(id.rawValue)", "amount_minor": "\(amount.minorUnits)"])
             case .startDispatch:
                 startDispatch(booking)
             case .endTrackingLinks:
@@ -256,7 +256,7 @@ extension DispatchCoordinator {
         do {
             try store.recordDecline(of: booking.id, by: driver, at: now())
         } catch {
-            log("re-dispatch decline not stored", ["trip": booking.id.rawValue, "error": "\(error)"])
+            log.error("re-dispatch decline not stored", metadata: ["trip": "\(booking.id.rawValue)", "error": "\(error)"])
         }
         resumeDispatch(booking, alsoDeclined: [driver])
     }

@@ -1,4 +1,5 @@
 import CabCore
+import Logging
 import CabGeo
 import CabTracking
 import Dispatch
@@ -138,14 +139,16 @@ public final class DispatchCoordinator: Sendable {
     /// Orders each trip's transitions with their notifications (`transition`, the rider's cancel).
     let gates = TripGates()
     /// Where the coordinator logs (message, metadata).
-    public let log: @Sendable (String, [String: String]) -> Void
+    public let log: Logger
+    /// A logger that writes nothing (tests, simulations): `cab serve` passes its own.
+    public static let silentLogger = Logger(label: "cab.dispatch", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// A coordinator over `store` and `fleet`, ranking with `eta`, telling the apps on `bus`, reading time from `now`.
     public convenience init(
         store: any DispatchStore, fleet: LiveFleet<DriverID>, eta: any PickupETAEstimator, tariff: Tariff,
         configuration: Configuration = Configuration(), bus: any TripNotificationBus = InProcessTripBus(),
         now: @escaping @Sendable () -> Instant,
-        log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
+        log: Logger = DispatchCoordinator.silentLogger
     ) {
         self.init(
             store: store, fleet: fleet, tracking: nil, eta: eta, tariff: tariff, configuration: configuration, bus: bus,
@@ -158,7 +161,7 @@ public final class DispatchCoordinator: Sendable {
         store: any DispatchStore, tracking: TrackingService, eta: any PickupETAEstimator, tariff: Tariff,
         configuration: Configuration = Configuration(), bus: any TripNotificationBus = InProcessTripBus(),
         now: @escaping @Sendable () -> Instant,
-        log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
+        log: Logger = DispatchCoordinator.silentLogger
     ) {
         self.init(
             store: store, fleet: tracking.fleet, tracking: tracking, eta: eta, tariff: tariff, configuration: configuration,
@@ -168,7 +171,7 @@ public final class DispatchCoordinator: Sendable {
     init(
         store: any DispatchStore, fleet: LiveFleet<DriverID>, tracking: TrackingService?, eta: any PickupETAEstimator,
         tariff: Tariff, configuration: Configuration, bus: any TripNotificationBus, now: @escaping @Sendable () -> Instant,
-        log: @escaping @Sendable (String, [String: String]) -> Void
+        log: Logger
     ) {
         self.store = store
         self.bus = bus
@@ -330,14 +333,14 @@ public final class DispatchCoordinator: Sendable {
                 if ok { perform(s.step.actions, for: s.booking, actor: .system) } else { alone.append(s.booking.id) }
             }
         } catch {
-            log("dispatch batch not stored", ["bookings": "\(started.count)", "error": "\(error)"])
+            log.error("dispatch batch not stored", metadata: ["bookings": "\(started.count)", "error": "\(error)"])
             alone += started.map(\.booking.id)
         }
         for id in alone {
             do {
                 _ = try transition(.dispatch, id, by: .system, at: now())
             } catch {
-                log("dispatch not started", ["trip": id.rawValue, "error": "\(error)"])
+                log.error("dispatch not started", metadata: ["trip": "\(id.rawValue)", "error": "\(error)"])
             }
         }
     }
@@ -401,7 +404,7 @@ public final class DispatchCoordinator: Sendable {
                         .noDriverFound, to: trip, by: .system, at: now(), tariff: tariff, table: configuration.table)
                     perform(step.actions, for: stored, actor: .system)  // its streams end (`endTrackingLinks`)
                 } catch {
-                    log("no_driver_found not stored", ["trip": trip.rawValue, "error": "\(error)"])
+                    log.error("no_driver_found not stored", metadata: ["trip": "\(trip.rawValue)", "error": "\(error)"])
                 }
             }
         }

@@ -1,4 +1,5 @@
 import CabAPI
+import Logging
 import CabHTTP
 import CabCore
 import CabDispatch
@@ -52,7 +53,7 @@ enum ServiceLoader {
             let dispatch = DispatchCoordinator(
                 store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: services.tariff,
                 configuration: configuration, now: services.now,
-                log: Log.logger.closure())
+                log: Logger(label: "cab.dispatch"))
             services.dispatch = dispatch
         }
         return services

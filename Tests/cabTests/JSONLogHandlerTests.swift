@@ -64,18 +64,6 @@ final class CapturedLines: Sendable {
         #expect(JSONLogHandler.timestamp(Date(timeIntervalSince1970: 1_796_124_729.007)) == "2026-12-01T11:32:09.007Z")
     }
 
-    /// The bridge for `DispatchCoordinator`'s closure: failures (an `error` in the metadata) at error, the rest at
-    /// the level given.
-    @Test func theLibraryClosureLogsFailuresAtError() throws {
-        let capture = CapturedLines()
-        let closure = capture.logger().closure()
-        closure("rider charged", ["trip": "bk_1", "amount_minor": "1250"])
-        closure("dispatch not started", ["trip": "bk_2", "error": "disk full"])
-        let objects = try capture.objects()
-        #expect(objects.map { $0["level"] } == ["info", "error"])
-        #expect(objects.map { $0["trip"] } == ["bk_1", "bk_2"])
-    }
-
     /// The bridge for CabHTTP's JSON lines keeps their level, message and members, with our time.
     @Test func httpJSONLinesKeepTheirLevelAndMembers() throws {
         let capture = CapturedLines()

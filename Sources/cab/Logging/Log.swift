@@ -73,18 +73,6 @@ private struct LevelGate: LogHandler {
 }
 
 extension Logger {
-    /// A closure for libraries that log through `(message, metadata)` (`DispatchCoordinator`): a message whose
-    /// metadata carries an `error` is logged at error, anything else at `level`. `trip` and `request_id` pass
-    /// through as metadata.
-    func closure(level: Logger.Level = .info) -> @Sendable (String, [String: String]) -> Void {
-        let logger = self
-        return { message, metadata in
-            logger.log(
-                level: metadata["error"] == nil ? level : .error, "\(message)",
-                metadata: metadata.mapValues { .string($0) })
-        }
-    }
-
     /// A closure for `CabHTTP`'s JSON-line logs (the error mapper's "unhandled error" lines): the line's `level`
     /// and `message` become the event's, its other members metadata (its own `time` is replaced by ours).
     func jsonLineClosure() -> @Sendable (String) -> Void {
