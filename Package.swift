@@ -33,7 +33,11 @@ let package = Package(
         .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", providers: [.apt(["libhiredis-dev"])]),
 
         .target(name: "CabGeo"),
-        .target(name: "CabOSM", dependencies: ["CabGeo", "CZlib"]),
+        // C libraries wrapped once each, in a thin module with no domain types (STYLE §1).
+        .target(name: "CabZlib", dependencies: ["CZlib"]),
+        .target(name: "CabQR", dependencies: ["CQREncode"]),
+        .target(name: "CabCrypto", dependencies: ["CCrypto"]),
+        .target(name: "CabOSM", dependencies: ["CabGeo", "CabZlib"]),
         .target(name: "CabRouting", dependencies: ["CabGeo"]),
         .target(name: "CabSQLite", dependencies: ["CSQLite"]),
         .target(name: "CabPostgres", dependencies: ["CLibPQ"]),
@@ -55,7 +59,7 @@ let package = Package(
             name: "CabAPI",
             dependencies: [
                 "CabGeo", "CabRouting", "CabPlaces", "CabBaseMap", "CabCore", "CabTracking", "CabDispatch", "CabStore",
-                "CabHTTP", "CQREncode", "CCrypto", "CZlib", .product(name: "Logging", package: "swift-log"),
+                "CabHTTP", "CabQR", "CabCrypto", "CabZlib", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "CabClient", dependencies: ["CabGeo"]),

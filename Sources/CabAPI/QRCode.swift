@@ -1,7 +1,7 @@
-import CQREncode
-import CZlib
+import CabQR
+import CabZlib
 
-/// A QR code as a square matrix of dark and light modules (libqrencode).
+/// A QR code as a square matrix of dark and light modules (`CabQR`), drawn as SVG or PNG.
 public struct QRCode: Sendable, Equatable {
     /// Modules per side.
     public let size: Int
@@ -10,14 +10,11 @@ public struct QRCode: Sendable, Equatable {
 
     /// Encodes `text` as 8-bit data with error correction level M (`QRcode_encodeString`).
     public init(encoding text: String) throws(APIError) {
-        guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else {
+        guard let matrix = QRMatrix(encoding: text) else {
             throw APIError(.init("qr"), "The text is too long for a QR code.")
         }
-        defer { QRcode_free(code) }
-        let width = Int(code.pointee.width)
-        size = width
-        // The low bit of each byte is the module's colour (qrencode.h).
-        modules = (0..<width * width).map { (code.pointee.data[$0] & 1) == 1 }
+        size = matrix.size
+        modules = matrix.modules
     }
 
     /// True when the module at `x`, `y` is dark.
@@ -39,7 +36,7 @@ public struct QRCode: Sendable, Equatable {
             """
     }
 
-    /// A greyscale PNG with a 4-module quiet zone (zlib for the image data).
+    /// A greyscale PNG with a 4-module quiet zone (`CabZlib` for the image data).
     public func png(moduleSize: Int = 8) -> [UInt8] {
         let side = (size + 8) * moduleSize
         var raw: [UInt8] = []
@@ -58,22 +55,9 @@ public struct QRCode: Sendable, Equatable {
         header += bigEndian(UInt32(side)) + bigEndian(UInt32(side))
         header += [8, 0, 0, 0, 0]  // 8-bit greyscale, deflate, no filter method, no interlace
         appendChunk("IHDR", header, to: &out)
-        appendChunk("IDAT", deflate(raw), to: &out)
+        appendChunk("IDAT", Zlib.compress(raw), to: &out)
         appendChunk("IEND", [], to: &out)
         return out
-    }
-
-    private func deflate(_ bytes: [UInt8]) -> [UInt8] {
-        var length = compressBound(uLong(bytes.count))
-        var out = [UInt8](repeating: 0, count: Int(length))
-        let rc = out.withUnsafeMutableBufferPointer { dst in
-            bytes.withUnsafeBufferPointer { src in
-                compress2(dst.baseAddress, &length, src.baseAddress, uLong(bytes.count), 9)
-            }
-        }
-        // compress2 cannot fail with a buffer of compressBound's size and valid arguments.
-        precondition(rc == Z_OK, "compress2 failed: \(rc)")
-        return Array(out.prefix(Int(length)))
     }
 
     private func appendChunk(_ type: String, _ data: [UInt8], to out: inout [UInt8]) {
@@ -81,8 +65,7 @@ public struct QRCode: Sendable, Equatable {
         out += bigEndian(UInt32(data.count))
         out += typeBytes
         out += data
-        let crc = (typeBytes + data).withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) }
-        out += bigEndian(UInt32(crc))
+        out += bigEndian(Zlib.crc32(typeBytes + data))
     }
 
     private func bigEndian(_ v: UInt32) -> [UInt8] {

@@ -1,4 +1,4 @@
-import CCrypto
+import CabCrypto
 import CabCore
 
 /// Makes bearer tokens from the OS's random source and hashes them with SHA-256 (OpenSSL's libcrypto).
@@ -11,10 +11,11 @@ public enum TokenAuthority {
 
     /// `count` bytes from the OS's cryptographic random source (`RAND_bytes`).
     public static func randomBytes(_ count: Int) throws(APIError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
-        guard ok == 1 else { throw APIError(.init("random"), "The random source failed; try again.") }
-        return bytes
+        do {
+            return try Crypto.randomBytes(count)
+        } catch {
+            throw APIError(.init("random"), "The random source failed; try again.")
+        }
     }
 
     /// The SHA-256 of `token`'s UTF-8 bytes, as lower-case hex (`SHA256`).
@@ -22,11 +23,7 @@ public enum TokenAuthority {
 
     /// The SHA-256 digest of `bytes` (`SHA256`).
     public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        _ = bytes.withUnsafeBufferPointer { src in
-            digest.withUnsafeMutableBufferPointer { SHA256(src.baseAddress, src.count, $0.baseAddress) }
-        }
-        return digest
+        Crypto.sha256(bytes)
     }
 
     /// The stored form of `token`: its SHA-256.

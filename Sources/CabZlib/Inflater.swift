@@ -1,9 +1,9 @@
 import CZlib
 
 /// A reusable zlib decompressor (`inflate`) writing into a growable byte buffer.
-final class Inflater {
-    /// Why inflating failed, turned into an `OSMError` by the caller (which knows the file offset).
-    enum Failure: Error {
+public final class Inflater {
+    /// Why inflating failed, turned into the caller's error (which knows the file offset).
+    public enum Failure: Error {
         case corrupt(String)
         case tooLarge(limit: Int)
     }
@@ -12,7 +12,8 @@ final class Inflater {
     private let stream: UnsafeMutablePointer<z_stream>
     private var isInitialized = false
 
-    init() {
+    /// A decompressor; zlib's state is made on the first `inflate`.
+    public init() {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
     }
@@ -25,7 +26,7 @@ final class Inflater {
 
     /// Inflates all of `input` into the start of `output`, returning the number of bytes produced.
     /// With `expectedSize`, the output must be exactly that long; otherwise it may grow up to `limit`.
-    func inflate(
+    public func inflate(
         _ input: UnsafeBufferPointer<UInt8>, into output: inout [UInt8], expectedSize: Int?, limit: Int
     ) throws(Failure) -> Int {
         if isInitialized {
