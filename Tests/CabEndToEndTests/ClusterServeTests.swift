@@ -80,18 +80,29 @@ struct ClusterServeTests {
         }
     }
 
-    @Test("a fix posted to A is nearby on B; the rate limit is one driver's across both nodes")
+    @Test("a fix posted to A is nearby and on the fleet stream on B; one driver's rate limit across both; a revoked token fails on both")
     func positionsAndRateLimitAcrossNodes() throws {
         let cluster = try Cluster()
         defer { cluster.stop() }
         #expect(eventually(within: 5) { cluster.clusterStatus(of: cluster.a) == "connected" })
         #expect(eventually(within: 5) { cluster.clusterStatus(of: cluster.b) == "connected" })
 
+        // A dispatcher's fleet stream on B.
+        let stream = try HTTPTestConnection(port: cluster.b.port)
+        try stream.sendRequest("GET", "/v1/fleet/stream", headers: ["Authorization": "Bearer \(cluster.dispatcher)"])
+        #expect(try stream.readHead().status == 200)
+
         let aino = try cluster.driver(on: cluster.a, "Aino")
         let start = Date()
         #expect(try cluster.post(cluster.a, token: aino.token, lat: 60.1700, lon: 24.9400, at: start) == 200)
         #expect(cluster.nearbyLatitude(on: cluster.a, of: aino.id) == 60.17)
         #expect(eventually(within: 5) { cluster.nearbyLatitude(on: cluster.b, of: aino.id) == 60.17 })
+        var streamed = ""
+        for _ in 0..<20 where !streamed.contains(aino.id) {
+            guard let chunk = try stream.readChunk() else { break }
+            streamed += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(streamed.contains(aino.id), "B's fleet stream: \(streamed.prefix(600))")
         // Burst 10, one batch a second: 16 batches in quick turns on A and B (8 each, under each node's own
         // burst) are held to one driver's limit.
         let eero = try cluster.driver(on: cluster.a, "Eero")
@@ -109,6 +120,14 @@ struct ClusterServeTests {
         #expect(statuses.allSatisfy { $0 == 200 || $0 == 429 }, "\(statuses)")
         #expect(accepted <= 10 + Int(elapsed.rounded(.up)), "accepted \(accepted) of 16 in \(elapsed) s: \(statuses)")
         #expect(statuses.contains(429), "\(statuses)")
+
+        // A token revoked (in the shared store) fails on both nodes at once: PostgreSQL is read on every request.
+        let me = { (node: ServerProcess) in
+            try node.request("GET", "/v1/me", headers: ["Authorization": "Bearer \(aino.token)"]).status
+        }
+        #expect(try me(cluster.a) == 200 && me(cluster.b) == 200)
+        try cluster.postgres.psql("UPDATE tokens SET revoked_ms = 1 WHERE driver_id = '\(aino.id)'")
+        #expect(try me(cluster.a) == 401 && me(cluster.b) == 401)
     }
 
     @Test("with Redis gone a node keeps ingesting and says degraded; positions flow again once Redis is back")
