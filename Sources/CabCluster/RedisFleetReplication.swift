@@ -84,7 +84,8 @@ public final class RedisFleetReplication: FleetReplication {
             redis: writer, keys: keys, node: configuration.node, configuration: configuration.publisher)
         limiter = ClusterRateLimiter(
             redis: RedisClient(configuration.endpoint, timeoutMilliseconds: configuration.rateLimitTimeoutMilliseconds),
-            keys: keys, capacity: configuration.rateLimitBurst, refillPerSecond: configuration.rateLimitBatchesPerSecond)
+            keys: keys, capacity: configuration.rateLimitBurst,
+            refillPerSecond: configuration.rateLimitBatchesPerSecond)
         connectedGauge.set(0)
     }
 

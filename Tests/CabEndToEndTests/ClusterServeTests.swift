@@ -80,7 +80,9 @@ struct ClusterServeTests {
         }
     }
 
-    @Test("a fix posted to A is nearby and on the fleet stream on B; one driver's rate limit across both; a revoked token fails on both")
+    @Test(
+        "a fix posted to A is nearby and on the fleet stream on B; one driver's rate limit across both; a revoked "
+            + "token fails on both")
     func positionsAndRateLimitAcrossNodes() throws {
         let cluster = try Cluster()
         defer { cluster.stop() }
