@@ -80,9 +80,7 @@ struct ClusterServeTests {
         }
     }
 
-    @Test(
-        "a fix posted to A is nearby and on the fleet stream on B; one driver's rate limit across both; a revoked "
-            + "token fails on both")
+    @Test("a fix on A is nearby and streamed on B; one rate limit across nodes; a revoked token fails on both")
     func positionsAndRateLimitAcrossNodes() throws {
         let cluster = try Cluster()
         defer { cluster.stop() }
