@@ -130,7 +130,7 @@ struct ClusterServeTests {
         #expect(try me(cluster.a) == 401 && me(cluster.b) == 401)
     }
 
-    @Test("with Redis gone a node keeps ingesting and says degraded; positions flow again once Redis is back")
+    @Test("Redis gone: a node keeps ingesting, says degraded; back: positions flow again; a new node starts warm")
     func redisRestartedMidRun() throws {
         let cluster = try Cluster()
         defer { cluster.stop() }
@@ -155,6 +155,17 @@ struct ClusterServeTests {
         #expect(eventually(within: 10) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.171 })
         #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1720, lon: 24.9400, at: start + 4) == 200)
         #expect(eventually(within: 10) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.172 })
+
+        // A node started now begins warm: the newest position of every driver, from Redis.
+        let dataC = try ImportedMap.freshCopy("helsinki")
+        defer { try? FileManager.default.removeItem(at: dataC) }
+        let c = try ServerProcess(
+            dataDirectory: dataC,
+            extraArguments: [
+                "--postgres", cluster.postgres.conninfo, "--redis", cluster.redis.url, "--node-id", "node-c",
+            ])
+        defer { _ = c.stop() }
+        #expect(cluster.nearbyLatitude(on: c, of: driver.id) == 60.172)
     }
 
     @Test("a bad --redis URL or node id exits 64 naming the key")
