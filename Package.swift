@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "CabImport", dependencies: ["CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap"]),
         .target(name: "CabCore", dependencies: ["CabGeo"]),
         .target(name: "CabTracking", dependencies: ["CabGeo", "CabCore"]),
-        .target(name: "CabCluster", dependencies: ["CabCore", "CabGeo", "CabTracking", "CabRedis"]),
+        .target(name: "CabCluster", dependencies: ["CabCore", "CabGeo", "CabTracking", "CabDispatch", "CabRedis"]),
         .target(name: "CabStore", dependencies: ["CabCore", "CabSQLite", "CabPostgres"]),
         .target(name: "CabHTTP", dependencies: ["CMicroHTTPD", .product(name: "Logging", package: "swift-log")]),
         // The application (issue 14): dispatch, the trip service, tracking and routing services over CabCore's
@@ -83,7 +83,7 @@ let package = Package(
             dependencies: [
                 "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap", "CabImport", "CabCore", "CabTracking", "CabStore",
                 "CabHTTP", "CabAPI", "CabClient", "CabPostgres", "CabDispatch", "CabBench", "CabRoutingBench",
-                "CabPlacesBench", "CabLoopback",
+                "CabPlacesBench", "CabLoopback", "CabCluster", "CabRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,4 +1,5 @@
 import CabCore
+import CabDispatch
 import CabHTTP
 import CabStore
 
@@ -9,17 +10,23 @@ extension CabApplication {
     /// pool is busy.
     func registerHealthEndpoints(on router: inout Router) {
         let store = services.store
+        let tracking = services.tracking  // its cluster link is connected after the router is made
         router.get("/healthz", execution: .inline) { _ in
             var json = JSONText(capacity: 256)
             let snapshot = store?.health.snapshot
             let ready = snapshot?.isHealthy ?? true
+            let link = tracking?.replication?.status
             json.raw("{")
             json.key("ready", first: true)
             json.raw(ready ? "true" : "false")
             json.key("status")
-            json.string(ready ? "ok" : "degraded")
+            json.string(ready && link?.connected != false ? "ok" : "degraded")
             json.key("store")
             Self.write(snapshot, to: &json)
+            if let link {
+                json.key("cluster")
+                Self.write(link, to: &json)
+            }
             json.raw("}")
             return .bytes(json.bytes, contentType: "application/json")
         }
@@ -55,6 +62,29 @@ extension CabApplication {
                 json.string(since.description)
             }
         }
+        json.raw("}")
+    }
+
+    /// `{"status": "connected"|"degraded", "node", "city", "detail", "published", "received", "pending"}`: a node
+    /// whose Redis link is down still serves (degraded, not down), with its own positions and rate limit.
+    static func write(_ link: ClusterLinkStatus, to json: inout JSONText) {
+        json.raw("{")
+        json.key("status", first: true)
+        json.string(link.connected ? "connected" : "degraded")
+        json.key("node")
+        json.string(link.node)
+        json.key("city")
+        json.string(link.city)
+        if let detail = link.detail {
+            json.key("detail")
+            json.string(detail)
+        }
+        json.key("published")
+        json.integer(link.published)
+        json.key("received")
+        json.integer(link.received)
+        json.key("pending")
+        json.integer(link.pending)
         json.raw("}")
     }
 

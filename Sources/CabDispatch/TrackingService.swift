@@ -72,6 +72,8 @@ public final class TrackingService: Sendable {
     let counters: TrackingCounters
     private let openStreams = Mutex<[ObjectIdentifier: any FleetStreamClient]>([:])
     private let timers = Mutex<[TimerBox]>([])
+    /// The cluster link (`connect(_:)`, FleetReplication.swift); nil on a single node.
+    let replicationLink = Mutex<(any FleetReplication)?>(nil)
 
     /// Creates the service over `accounts` (drivers' vehicles, device keys) and `history` (trails), counting into
     /// `metrics` and reading the time from `now`. Call `start()` to run the timers.
@@ -125,6 +127,7 @@ public final class TrackingService: Sendable {
     /// Applies the ingestion rules to `fixes` from `driver`, moves the driver, publishes the new position to the
     /// fleet stream, queues the accepted fixes for history and counts what was dropped.
     public func ingest(_ fixes: [LocationFix], from driver: DriverID) -> IngestOutcome {
+        if let refused = clusterRefusal(of: fixes, from: driver) { return refused }
         let time = now().millisecondsSinceEpoch
         let outcome: IngestOutcome
         if let (known, position) = fleet.ingestKnown(fixes, from: driver, now: time) {
@@ -138,6 +141,7 @@ public final class TrackingService: Sendable {
                 now: time)
             if outcome.latest != nil, let position = fleet.position(of: driver) { streams.publish(driver, at: position) }
         }
+        if outcome.latest != nil { replicate(driver) }
         if !outcome.accepted.isEmpty {
             counters.accepted.increment(by: Double(outcome.accepted.count))
             history.enqueue(

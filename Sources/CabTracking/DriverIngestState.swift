@@ -51,6 +51,15 @@ public struct DriverIngestState: Sendable, Hashable {
         }
     }
 
+    /// Moves the newest applied fix forward (never back) to one that another node accepted: later fixes here are
+    /// judged against it (order, duplicates, speed); the rate limit's bucket is kept.
+    public mutating func advance(toReplicated timeMilliseconds: Int64, at coordinate: Coordinate) {
+        guard timeMilliseconds > newestTimeMilliseconds, coordinate.isValid else { return }
+        newestTimeMilliseconds = timeMilliseconds
+        newestLatitudeE7 = Int32((coordinate.latitude * 1e7).rounded())
+        newestLongitudeE7 = Int32((coordinate.longitude * 1e7).rounded())
+    }
+
     /// The time of the newest applied fix (Unix milliseconds); nil before the first.
     public var newestAppliedTimeMilliseconds: Int64? {
         newestTimeMilliseconds == .min ? nil : newestTimeMilliseconds

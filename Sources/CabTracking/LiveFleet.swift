@@ -92,6 +92,43 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
             vehicleClass: vehicleClass)
     }
 
+    /// Applies positions that other nodes accepted (a cluster's replica of the fleet), under one lock acquisition:
+    /// each replaces the driver's position only when it is newer than the one known here (the newest fix wins),
+    /// brings its status and vehicle class, and moves the driver's ingestion state forward, so that a fix older
+    /// than it posted here later is refused as out of order. The rate limit's bucket stays this node's own.
+    /// - Returns: the positions applied, as the fleet now holds them (older ones are left out).
+    public func applyReplicated(
+        _ batch: [(driver: Key, position: DriverPosition)]
+    ) -> [(driver: Key, position: DriverPosition)] {
+        state.withWriteLock { state in
+            var applied: [(driver: Key, position: DriverPosition)] = []
+            for (driver, p) in batch where p.coordinate.isValid {
+                let known = state.index.slotByKey[driver]
+                if known != nil, let current = state.index.position(of: driver),
+                    current.timeMilliseconds >= p.timeMilliseconds
+                {
+                    continue
+                }
+                let slot = Int(
+                    state.index.update(
+                        driver, coordinate: p.coordinate, timeMilliseconds: p.timeMilliseconds,
+                        headingDegrees: p.headingDegrees.map(Double.init), speedMetersPerSecond: p.speedMetersPerSecond,
+                        vehicleClass: p.vehicleClass))
+                if known == nil {
+                    let fresh = DriverIngestState(resumingAfter: p.timeMilliseconds, at: p.coordinate)
+                    if slot == state.ingest.count { state.ingest.append(fresh) } else { state.ingest[slot] = fresh }
+                    state.statusBeforeFirstFix.removeValue(forKey: driver)
+                } else {
+                    state.ingest[slot].advance(toReplicated: p.timeMilliseconds, at: p.coordinate)
+                    _ = state.index.setVehicleClass(p.vehicleClass, for: driver)
+                }
+                _ = state.index.setStatus(p.status, for: driver)
+                if let now = state.index.position(of: driver) { applied.append((driver, now)) }
+            }
+            return applied
+        }
+    }
+
     /// The `k` nearest drivers to `point` that `filter` admits and that reported within the maximum age.
     public func nearest(
         to point: Coordinate, k: Int, filter: DriverFilter = .available, now: Int64

@@ -17,6 +17,7 @@ enum BenchCommand {
          TrackingHTTPBenchCommand.run),
         ("route", "fast routing vs Dijkstra, many-to-one, import+preprocess, GET /v1/route p50", BenchRouteCommand.run),
         ("store", "durable bookings/s, p50/p99 and location rows/s: SQLite and PostgreSQL side by side", StoreBenchCommand.run),
+        ("cluster", "fix on node A to nearby on node B over Redis, p50/p99 next to one node", ClusterBenchCommand.run),
     ]
 
     static var usage: String {

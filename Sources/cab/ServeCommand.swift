@@ -85,6 +85,14 @@ struct ServeCommand: ParsableCommand {
         help: Self.help("store.postgres_url", "keep the durable data in PostgreSQL at this libpq URL", "URL"))
     var postgres: String?
     @Option(
+        name: .customLong("redis"),
+        help: Self.help("cluster.redis_url", "share live positions with other nodes over Redis at this URL", "URL"))
+    var redis: String?
+    @Option(
+        name: .customLong("node-id"),
+        help: Self.help("cluster.node_id", "this node's id in the cluster", "ID"))
+    var nodeID: String?
+    @Option(
         name: .customLong("log-level"),
         help: Self.help(
             "log_level", "least severe log level written: trace, debug, info, notice, warning, error, critical", "LEVEL"
@@ -105,7 +113,7 @@ struct ServeCommand: ParsableCommand {
             ("data", data), ("host", host), ("port", port), ("threads", threads), ("public", `public`),
             ("tariff", tariff), ("pickup-overdue", pickupOverdue), ("arrival-radius", arrivalRadius),
             ("arrival-fix-age", arrivalFixAge), ("max-per-address", maxPerAddress), ("log-level", logLevel),
-            ("handler-threads", handlerThreads), ("postgres", postgres),
+            ("handler-threads", handlerThreads), ("postgres", postgres), ("redis", redis), ("node-id", nodeID),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { name, value in value.map { (name, $0) } })
     }
@@ -162,12 +170,16 @@ struct ServeCommand: ParsableCommand {
             Console.fail("cannot listen on \(http.host):\(http.port): \(error.message)", code: 69)
         }
         services.tracking?.start()
+        if let tracking = services.tracking, let cluster = settings.cluster {
+            ServiceLoader.joinCluster(cluster, tracking: tracking, settings: settings, metrics: metrics)
+        }
         let ticker = DispatchTicker()
         if let dispatch = services.dispatch { ticker.start(dispatch) }
         Console.line("listening on http://\(http.host):\(bound)")
         let signal = server.runUntilTerminated()
         ticker.stop()
         services.dispatch?.waitForQueuedBookings()  // new bookings get their dispatch write before the store closes
+        services.tracking?.replication?.stop()  // a last send of the positions queued for the other nodes
         services.tracking?.shutdown()  // writes the queued history before the store closes
         services.store?.close()
         accessLog.close()

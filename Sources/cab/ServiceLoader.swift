@@ -1,5 +1,6 @@
 import CabAPI
 import Logging
+import CabCluster
 import CabHTTP
 import CabCore
 import CabDispatch
@@ -80,6 +81,33 @@ enum ServiceLoader {
         } catch {
             Console.fail("cannot open the PostgreSQL store (store.postgres_url): \(error)", code: 65)
         }
+    }
+
+    /// Connects `tracking` to the cluster (`cab serve --redis`): loads the fleet as Redis holds it, then follows
+    /// the other nodes' positions and publishes this node's. Redis away at start is not fatal: the node starts
+    /// on its own state, says so in `/healthz`, and joins when Redis answers.
+    static func joinCluster(
+        _ cluster: ClusterSettings, tracking: TrackingService, settings: ServeSettings, metrics: MetricsRegistry
+    ) {
+        let ingest = settings.tracking.ingest
+        let link = RedisFleetReplication(
+            configuration: .init(
+                endpoint: cluster.endpoint, node: cluster.node, city: cluster.city,
+                rateLimitBurst: Double(ingest.rateLimitBurst),
+                rateLimitBatchesPerSecond: Double(ingest.rateLimitBatchesPerSecond)),
+            metrics: metrics,
+            log: { message, metadata in
+                if message.hasPrefix("cluster link down") {
+                    Log.warning(message, metadata)
+                } else {
+                    Log.info(message, metadata)
+                }
+            })
+        tracking.connect(link)
+        let warm = link.start(applying: { [weak tracking] positions in tracking?.applyReplicated(positions) })
+        Log.info(
+            "cluster joined",
+            ["node": cluster.node, "city": cluster.city, "redis": "\(cluster.endpoint)", "warm_positions": "\(warm)"])
     }
 
     /// Routing alone, for commands that need no store (`route`, `simulate`): the data directory's store is not opened.

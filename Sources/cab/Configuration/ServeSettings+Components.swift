@@ -1,9 +1,11 @@
 import CabAPI
+import CabRedis
 import CabDispatch
 import CabCore
 import CabHTTP
 import CabStore
 import CabTracking
+import Foundation
 import Logging
 
 /// The mapping from the settings to each component's own configuration struct: the only place that knows both.
@@ -88,5 +90,47 @@ extension ServeSettings {
         return PostgresStore.Configuration(
             conninfo: url, connections: integer("store.postgres_connections"), writers: integer("store.postgres_writers"),
             locationRetentionDays: retention == 0 ? nil : retention)
+    }
+}
+
+/// What `cab serve --redis` runs with.
+struct ClusterSettings: Sendable {
+    var endpoint: RedisEndpoint
+    var node: String
+    var city: String
+}
+
+extension ServeSettings {
+    /// The cluster link's settings, when `cluster.redis_url` is set.
+    var cluster: ClusterSettings? {
+        guard let url = string("cluster.redis_url"), let endpoint = RedisEndpoint(url: url) else { return nil }
+        let host = ProcessInfo.processInfo.hostName.filter(Self.isNodeIDCharacter).prefix(40)
+        let node = string("cluster.node_id") ?? "\(host.isEmpty ? "node" : String(host))-\(getpid())"
+        return ClusterSettings(endpoint: endpoint, node: node, city: string("cluster.city") ?? "default")
+    }
+
+    /// Letters, digits, `-` and `_` (node ids and city names).
+    static func isNodeIDCharacter(_ c: Character) -> Bool {
+        c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_")
+    }
+
+    /// `cluster.*` read together: a Redis URL of either form, a node id and a city of safe characters.
+    func validateCluster() throws(ConfigurationError) {
+        if let url = string("cluster.redis_url"), RedisEndpoint(url: url) == nil {
+            throw ConfigurationError(
+                message: "cluster.redis_url: must be redis://host[:port][/db] or unix:///path[?db=N], not '\(url)' "
+                    + "(\(source(of: "cluster.redis_url").label))")
+        }
+        if let node = string("cluster.node_id"), node.count > 64 || !node.allSatisfy(Self.isNodeIDCharacter) {
+            throw ConfigurationError(
+                message: "cluster.node_id: must be 1 to 64 letters, digits, '-' or '_', not '\(node)' "
+                    + "(\(source(of: "cluster.node_id").label))")
+        }
+        let city = string("cluster.city") ?? ""
+        if city.count > 64 || !city.allSatisfy(Self.isNodeIDCharacter) {
+            throw ConfigurationError(
+                message: "cluster.city: must be 1 to 64 letters, digits, '-' or '_', not '\(city)' "
+                    + "(\(source(of: "cluster.city").label))")
+        }
     }
 }

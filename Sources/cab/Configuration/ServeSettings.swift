@@ -125,6 +125,7 @@ struct ServeSettings: Sendable {
 
     /// Rules that span keys.
     private func validateTogether() throws(ConfigurationError) {
+        try validateCluster()
         let memory = integer("http.connection_memory_bytes")
         let needed =
             2 * (integer("http.max_uri_bytes") + integer("http.max_header_bytes"))

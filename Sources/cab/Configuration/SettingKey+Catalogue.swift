@@ -8,7 +8,7 @@ import CabTracking
 extension SettingKey {
     /// Every key of `cab serve`'s configuration. Defaults are read from each component's own configuration struct
     /// (STYLE.md §5), so that a setting nobody gives is exactly today's.
-    static let all: [SettingKey] = general + http + tracking + dispatch + trip + store
+    static let all: [SettingKey] = general + http + tracking + dispatch + trip + store + cluster
 
     /// The key named `name`.
     static func named(_ name: String) -> SettingKey? { byName[name] }
@@ -233,6 +233,21 @@ extension SettingKey {
                 help: "PostgreSQL: whole days of location history kept (older day partitions are dropped); 0 keeps all"),
         ]
     }()
+
+    /// Several nodes sharing live state over Redis (issue 17, `ServeSettings+Components.swift`'s `cluster`).
+    private static let cluster: [SettingKey] = [
+        .init(
+            "cluster.redis_url", .optionalString, default: .null, environment: "CAB_REDIS_URL", flag: "redis",
+            help: "share live positions and the ingest rate limit with the other nodes over Redis at this URL "
+                + "(redis://host[:port][/db] or unix:///path[?db=N]); null runs this node on its own"),
+        .init(
+            "cluster.node_id", .optionalString, default: .null, flag: "node-id",
+            help: "this node's id in the cluster, unique among the nodes (letters, digits, '-', '_', at most 64); "
+                + "null takes the host name and the process id"),
+        .init(
+            "cluster.city", .string(choices: []), default: .string("default"),
+            help: "the city the nodes serve together: the Redis keys are cab:{city}:... (letters, digits, '-', '_')"),
+    ]
 
     private static func seconds(_ d: Duration?) -> Int { Int(d?.components.seconds ?? 0) }
     private static func milliseconds(_ d: Duration?) -> Int {

@@ -1,0 +1,189 @@
+import CabTestSupport
+import Foundation
+import Testing
+
+/// `cab serve --postgres URL --redis URL`: nodes on one PostgreSQL and one Redis (both real, on Unix sockets in
+/// temporary folders) serve one city's live fleet: a driver posting to one node is seen nearby on the other, the
+/// ingest rate limit is one driver's across the nodes, and with Redis gone a node keeps serving (degraded, said so
+/// in `/healthz` and `/metrics`) and positions flow again once Redis is back.
+@Suite("cab serve cluster over Redis", .serialized)
+struct ClusterServeTests {
+    /// Two nodes, each with its own copy of the map, over one PostgreSQL and one Redis.
+    final class Cluster {
+        let postgres: PostgresTestServer
+        let redis: RedisTestServer
+        let a: ServerProcess
+        let b: ServerProcess
+        let dispatcher: String
+        private let directories: [URL]
+
+        init() throws {
+            postgres = try PostgresTestServer()
+            redis = try RedisTestServer()
+            let dataA = try ImportedMap.freshCopy("helsinki")
+            let dataB = try ImportedMap.freshCopy("helsinki")
+            directories = [dataA, dataB]
+            let shared = ["--postgres", postgres.conninfo, "--redis", redis.url]
+            a = try ServerProcess(dataDirectory: dataA, extraArguments: shared + ["--node-id", "node-a"])
+            b = try ServerProcess(dataDirectory: dataB, extraArguments: shared + ["--node-id", "node-b"])
+            let created = try CabProcess.run(
+                ["admin", "create-dispatcher", "--postgres", postgres.conninfo, "Dispatch"])
+            try #require(created.status == 0, "create-dispatcher failed: \(created.standardError)")
+            dispatcher = created.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func stop() {
+            _ = a.stop()
+            _ = b.stop()
+            redis.stop()
+            postgres.stop()
+            for d in directories { try? FileManager.default.removeItem(at: d) }
+        }
+
+        /// A new driver (signed up on `node`): its id and token.
+        func driver(on node: ServerProcess, _ name: String) throws -> (id: String, token: String) {
+            let signUp = try node.request("POST", "/v1/drivers", json: ["name": name, "vehicle": "car", "plate": name])
+            let id = try #require(signUp.jsonObject?["id"] as? String, "\(signUp.text)")
+            return (id, try #require(signUp.jsonObject?["token"] as? String))
+        }
+
+        /// Posts one fix; the answer's status.
+        @discardableResult
+        func post(_ node: ServerProcess, token: String, lat: Double, lon: Double, at time: Date) throws -> Int {
+            let fix: [String: Any] = [
+                "lat": lat, "lon": lon, "time": ISO8601DateFormatter.withMilliseconds.string(from: time), "accuracy": 5,
+            ]
+            return try node.request(
+                "POST", "/v1/driver/locations", json: ["fixes": [fix]], headers: ["Authorization": "Bearer \(token)"]
+            ).status
+        }
+
+        /// The latitude `node`'s `GET /v1/drivers/nearby` shows for `driver`, nil when it is not listed.
+        func nearbyLatitude(on node: ServerProcess, of driver: String) -> Double? {
+            guard
+                let answer = try? node.request(
+                    "GET", "/v1/drivers/nearby?lat=60.17&lon=24.94&k=100",
+                    headers: ["Authorization": "Bearer \(dispatcher)"]),
+                let drivers = answer.jsonObject?["drivers"] as? [[String: Any]],
+                let entry = drivers.first(where: { $0["id"] as? String == driver }),
+                let position = entry["position"] as? [String: Any]
+            else { return nil }
+            return position["lat"] as? Double
+        }
+
+        /// `node`'s `/healthz` cluster member's status.
+        func clusterStatus(of node: ServerProcess) -> String? {
+            guard let health = try? node.request("GET", "/healthz"),
+                let cluster = health.jsonObject?["cluster"] as? [String: Any]
+            else { return nil }
+            return cluster["status"] as? String
+        }
+    }
+
+    @Test("a fix on A is nearby and streamed on B; one rate limit across nodes; a revoked token fails on both")
+    func positionsAndRateLimitAcrossNodes() throws {
+        let cluster = try Cluster()
+        defer { cluster.stop() }
+        #expect(eventually(within: 5) { cluster.clusterStatus(of: cluster.a) == "connected" })
+        #expect(eventually(within: 5) { cluster.clusterStatus(of: cluster.b) == "connected" })
+
+        // A dispatcher's fleet stream on B.
+        let stream = try HTTPTestConnection(port: cluster.b.port)
+        try stream.sendRequest("GET", "/v1/fleet/stream", headers: ["Authorization": "Bearer \(cluster.dispatcher)"])
+        #expect(try stream.readHead().status == 200)
+
+        let aino = try cluster.driver(on: cluster.a, "Aino")
+        let start = Date()
+        #expect(try cluster.post(cluster.a, token: aino.token, lat: 60.1700, lon: 24.9400, at: start) == 200)
+        #expect(cluster.nearbyLatitude(on: cluster.a, of: aino.id) == 60.17)
+        #expect(eventually(within: 5) { cluster.nearbyLatitude(on: cluster.b, of: aino.id) == 60.17 })
+        var streamed = ""
+        for _ in 0..<20 where !streamed.contains(aino.id) {
+            guard let chunk = try stream.readChunk() else { break }
+            streamed += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(streamed.contains(aino.id), "B's fleet stream: \(streamed.prefix(600))")
+        // Burst 10, one batch a second: 16 batches in quick turns on A and B (8 each, under each node's own
+        // burst) are held to one driver's limit.
+        let eero = try cluster.driver(on: cluster.a, "Eero")
+        var statuses: [Int] = []
+        let burstStart = Date()
+        for i in 0..<16 {
+            let node = i.isMultiple(of: 2) ? cluster.a : cluster.b
+            statuses.append(
+                try cluster.post(
+                    node, token: eero.token, lat: 60.17 + Double(i) * 0.0001, lon: 24.94,
+                    at: burstStart.addingTimeInterval(Double(i) * 0.01)))
+        }
+        let elapsed = Date().timeIntervalSince(burstStart)
+        let accepted = statuses.filter { $0 == 200 }.count
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 429 }, "\(statuses)")
+        #expect(accepted <= 10 + Int(elapsed.rounded(.up)), "accepted \(accepted) of 16 in \(elapsed) s: \(statuses)")
+        #expect(statuses.contains(429), "\(statuses)")
+
+        // A token revoked (in the shared store) fails on both nodes at once: PostgreSQL is read on every request.
+        let me = { (node: ServerProcess) in
+            try node.request("GET", "/v1/me", headers: ["Authorization": "Bearer \(aino.token)"]).status
+        }
+        #expect(try me(cluster.a) == 200 && me(cluster.b) == 200)
+        try cluster.postgres.psql("UPDATE tokens SET revoked_ms = 1 WHERE driver_id = '\(aino.id)'")
+        #expect(try me(cluster.a) == 401 && me(cluster.b) == 401)
+    }
+
+    @Test("Redis gone: a node keeps ingesting, says degraded; back: positions flow again; a new node starts warm")
+    func redisRestartedMidRun() throws {
+        let cluster = try Cluster()
+        defer { cluster.stop() }
+        let driver = try cluster.driver(on: cluster.a, "Kaisa")
+        let start = Date()
+        #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1700, lon: 24.9400, at: start) == 200)
+        #expect(eventually(within: 5) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.17 })
+
+        cluster.redis.stopServer()
+        #expect(eventually(within: 5) { cluster.clusterStatus(of: cluster.a) == "degraded" })
+        let health = try cluster.a.request("GET", "/healthz")
+        #expect(health.status == 200 && health.text.contains("start Redis"), "\(health.text)")
+        let metrics = try cluster.a.request("GET", "/metrics")
+        #expect(metrics.text.contains("cluster_connected 0"), "\(metrics.text.prefix(400))")
+        // Still ingesting and serving its own drivers, under its own rate limit.
+        #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1710, lon: 24.9400, at: start + 2) == 200)
+        #expect(cluster.nearbyLatitude(on: cluster.a, of: driver.id) == 60.171)
+
+        try cluster.redis.start()  // an empty server with a new run_id
+        #expect(eventually(within: 10) { cluster.clusterStatus(of: cluster.a) == "connected" })
+        // The position queued during the outage reaches B, and so does a new one.
+        #expect(eventually(within: 10) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.171 })
+        #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1720, lon: 24.9400, at: start + 4) == 200)
+        #expect(eventually(within: 10) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.172 })
+
+        // A node started now begins warm: the newest position of every driver, from Redis.
+        let dataC = try ImportedMap.freshCopy("helsinki")
+        defer { try? FileManager.default.removeItem(at: dataC) }
+        let c = try ServerProcess(
+            dataDirectory: dataC,
+            extraArguments: [
+                "--postgres", cluster.postgres.conninfo, "--redis", cluster.redis.url, "--node-id", "node-c",
+            ])
+        defer { _ = c.stop() }
+        #expect(cluster.nearbyLatitude(on: c, of: driver.id) == 60.172)
+    }
+
+    @Test("a bad --redis URL or node id exits 64 naming the key")
+    func badClusterSettingsExit64() throws {
+        let data = try ImportedMap.dataDirectory().path
+        let url = try CabProcess.run(["serve", "--data", data, "--port", "0", "--redis", "localhost:6379"])
+        #expect(url.status == 64 && url.standardError.contains("cluster.redis_url"), "\(url.standardError)")
+        let node = try CabProcess.run(
+            ["serve", "--data", data, "--port", "0", "--redis", "redis://127.0.0.1:1", "--node-id", "a/b"])
+        #expect(node.status == 64 && node.standardError.contains("cluster.node_id"), "\(node.standardError)")
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// `2026-12-01T12:00:00.123Z`.
+    fileprivate static var withMilliseconds: ISO8601DateFormatter {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f
+    }
+}
