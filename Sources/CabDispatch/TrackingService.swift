@@ -61,7 +61,7 @@ public final class TrackingService: Sendable {
     /// `setStatus(_:for:)` here (which also tells the fleet stream).
     public let fleet: LiveFleet<DriverID>
     /// The fleet stream's hub.
-    public let streams: FleetStreamHub<DriverID>
+    public let streams: FleetBroadcaster<DriverID>
     /// The background history writer.
     public let history: LocationHistoryWriter
     /// Drivers' vehicles and device keys.
@@ -91,7 +91,7 @@ public final class TrackingService: Sendable {
         fleet = LiveFleet(ingest: configuration.ingest, index: configuration.index)
         // Event ids continue across restarts: seeded from the clock at 1,000 ids per millisecond.
         let seed = UInt64(max(1, now().millisecondsSinceEpoch)) * 1_000
-        streams = FleetStreamHub(
+        streams = FleetBroadcaster(
             configuration: .init(
                 bufferCapacity: configuration.streamBufferCapacity, replayCapacity: configuration.replayCapacity,
                 firstEventID: seed))

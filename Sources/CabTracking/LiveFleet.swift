@@ -3,7 +3,7 @@ import CabGeo
 /// Every driver's latest position and ingestion state, shared by the ingest path (one writer at a time) and
 /// searches (many readers at once) behind a reader-writer lock.
 ///
-/// The owner appends `IngestOutcome.accepted` to history and publishes `latest` to the `FleetStreamHub`.
+/// The owner appends `IngestOutcome.accepted` to history and publishes `latest` to the `FleetBroadcaster`.
 public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
     /// The ingestion rules.
     public let ingestConfiguration: IngestConfiguration

@@ -12,9 +12,9 @@ import Synchronization
 /// Each event is `event: position`, `id: N` (for `Last-Event-ID`) and one `data:` line of JSON:
 /// `{"driver_id", "lat", "lon", "heading", "speed", "status", "vehicle_type", "updated_at", "time"}` where `time`
 /// is the server's send time (the tick) in Unix milliseconds.
-final class FleetEventStream: ResponseStream, FleetStreamClient {
+final class FleetSSEStream: ResponseStream, FleetStreamClient {
     let subscription: FleetSubscription<DriverID>
-    private let onClose: @Sendable (FleetEventStream) -> Void
+    private let onClose: @Sendable (FleetSSEStream) -> Void
     private let state: Mutex<State>
 
     private struct State {
@@ -25,7 +25,7 @@ final class FleetEventStream: ResponseStream, FleetStreamClient {
         var reportedDropped = 0
     }
 
-    init(subscription: FleetSubscription<DriverID>, onClose: @escaping @Sendable (FleetEventStream) -> Void) {
+    init(subscription: FleetSubscription<DriverID>, onClose: @escaping @Sendable (FleetSSEStream) -> Void) {
         self.subscription = subscription
         self.onClose = onClose
         var preamble = "retry: 3000\n: connected\n\n"
@@ -116,9 +116,9 @@ final class FleetEventStream: ResponseStream, FleetStreamClient {
 
 extension TrackingService {
     /// A new fleet stream for one client: positions inside `boundingBox` (nil: all), resuming after `lastEventID`.
-    func openStream(boundingBox: BoundingBox?, lastEventID: UInt64?) -> FleetEventStream {
+    func openStream(boundingBox: BoundingBox?, lastEventID: UInt64?) -> FleetSSEStream {
         let subscription = streams.subscribe(boundingBox: boundingBox, lastEventID: lastEventID)
-        let stream = FleetEventStream(subscription: subscription) { [weak self] closed in self?.unregister(closed) }
+        let stream = FleetSSEStream(subscription: subscription) { [weak self] closed in self?.unregister(closed) }
         register(stream)
         return stream
     }

@@ -4,13 +4,13 @@ import Testing
 
 @testable import CabTracking
 
-@Suite struct FleetHubTests {
+@Suite struct FleetFanOutTests {
     func at(_ lat: Double, _ lon: Double, time: Int64 = 0) -> DriverPosition {
         DriverPosition(coordinate: Coordinate(latitude: lat, longitude: lon), timeMilliseconds: time)
     }
 
     @Test func coalescesToTheNewestPositionPerDriverPerTick() {
-        var hub = FleetHub<String>()
+        var hub = FleetFanOut<String>()
         let (me, _) = hub.subscribe()
         hub.publish("a", at: at(60.10, 24.9, time: 1))
         hub.publish("b", at: at(60.20, 24.9, time: 1))
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func aBoundingBoxSubscriberOnlySeesDriversInside() {
-        var hub = FleetHub<String>()
+        var hub = FleetFanOut<String>()
         let box = BoundingBox(southWest: Coordinate(latitude: 60.0, longitude: 24.8),
                               northEast: Coordinate(latitude: 60.2, longitude: 25.0))
         let (inside, _) = hub.subscribe(boundingBox: box)
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aSlowSubscriberLosesOldPositionsAndMemoryStaysBounded() {
-        var hub = FleetHub<Int>(configuration: .init(bufferCapacity: 4, replayCapacity: 8))
+        var hub = FleetFanOut<Int>(configuration: .init(bufferCapacity: 4, replayCapacity: 8))
         let (slow, _) = hub.subscribe()
         for round in 0..<10 {
             for driver in 0..<3 { hub.publish(driver, at: at(60.1, 24.9, time: Int64(round))) }
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func resumesAfterLastEventIDFromTheReplayRing() {
-        var hub = FleetHub<Int>(configuration: .init(replayCapacity: 5, firstEventID: 100))
+        var hub = FleetFanOut<Int>(configuration: .init(replayCapacity: 5, firstEventID: 100))
         for driver in 0..<8 {
             hub.publish(driver, at: at(60.1, 24.9))
             _ = hub.tick()
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func theStreamHubWakesAPendingSubscriberOnceAndEndsAfterClose() {
-        let hub = FleetStreamHub<String>()
+        let hub = FleetBroadcaster<String>()
         let subscription = hub.subscribe()
         let wakes = Mutex(0)
         #expect(subscription.next(waker: { wakes.withLock { $0 += 1 } }) == .pending)

@@ -11,12 +11,12 @@ public enum FleetPoll<Key: Hashable & Sendable>: Sendable, Hashable {
     case end
 }
 
-/// A `FleetHub` shared between the ingest path (publish, tick) and stream readers, with a waker per subscriber:
+/// A `FleetFanOut` shared between the ingest path (publish, tick) and stream readers, with a waker per subscriber:
 /// the pull shape of CabHTTP's `ResponseStream`, so the API layer adapts a `FleetSubscription` in a few lines.
-public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
+public final class FleetBroadcaster<Key: Hashable & Sendable>: Sendable {
     struct State {
-        var hub: FleetHub<Key>
-        var wakers: [FleetHub<Key>.SubscriberID: @Sendable () -> Void] = [:]
+        var hub: FleetFanOut<Key>
+        var wakers: [FleetFanOut<Key>.SubscriberID: @Sendable () -> Void] = [:]
     }
 
     /// A pthread lock, not `Synchronization.Mutex`: every woken stream drains under it, and on Linux the Mutex's
@@ -24,8 +24,8 @@ public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
     private let state: ReaderWriterLock<State>
 
     /// A hub with no subscribers.
-    public init(configuration: FleetHub<Key>.Configuration = .init()) {
-        state = ReaderWriterLock(State(hub: FleetHub(configuration: configuration)))
+    public init(configuration: FleetFanOut<Key>.Configuration = .init()) {
+        state = ReaderWriterLock(State(hub: FleetFanOut(configuration: configuration)))
     }
 
     /// Records `driver`'s new position for the next tick.
@@ -42,7 +42,7 @@ public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
         for wake in wakers { wake() }
     }
 
-    /// A new subscription; see `FleetHub.subscribe`.
+    /// A new subscription; see `FleetFanOut.subscribe`.
     public func subscribe(boundingBox: BoundingBox? = nil, lastEventID: UInt64? = nil) -> FleetSubscription<Key> {
         let (id, missed) = state.withWriteLock { $0.hub.subscribe(boundingBox: boundingBox, lastEventID: lastEventID) }
         return FleetSubscription(hub: self, id: id, missedEvents: missed)
@@ -51,7 +51,7 @@ public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
     /// How many subscriptions are open.
     public var subscriberCount: Int { state.withReadLock { $0.hub.subscriberCount } }
 
-    func next(_ id: FleetHub<Key>.SubscriberID, limit: Int, waker: @escaping @Sendable () -> Void) -> FleetPoll<Key> {
+    func next(_ id: FleetFanOut<Key>.SubscriberID, limit: Int, waker: @escaping @Sendable () -> Void) -> FleetPoll<Key> {
         state.withWriteLock { state in
             guard let events = state.hub.drain(id, limit: limit) else { return .end }
             if !events.isEmpty { return .events(events) }
@@ -60,11 +60,11 @@ public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
         }
     }
 
-    func counts(_ id: FleetHub<Key>.SubscriberID) -> (buffered: Int, dropped: Int) {
+    func counts(_ id: FleetFanOut<Key>.SubscriberID) -> (buffered: Int, dropped: Int) {
         state.withReadLock { ($0.hub.bufferedCount(for: id), $0.hub.droppedCount(for: id)) }
     }
 
-    func close(_ id: FleetHub<Key>.SubscriberID) {
+    func close(_ id: FleetFanOut<Key>.SubscriberID) {
         state.withWriteLock { state in
             state.hub.unsubscribe(id)
             state.wakers[id] = nil
@@ -72,14 +72,14 @@ public final class FleetStreamHub<Key: Hashable & Sendable>: Sendable {
     }
 }
 
-/// One reader of a `FleetStreamHub`: poll with `next(waker:)`, `close()` when the client goes away.
+/// One reader of a `FleetBroadcaster`: poll with `next(waker:)`, `close()` when the client goes away.
 public final class FleetSubscription<Key: Hashable & Sendable>: Sendable {
-    private let hub: FleetStreamHub<Key>
-    private let id: FleetHub<Key>.SubscriberID
+    private let hub: FleetBroadcaster<Key>
+    private let id: FleetFanOut<Key>.SubscriberID
     /// Events asked for with `Last-Event-ID` that the replay ring no longer held.
     public let missedEvents: UInt64
 
-    init(hub: FleetStreamHub<Key>, id: FleetHub<Key>.SubscriberID, missedEvents: UInt64) {
+    init(hub: FleetBroadcaster<Key>, id: FleetFanOut<Key>.SubscriberID, missedEvents: UInt64) {
         self.hub = hub
         self.id = id
         self.missedEvents = missedEvents

@@ -17,8 +17,8 @@ public struct FleetEvent<Key: Hashable & Sendable>: Hashable, Sendable {
 /// numbered at the tick, kept in a bounded replay ring and copied into each subscriber's bounded buffer
 /// (only those inside its bounding box). A subscriber that drains slowly loses its oldest events, counted.
 ///
-/// `FleetStreamHub` wraps it in a lock with wakers for the HTTP layer.
-public struct FleetHub<Key: Hashable & Sendable>: Sendable {
+/// `FleetBroadcaster` wraps it in a lock with wakers for the HTTP layer.
+public struct FleetFanOut<Key: Hashable & Sendable>: Sendable {
     /// Buffer sizes.
     public struct Configuration: Sendable, Hashable {
         /// Events buffered per subscriber before the oldest are dropped.
@@ -140,7 +140,7 @@ public struct FleetHub<Key: Hashable & Sendable>: Sendable {
     }
 }
 
-extension FleetHub.Subscriber {
+extension FleetFanOut.Subscriber {
     /// Buffers the events inside the box; true when any arrived.
     mutating func deliver(_ events: [FleetEvent<Key>]) -> Bool {
         var any = false
