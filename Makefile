@@ -6,7 +6,7 @@ PORT ?= 8080
 HOST ?= 0.0.0.0
 CAB := .build/release/cab
 
-.PHONY: run test deps test-deps map build build-debug import test-swift test-browser bench clean fuzz fuzz-build test-fuzz test-contract mirrors
+.PHONY: lint format run test deps test-deps map build build-debug import test-swift test-browser bench clean fuzz fuzz-build test-fuzz test-contract mirrors
 
 run: deps map build import
 	$(CAB) serve --data $(DATA) --host $(HOST) --port $(PORT) $(if $(CONFIG),--config $(CONFIG))
@@ -23,6 +23,13 @@ map: $(MAP)
 
 $(MAP):
 	@scripts/fetch-map.sh $(MAP)
+
+# swift format with the checked-in .swift-format: `make format` rewrites, `make lint` checks (as .ci/run does).
+format:
+	swift format --in-place --recursive Sources Tests Fuzz
+
+lint:
+	swift format lint --strict --recursive Sources Tests Fuzz
 
 # Local package mirrors where GitHub is out of reach (scripts/vendor-mirrors.sh; a no-op elsewhere).
 mirrors:

@@ -65,7 +65,9 @@ extension CabApplication {
         let live = dispatch.liveView(of: booking.id)
         if let p = live.position { TripNotifier.send(.position(p), to: stream) }
         if let e = live.etaSeconds { TripNotifier.send(.pickupETA(seconds: e), to: stream) }
-        if let e = dispatch.dropoffETA(of: booking.id) { TripNotifier.send(.dropoffETA(booking.id, seconds: e), to: stream) }
+        if let e = dispatch.dropoffETA(of: booking.id) {
+            TripNotifier.send(.dropoffETA(booking.id, seconds: e), to: stream)
+        }
         TripNotifier.subscribe(stream, to: .trip(booking.id), on: dispatch.bus)
         return stream.response()
     }

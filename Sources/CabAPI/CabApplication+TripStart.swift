@@ -34,7 +34,9 @@ extension CabApplication {
             startCounters.lockouts.increment()
             dispatch.log.warning(
                 "trip start locked after wrong codes",
-                metadata: ["trip": "\(trip.rawValue)", "driver": "\(actor.driverID?.rawValue ?? "")", "locked_s": "\(seconds)"])
+                metadata: [
+                    "trip": "\(trip.rawValue)", "driver": "\(actor.driverID?.rawValue ?? "")", "locked_s": "\(seconds)",
+                ])
             throw Self.startLocked(retryAfterSeconds: seconds)
         }
     }

@@ -4,7 +4,9 @@ extension CabApplication {
     /// The web app's pages, its files, and Debian's Leaflet under `/vendor/leaflet/`.
     func registerWebApp(on router: inout Router) {
         // Static files run inline: small files read from the page cache, bounded by `StaticFiles.maxFileBytes`.
-        router.get("/vendor/leaflet/{path*}", execution: .inline, handler: StaticFiles(root: configuration.leafletDirectory).handler())
+        router.get(
+            "/vendor/leaflet/{path*}", execution: .inline,
+            handler: StaticFiles(root: configuration.leafletDirectory).handler())
         guard let root = configuration.publicDirectory else { return }
         let files = StaticFiles(root: root, cacheControl: "no-cache")
         let pages = ["/": "index.html", "/driver": "driver.html", "/dispatch": "dispatch.html"]

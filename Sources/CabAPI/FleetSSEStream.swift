@@ -39,7 +39,9 @@ final class FleetSSEStream: ResponseStream, FleetStreamClient {
     func response() -> HTTPResponse {
         HTTPResponse(
             status: 200,
-            headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")],
+            headers: [
+                ("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"),
+            ],
             body: .stream(self))
     }
 
@@ -81,7 +83,10 @@ final class FleetSSEStream: ResponseStream, FleetStreamClient {
 
     func close() {
         let first = state.withLock { state -> Bool in
-            defer { state.closed = true; state.waker = nil }
+            defer {
+                state.closed = true
+                state.waker = nil
+            }
             return !state.closed
         }
         guard first else { return }

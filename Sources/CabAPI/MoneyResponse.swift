@@ -31,7 +31,9 @@ struct FareResponse: Encodable, Sendable, Equatable {
 
     init(_ breakdown: FareBreakdown) {
         total = MoneyResponse(breakdown.total)
-        lines = breakdown.lines.map { Line(label: $0.kind.rawValue, amount: MoneyResponse($0.amount), detail: $0.detail) }
+        lines = breakdown.lines.map {
+            Line(label: $0.kind.rawValue, amount: MoneyResponse($0.amount), detail: $0.detail)
+        }
     }
 
     /// A stored total whose itemisation is not kept: one line carrying the whole amount.

@@ -1,5 +1,5 @@
-import CabCrypto
 import CabCore
+import CabCrypto
 
 /// Makes bearer tokens from the OS's random source and hashes them with SHA-256 (OpenSSL's libcrypto).
 /// Only hashes are stored; a token is shown once, when its account is created.

@@ -1,7 +1,7 @@
 import CabCore
-import CabStore
 import CabGeo
 import CabHTTP
+import CabStore
 import CabTracking
 
 /// The body of `POST /v1/driver/locations`: `{"fixes": [...]}`. It names no driver: the token does.

@@ -66,7 +66,8 @@ public final class BaseMapIndex: Sendable {
             guard version == [String(BaseMapWriter.formatVersion)] else {
                 throw BaseMapError(
                     .unreadable,
-                    "The base map at \(path) has format \(version.first ?? "none"), not \(BaseMapWriter.formatVersion): run `cab import` again.")
+                    "The base map at \(path) has format \(version.first ?? "none"), not \(BaseMapWriter.formatVersion): run `cab import` again."
+                )
             }
             connection = Mutex(try Connection(database: database))
         } catch let error as BaseMapError {

@@ -48,7 +48,8 @@ public final class BaseMapWriter {
                 """, persistent: true)
             insertBox = try database.prepare("INSERT INTO feature_box VALUES (?, ?, ?, ?, ?, ?, 99)", persistent: true)
         } catch {
-            throw BaseMapError(.writeFailed, "Could not create the base map at \(path): \(error.message)", underlying: error)
+            throw BaseMapError(
+                .writeFailed, "Could not create the base map at \(path): \(error.message)", underlying: error)
         }
     }
 

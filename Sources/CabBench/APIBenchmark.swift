@@ -1,5 +1,5 @@
-import CabLoopback
 import CabGeo
+import CabLoopback
 import Foundation
 
 /// `cab bench api`'s measurements: `GET /healthz` requests/s as the server's ceiling, then durable bookings per
@@ -68,7 +68,8 @@ package struct APIBenchmark {
         let diskSync = DiskSyncProbe.measure(in: scratch.path)
         progress("cab bench api: server on \(scratch.path) (linked: \(scratch.linked.joined(separator: ", ")))")
         let server = try LoopbackServer(
-            dataDirectory: scratch.path, extraArguments: configuration.serverThreads.map { ["--threads", "\($0)"] } ?? [],
+            dataDirectory: scratch.path,
+            extraArguments: configuration.serverThreads.map { ["--threads", "\($0)"] } ?? [],
             logPath: configuration.serverLog)
         defer { server.stop() }
         let wrk = WrkRunner(
@@ -87,7 +88,8 @@ package struct APIBenchmark {
             note = why
         case .ready(let tokens, let bodies):
             pairs = bodies.count
-            progress("POST /v1/bookings for \(configuration.durationSeconds) s, \(tokens.count) riders, \(pairs) routes")
+            progress(
+                "POST /v1/bookings for \(configuration.durationSeconds) s, \(tokens.count) riders, \(pairs) routes")
             let script = WrkScript.uniqueKeyRequests(
                 method: "POST", path: "/v1/bookings", bearerTokens: tokens, bodies: bodies,
                 keyPrefix: "bench-\(UInt64.random(in: 0...UInt64.max))")
@@ -123,7 +125,10 @@ package struct APIBenchmark {
             let body = Self.bookingBody(pickup: pickup, dropoff: dropoff)
             let answer = try client.send(
                 "POST", "/v1/bookings",
-                headers: [("Authorization", "Bearer \(tokens[0])"), ("Idempotency-Key", "probe-\(bodies.count)-\(UInt32.random(in: 0...UInt32.max))")],
+                headers: [
+                    ("Authorization", "Bearer \(tokens[0])"),
+                    ("Idempotency-Key", "probe-\(bodies.count)-\(UInt32.random(in: 0...UInt32.max))"),
+                ],
                 json: try Self.jsonObject(body))
             if answer.status == 404 || answer.status == 405 || answer.status == 503 {
                 return .unavailable(Self.unavailable("POST /v1/bookings", answer))
@@ -151,7 +156,8 @@ package struct APIBenchmark {
         return offsets.enumerated().map { i, o in
             let sign = i % 2 == 0 ? 1.0 : -1.0
             return (
-                Coordinate(latitude: configuration.pickup.latitude + o.0, longitude: configuration.pickup.longitude + o.1),
+                Coordinate(
+                    latitude: configuration.pickup.latitude + o.0, longitude: configuration.pickup.longitude + o.1),
                 Coordinate(
                     latitude: configuration.dropoff.latitude + sign * o.1,
                     longitude: configuration.dropoff.longitude + sign * o.0)

@@ -6,9 +6,9 @@ package enum BenchFormat {
     /// "debug" or "release": figures from a debug build are not the product's.
     package static var buildMode: String {
         #if DEBUG
-        return "debug"
+            return "debug"
         #else
-        return "release"
+            return "release"
         #endif
     }
 
@@ -51,7 +51,6 @@ package enum BenchFormat {
         return String(decoding: data, as: UTF8.self)
     }
 }
-
 
 /// Writes `message` and a newline to standard error (progress lines; figures go to standard output).
 package func standardError(_ message: String) {

@@ -31,7 +31,9 @@ package struct DiskSyncProbe {
         var round = 0
         var slow = 0
         while monotonicSeconds() < end {
-            let written = block.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t((round % 256) * block.count)) }
+            let written = block.withUnsafeBytes {
+                pwrite(descriptor, $0.baseAddress, $0.count, off_t((round % 256) * block.count))
+            }
             guard written == block.count else { return nil }
             let start = monotonicSeconds()
             guard fdatasync(descriptor) == 0 else { return nil }
@@ -41,7 +43,8 @@ package struct DiskSyncProbe {
             round += 1
             if pause > 0 { usleep(useconds_t(pause * 1_000_000)) }
         }
-        guard let p50 = samples.percentile(50), let p99 = samples.percentile(99), let max = samples.percentile(100) else {
+        guard let p50 = samples.percentile(50), let p99 = samples.percentile(99), let max = samples.percentile(100)
+        else {
             return nil
         }
         return Result(

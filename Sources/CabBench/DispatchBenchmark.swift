@@ -47,7 +47,8 @@ public enum DispatchBenchmark {
 
     /// Runs both measurements on `graph` with a store at `storePath` (created; durable writes).
     public static func run(
-        graph: RoadGraph, index: FastRouterIndex? = nil, storePath: String, drivers: Int = 10_000, bookingsPerSecond: Double = 50, bookings: Int = 500,
+        graph: RoadGraph, index: FastRouterIndex? = nil, storePath: String, drivers: Int = 10_000,
+        bookingsPerSecond: Double = 50, bookings: Int = 500,
         decisions: Int = 300, seed: UInt64 = 1
     ) throws -> Result {
         let store = try SQLiteStore(path: storePath)
@@ -62,10 +63,12 @@ public enum DispatchBenchmark {
         func place() -> Coordinate { places[Int(random.next() % UInt64(places.count))] }
         let hash = { TokenHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255) }) }
         for i in 0..<drivers {
-            let d = Driver(id: .random(using: &random), name: "D\(i)", vehicle: "Car", plate: "B-\(i)", createdAt: .now())
+            let d = Driver(
+                id: .random(using: &random), name: "D\(i)", vehicle: "Car", plate: "B-\(i)", createdAt: .now())
             try store.createDriver(d, tokenHash: hash())
             let t = Instant.now().millisecondsSinceEpoch
-            _ = coordinator.fleet.ingest([LocationFix(coordinate: place(), timeMilliseconds: t, accuracyMeters: 5)], from: d.id, now: t)
+            _ = coordinator.fleet.ingest(
+                [LocationFix(coordinate: place(), timeMilliseconds: t, accuracyMeters: 5)], from: d.id, now: t)
             try coordinator.setOnline(d.id, true)
         }
         let rider = Rider(id: .random(using: &random), name: "R", createdAt: .now())
@@ -123,10 +126,13 @@ public enum DispatchBenchmark {
             bookingToOfferP99Milliseconds: percentile(latencies, 0.99), graphNodes: graph.nodeCount)
     }
 
-    static func makeBooking(_ rider: RiderID, _ pickup: Coordinate, _ dropoff: Coordinate, using random: inout SplitMix64) -> Booking {
+    static func makeBooking(
+        _ rider: RiderID, _ pickup: Coordinate, _ dropoff: Coordinate, using random: inout SplitMix64
+    ) -> Booking {
         Booking(
             id: .random(using: &random), riderID: rider, pickup: pickup, dropoff: dropoff, routeDistanceMeters: 1_000,
-            routeDurationSeconds: 120, fareEstimate: Tariff.standard.fare(distanceMeters: 1_000, durationSeconds: 120).total,
+            routeDurationSeconds: 120,
+            fareEstimate: Tariff.standard.fare(distanceMeters: 1_000, durationSeconds: 120).total,
             pin: Booking.randomPIN(using: &random), createdAt: .now())
     }
 

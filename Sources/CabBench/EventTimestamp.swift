@@ -1,5 +1,5 @@
-import CabLoopback
 import CabCore
+import CabLoopback
 
 /// Reads the send time a server puts into an event's JSON data, to measure delivery latency against the local
 /// wall clock: a number (milliseconds since the epoch, or seconds when below 10^11) or an RFC 3339 string.
@@ -19,7 +19,9 @@ package enum EventTimestamp {
         while utf8[i] == UInt8(ascii: " ") { i += 1 }
         if utf8[i] == UInt8(ascii: "\"") {
             let end = utf8[(i + 1)...].firstIndex(of: UInt8(ascii: "\"")) ?? i
-            return RFC3339.parse(String(decoding: utf8[(i + 1)..<end], as: UTF8.self)).map { Double($0.millisecondsSinceEpoch) }
+            return RFC3339.parse(String(decoding: utf8[(i + 1)..<end], as: UTF8.self)).map {
+                Double($0.millisecondsSinceEpoch)
+            }
         }
         let end = utf8[i...].firstIndex { !(($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 101 || $0 == 43) }
         guard let number = Double(String(decoding: utf8[i..<(end ?? i)], as: UTF8.self)) else { return nil }

@@ -1,7 +1,8 @@
 import CabLoopback
+
 #if canImport(Glibc)
-import CabGeo
-import Glibc
+    import CabGeo
+    import Glibc
 #endif
 
 /// Latencies in milliseconds collected during a run, bounded in memory by reservoir sampling.
@@ -41,7 +42,6 @@ package struct LatencySamples {
     }
 }
 
-
 /// The wall clock (`CLOCK_REALTIME`) in milliseconds since the Unix epoch, with sub-millisecond fraction; the
 /// server's event timestamps are compared against it.
 package func wallClockMilliseconds() -> Double {
@@ -49,4 +49,3 @@ package func wallClockMilliseconds() -> Double {
     clock_gettime(CLOCK_REALTIME, &ts)
     return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1_000_000
 }
-

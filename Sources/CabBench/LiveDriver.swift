@@ -1,6 +1,6 @@
-import CabLoopback
 import CabClient
 import CabGeo
+import CabLoopback
 import Foundation
 import Synchronization
 
@@ -32,7 +32,8 @@ package struct LiveDriver {
         let reporter: LocationReporter
         do {
             reporter = try LocationReporter(
-                configuration: LocationReporterConfiguration(minDistanceMeters: 5, minIntervalSeconds: 1, maxSilenceSeconds: 20),
+                configuration: LocationReporterConfiguration(
+                    minDistanceMeters: 5, minIntervalSeconds: 1, maxSilenceSeconds: 20),
                 transport: CountingTransport(client: client, counters: counters))
             try await report(reporter, speed: 0, heading: 0)
             try await client.setDriverOnline(true)
@@ -140,7 +141,8 @@ package struct LiveDriver {
 
     /// Drives the road route to `destination` in real time (times the speed factor), reporting once a second;
     /// false when the trip was cancelled on the way or the drive could not be done.
-    private mutating func driveRoute(to destination: Coordinate, trip: String, reporter: LocationReporter) async -> Bool {
+    private mutating func driveRoute(to destination: Coordinate, trip: String, reporter: LocationReporter) async -> Bool
+    {
         guard let plan = try? simulation.routing.route(from: position, to: destination) else { return false }
         if plan.route.geometry.count >= 2 {
             var walker = RouteWalker(
@@ -154,7 +156,8 @@ package struct LiveDriver {
                 walker.advance(seconds: factor)
                 position = walker.position
                 do {
-                    try await report(reporter, speed: walker.speedMetersPerSecond * factor, heading: walker.headingDegrees)
+                    try await report(
+                        reporter, speed: walker.speedMetersPerSecond * factor, heading: walker.headingDegrees)
                 } catch {
                     counters.failed.add(1, ordering: .relaxed)
                 }
@@ -166,7 +169,8 @@ package struct LiveDriver {
     private func report(_ reporter: LocationReporter, speed: Double, heading: Double) async throws(ClientError) {
         try await reporter.record(
             LocationSample(
-                coordinate: position, time: Date(), accuracyMeters: 5, speedMetersPerSecond: speed, headingDegrees: heading))
+                coordinate: position, time: Date(), accuracyMeters: 5, speedMetersPerSecond: speed,
+                headingDegrees: heading))
         try await reporter.poll()
     }
 }

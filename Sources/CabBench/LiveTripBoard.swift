@@ -1,5 +1,5 @@
-import CabLoopback
 import CabGeo
+import CabLoopback
 import Synchronization
 
 /// What the live trip simulation's riders and drivers share: each booking's PIN and end points (the simulator

@@ -1,8 +1,8 @@
-import CabLoopback
 import CabAPI
 import CabClient
 import CabDispatch
 import CabGeo
+import CabLoopback
 import Foundation
 import Synchronization
 
@@ -64,7 +64,9 @@ package struct LiveTripSimulation: Sendable {
 
     package func run() async throws(ClientError) -> Summary {
         let nodes = routing.graph.routableNodeCoordinates
-        guard nodes.count >= 2 else { throw ClientError(.init("no_roads"), "The imported map has no road network to drive.") }
+        guard nodes.count >= 2 else {
+            throw ClientError(.init("no_roads"), "The imported map has no road network to drive.")
+        }
         let client = CabAPIClient(baseURL: configuration.baseURL)
         var tokens: [String] = []
         for i in 0..<configuration.drivers {
@@ -123,11 +125,16 @@ package struct LiveTripSimulation: Sendable {
         _ n: Int, from pickup: Coordinate, to dropoff: Coordinate, cancelAfter seconds: Int?, board: LiveTripBoard
     ) async {
         do throws(ClientError) {
-            let account = try await CabAPIClient(baseURL: configuration.baseURL).createRider(name: "Simulated rider \(n)")
+            let account = try await CabAPIClient(baseURL: configuration.baseURL).createRider(
+                name: "Simulated rider \(n)")
             let client = CabAPIClient(baseURL: configuration.baseURL, token: account.token)
             let booking = try await client.book(from: pickup, to: dropoff)
-            guard let pin = booking.pin else { throw ClientError(.unexpectedResponse, "A booking came without its PIN.") }
-            board.add(booking.id, .init(riderToken: account.token, pin: pin, pickup: booking.pickup, dropoff: booking.dropoff))
+            guard let pin = booking.pin else {
+                throw ClientError(.unexpectedResponse, "A booking came without its PIN.")
+            }
+            board.add(
+                booking.id, .init(riderToken: account.token, pin: pin, pickup: booking.pickup, dropoff: booking.dropoff)
+            )
             guard let seconds else { return }
             do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
             let now = try await client.booking(id: booking.id)

@@ -1,6 +1,6 @@
-import CabLoopback
 import CabGeo
 import CabImport
+import CabLoopback
 import CabRouting
 import Foundation
 
@@ -15,12 +15,16 @@ package enum MapPoints {
         else { return nil }
         let nodes = graph.nodeCoordinates.indices.filter { graph.nodeInLargestComponent[$0] }
         guard let first = nodes.first else { return nil }
-        var box = (minLat: graph.nodeCoordinates[first].latitude, maxLat: graph.nodeCoordinates[first].latitude,
-                   minLon: graph.nodeCoordinates[first].longitude, maxLon: graph.nodeCoordinates[first].longitude)
+        var box = (
+            minLat: graph.nodeCoordinates[first].latitude, maxLat: graph.nodeCoordinates[first].latitude,
+            minLon: graph.nodeCoordinates[first].longitude, maxLon: graph.nodeCoordinates[first].longitude
+        )
         for n in nodes {
             let c = graph.nodeCoordinates[n]
-            box = (min(box.minLat, c.latitude), max(box.maxLat, c.latitude),
-                   min(box.minLon, c.longitude), max(box.maxLon, c.longitude))
+            box = (
+                min(box.minLat, c.latitude), max(box.maxLat, c.latitude),
+                min(box.minLon, c.longitude), max(box.maxLon, c.longitude)
+            )
         }
         let centre = Coordinate(latitude: (box.minLat + box.maxLat) / 2, longitude: (box.minLon + box.maxLon) / 2)
         let step = offsetMeters / 1.41 / 111_320
@@ -30,7 +34,8 @@ package enum MapPoints {
         func nearest(_ target: Coordinate) -> Coordinate {
             // A linear scan: run once per benchmark, over at most a few million nodes.
             let best = nodes.min {
-                graph.nodeCoordinates[$0].distanceMeters(to: target) < graph.nodeCoordinates[$1].distanceMeters(to: target)
+                graph.nodeCoordinates[$0].distanceMeters(to: target)
+                    < graph.nodeCoordinates[$1].distanceMeters(to: target)
             }
             return graph.nodeCoordinates[best ?? first]
         }

@@ -51,7 +51,8 @@ package enum PostgresStoreBenchmark {
             "sqlite", sqlite, statistics: { sqlite.writeStatistics }, writers: writers,
             bookingsPerWriter: bookingsPerWriter, locationRows: locationRows, locationBatch: locationBatch)
         sqlite.close()
-        let postgres = try PostgresStore(.init(conninfo: conninfo, connections: postgresWriters + 4, writers: postgresWriters))
+        let postgres = try PostgresStore(
+            .init(conninfo: conninfo, connections: postgresWriters + 4, writers: postgresWriters))
         defer { postgres.close() }
         let postgresFigures = try measure(
             "postgres", postgres, statistics: { postgres.writeStatistics }, writers: writers,
@@ -67,7 +68,8 @@ package enum PostgresStoreBenchmark {
         let riders = (0..<writers).map { _ in RiderID.random() }
         for rider in riders {
             try store.createRider(
-                Rider(id: rider, name: "bench", createdAt: start), tokenHash: TokenHash(bytes: StoreBenchmark.randomBytes(32)))
+                Rider(id: rider, name: "bench", createdAt: start),
+                tokenHash: TokenHash(bytes: StoreBenchmark.randomBytes(32)))
         }
         let fare = Tariff.standard.fare(distanceMeters: 5_000, durationSeconds: 600).total
         let before = statistics()
@@ -88,7 +90,8 @@ package enum PostgresStoreBenchmark {
                         routeDurationSeconds: 600, fareEstimate: fare, pin: "1234", createdAt: start.adding(seconds: i))
                     let t0 = clock.now
                     do {
-                        _ = try store.create(booking, idempotencyKey: IdempotencyKey(key: "\(i)", requestFingerprint: "b"))
+                        _ = try store.create(
+                            booking, idempotencyKey: IdempotencyKey(key: "\(i)", requestFingerprint: "b"))
                         mine.append(clock.now - t0)
                     } catch {
                         failures.withLock { $0.append("\(error)") }
@@ -99,11 +102,17 @@ package enum PostgresStoreBenchmark {
         }
         group.wait()
         let elapsed = clock.now - began
-        if let failure = failures.withLock({ $0.first }) { throw StoreError(.database, "a benchmark booking failed: \(failure)") }
+        if let failure = failures.withLock({ $0.first }) {
+            throw StoreError(.database, "a benchmark booking failed: \(failure)")
+        }
         let after = statistics()
         let sorted = latencies.withLock { $0 }.sorted()
-        func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15 }
-        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : ms(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) }
+        func ms(_ d: Duration) -> Double {
+            Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15
+        }
+        func percentile(_ p: Double) -> Double {
+            sorted.isEmpty ? 0 : ms(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])
+        }
 
         // Location history: one driver per appender, consecutive seconds, in batches like the tracking writer's.
         let appenders = max(1, writers / 8)
@@ -134,10 +143,13 @@ package enum PostgresStoreBenchmark {
             }.start()
         }
         locationGroup.wait()
-        if let failure = failures.withLock({ $0.first }) { throw StoreError(.database, "a benchmark append failed: \(failure)") }
+        if let failure = failures.withLock({ $0.first }) {
+            throw StoreError(.database, "a benchmark append failed: \(failure)")
+        }
         let locationSeconds = ms(clock.now - locationsBegan) / 1e3
         return Figures(
-            store: name, writers: writers, bookings: sorted.count, bookingsPerSecond: Double(sorted.count) / (ms(elapsed) / 1e3),
+            store: name, writers: writers, bookings: sorted.count,
+            bookingsPerSecond: Double(sorted.count) / (ms(elapsed) / 1e3),
             p50Milliseconds: percentile(0.5), p99Milliseconds: percentile(0.99),
             bookingsPerCommit: Double(after.writes - before.writes) / Double(max(1, after.batches - before.batches)),
             locationRowsPerSecond: Double(perAppender * appenders) / max(locationSeconds, 1e-9))

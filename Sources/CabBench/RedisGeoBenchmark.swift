@@ -1,5 +1,5 @@
-import CabLoopback
 import CabGeo
+import CabLoopback
 import Foundation
 
 #if canImport(Glibc)
@@ -36,14 +36,17 @@ package enum RedisGeoBenchmark {
         let socketPath = directory + "/redis.sock"
         let server = try ChildProcess(
             executable: executable,
-            arguments: ["--port", "0", "--unixsocket", socketPath, "--save", "", "--appendonly", "no", "--dir", directory])
+            arguments: [
+                "--port", "0", "--unixsocket", socketPath, "--save", "", "--appendonly", "no", "--dir", directory,
+            ])
         defer {
             server.send(SIGTERM)
             _ = server.waitForExit(timeoutSeconds: 5)
         }
         let connection = try RESPConnection(socketPath: socketPath, waitSeconds: 10)
         let info = try connection.command(["INFO", "server"])
-        let version = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("redis_version:") }
+        let version =
+            info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("redis_version:") }
             .map { String($0.dropFirst("redis_version:".count)).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "?"
         for chunk in stride(from: 0, to: points.count, by: 1000) {
             var arguments = ["GEOADD", "cab:drivers"]

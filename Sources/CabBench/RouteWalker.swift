@@ -1,5 +1,5 @@
-import CabLoopback
 import CabGeo
+import CabLoopback
 
 /// A point moving along a route's geometry at the route's own average speed: where a simulated car is after
 /// some seconds of driving, and which way it faces.
@@ -16,7 +16,9 @@ package struct RouteWalker {
         precondition(geometry.count >= 2, "a route to walk has at least two points")
         self.geometry = geometry
         var sums = [0.0]
-        for (a, b) in zip(geometry, geometry.dropFirst()) { sums.append(sums[sums.count - 1] + a.distanceMeters(to: b)) }
+        for (a, b) in zip(geometry, geometry.dropFirst()) {
+            sums.append(sums[sums.count - 1] + a.distanceMeters(to: b))
+        }
         cumulativeMeters = sums
         speedMetersPerSecond = max(2, min(35, distanceMeters / max(1, durationSeconds)))
     }
@@ -26,7 +28,8 @@ package struct RouteWalker {
 
     /// Drives on for `seconds`.
     package mutating func advance(seconds: Double) {
-        travelledMeters = min(cumulativeMeters[cumulativeMeters.count - 1], travelledMeters + seconds * speedMetersPerSecond)
+        travelledMeters = min(
+            cumulativeMeters[cumulativeMeters.count - 1], travelledMeters + seconds * speedMetersPerSecond)
         while segment < geometry.count - 2 && cumulativeMeters[segment + 1] < travelledMeters { segment += 1 }
     }
 
@@ -37,7 +40,8 @@ package struct RouteWalker {
         let length = cumulativeMeters[segment + 1] - cumulativeMeters[segment]
         let t = length > 0 ? min(1, max(0, (travelledMeters - cumulativeMeters[segment]) / length)) : 0
         return Coordinate(
-            latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t)
+            latitude: a.latitude + (b.latitude - a.latitude) * t,
+            longitude: a.longitude + (b.longitude - a.longitude) * t)
     }
 
     /// The direction of travel in degrees clockwise from north.

@@ -1,5 +1,5 @@
-import CabLoopback
 import CabHTTP
+import CabLoopback
 import Foundation
 import Synchronization
 

@@ -2,7 +2,7 @@ import CabClient
 import CabLoopback
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Many server-sent-event clients in one thread: raw non-blocking sockets to 127.0.0.1 under one `poll` loop (no

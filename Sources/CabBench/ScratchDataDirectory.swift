@@ -1,5 +1,5 @@
-import CabLoopback
 import CabImport
+import CabLoopback
 import Foundation
 
 /// A temporary data directory for a benchmark server: symbolic links to an imported data directory's files

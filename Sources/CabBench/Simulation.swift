@@ -1,8 +1,8 @@
-import CabLoopback
 import CabAPI
 import CabClient
 import CabDispatch
 import CabGeo
+import CabLoopback
 import Foundation
 import Synchronization
 
@@ -26,7 +26,9 @@ package struct Simulation: Sendable {
 
     package func run() async throws(ClientError) -> Summary {
         let nodes = routing.graph.routableNodeCoordinates
-        guard nodes.count >= 2 else { throw ClientError(.init("no_roads"), "The imported map has no road network to drive.") }
+        guard nodes.count >= 2 else {
+            throw ClientError(.init("no_roads"), "The imported map has no road network to drive.")
+        }
         let client = CabAPIClient(baseURL: baseURL)
         var tokens: [String] = []
         for i in 0..<drivers {
@@ -48,7 +50,8 @@ package struct Simulation: Sendable {
         }
         let elapsed = ContinuousClock.now - started
         return Summary(
-            drivers: drivers, seconds: Double(elapsed.components.seconds), uploads: counters.uploads.load(ordering: .relaxed),
+            drivers: drivers, seconds: Double(elapsed.components.seconds),
+            uploads: counters.uploads.load(ordering: .relaxed),
             failedUploads: counters.failed.load(ordering: .relaxed), routes: counters.routes.load(ordering: .relaxed))
     }
 

@@ -1,6 +1,6 @@
-import CabStore
 import CabCore
 import CabGeo
+import CabStore
 import Foundation
 
 /// Durable booking creation measured straight against the store (no HTTP): many threads each creating
@@ -38,7 +38,8 @@ public enum StoreBenchmark {
         let start = Instant(millisecondsSinceEpoch: 1_780_000_000_000)
         let riders = (0..<writers).map { _ in RiderID.random() }
         for rider in riders {
-            try store.createRider(Rider(id: rider, name: "bench", createdAt: start), tokenHash: TokenHash(bytes: randomBytes(32)))
+            try store.createRider(
+                Rider(id: rider, name: "bench", createdAt: start), tokenHash: TokenHash(bytes: randomBytes(32)))
         }
         let fare = Tariff.standard.fare(distanceMeters: 5_000, durationSeconds: 600).total
         let before = store.writeStatistics
@@ -58,7 +59,8 @@ public enum StoreBenchmark {
                         routeDurationSeconds: 600, fareEstimate: fare, pin: "1234", createdAt: start.adding(seconds: i))
                     let t0 = clock.now
                     do {
-                        _ = try store.create(booking, idempotencyKey: IdempotencyKey(key: "\(i)", requestFingerprint: "b"))
+                        _ = try store.create(
+                            booking, idempotencyKey: IdempotencyKey(key: "\(i)", requestFingerprint: "b"))
                         mine.append(clock.now - t0)
                     } catch {
                         latencies.fail(error)
@@ -72,8 +74,12 @@ public enum StoreBenchmark {
         if let error = latencies.firstError { throw error }
         let sorted = latencies.all.sorted()
         let after = store.writeStatistics
-        func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15 }
-        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : ms(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) }
+        func ms(_ d: Duration) -> Double {
+            Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15
+        }
+        func percentile(_ p: Double) -> Double {
+            sorted.isEmpty ? 0 : ms(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])
+        }
         return Result(
             writers: writers, bookings: sorted.count, bookingsPerSecond: Double(sorted.count) / (ms(elapsed) / 1e3),
             p50Milliseconds: percentile(0.5), p99Milliseconds: percentile(0.99),

@@ -1,6 +1,6 @@
-import CabTracking
 import CabCore
 import CabGeo
+import CabTracking
 
 #if canImport(Glibc)
     import Glibc
@@ -44,7 +44,10 @@ public enum TrackingBenchmark {
         let heapBefore = residentBytes()
         for chunk in stride(from: 0, to: drivers, by: 1000) {
             let batches = (chunk..<min(drivers, chunk + 1000)).map { i in
-                (driver: ids[i], fixes: [LocationFix(coordinate: points[i], timeMilliseconds: start, accuracyMeters: 5)])
+                (
+                    driver: ids[i],
+                    fixes: [LocationFix(coordinate: points[i], timeMilliseconds: start, accuracyMeters: 5)]
+                )
             }
             _ = fleet.ingest(batches, now: start)
         }
@@ -54,14 +57,16 @@ public enum TrackingBenchmark {
         // Every driver moves north-east a few metres a second; each batch carries one driver's next fixes.
         var work: [[(driver: DriverID, fixes: [LocationFix])]] = []
         for chunk in stride(from: 0, to: drivers, by: 1000) {
-            work.append((chunk..<min(drivers, chunk + 1000)).map { i in
-                let fixes = (1...fixesPerDriver).map { step in
-                    points[i].latitude += 0.00003
-                    return LocationFix(coordinate: points[i], timeMilliseconds: start + Int64(step) * 1000,
-                                       accuracyMeters: 5, headingDegrees: 45)
-                }
-                return (driver: ids[i], fixes: fixes)
-            })
+            work.append(
+                (chunk..<min(drivers, chunk + 1000)).map { i in
+                    let fixes = (1...fixesPerDriver).map { step in
+                        points[i].latitude += 0.00003
+                        return LocationFix(
+                            coordinate: points[i], timeMilliseconds: start + Int64(step) * 1000,
+                            accuracyMeters: 5, headingDegrees: 45)
+                    }
+                    return (driver: ids[i], fixes: fixes)
+                })
         }
         let clock = ContinuousClock()
         let now = start + Int64(fixesPerDriver) * 1000
@@ -109,8 +114,9 @@ public enum TrackingBenchmark {
     public static func driverPoints(count: Int, seed: UInt64 = 1) -> [Coordinate] {
         var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in
-            Coordinate(latitude: .random(in: 60.10...60.30, using: &random),
-                       longitude: .random(in: 24.70...25.20, using: &random))
+            Coordinate(
+                latitude: .random(in: 60.10...60.30, using: &random),
+                longitude: .random(in: 24.70...25.20, using: &random))
         }
     }
 
@@ -118,8 +124,9 @@ public enum TrackingBenchmark {
     public static func queryPoints(count: Int, seed: UInt64 = 1) -> [Coordinate] {
         var random = SplitMix64(seed: seed ^ 0x9E37)
         return (0..<count).map { _ in
-            Coordinate(latitude: .random(in: 60.12...60.28, using: &random),
-                       longitude: .random(in: 24.72...25.18, using: &random))
+            Coordinate(
+                latitude: .random(in: 60.12...60.28, using: &random),
+                longitude: .random(in: 24.72...25.18, using: &random))
         }
     }
 
@@ -146,4 +153,3 @@ public enum TrackingBenchmark {
         #endif
     }
 }
-

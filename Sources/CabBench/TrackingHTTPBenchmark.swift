@@ -1,5 +1,5 @@
-import CabLoopback
 import CabGeo
+import CabLoopback
 import Foundation
 
 /// The HTTP halves of `cab bench tracking` (issue 6) against a `cab serve` child: single-fix
@@ -65,7 +65,8 @@ package enum TrackingHTTPBenchmark {
         let tokens = readTokens(directory)
         guard tokens.count >= count else {
             throw BenchError(
-                "registered only \(tokens.count) of \(count) drivers (non-2xx \(result.non2xx): \(result.statusSummary))")
+                "registered only \(tokens.count) of \(count) drivers (non-2xx \(result.non2xx): \(result.statusSummary))"
+            )
         }
         return Array(tokens.prefix(count))
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CabGeo
 import CabLoopback
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `cab bench api --trips`: how `/healthz` and SSE heartbeats fare while trips are driven through the real API
 /// (issue 14, part 4). `pairs` riders and `pairs` drivers, each on its own thread and connections, play whole
@@ -83,23 +84,29 @@ package struct TripLoadBenchmark {
         var extra = configuration.serverThreads.map { ["--threads", "\($0)"] } ?? []
         if let handlerThreads { extra += ["--handler-threads", handlerThreads] }
         progress("cab bench api --trips: \(label), server on \(scratch.path)")
-        let server = try LoopbackServer(dataDirectory: scratch.path, extraArguments: extra, logPath: configuration.serverLog)
+        let server = try LoopbackServer(
+            dataDirectory: scratch.path, extraArguments: extra, logPath: configuration.serverLog)
         defer { server.stop() }
         let client = LoopbackHTTPClient(port: server.port)
         var riders: [String] = []
         var drivers: [String] = []
         for n in 0..<configuration.pairs {
-            riders.append(try Self.token(client.send("POST", "/v1/riders", json: ["name": "Trip Rider \(n)"]), "POST /v1/riders"))
+            riders.append(
+                try Self.token(client.send("POST", "/v1/riders", json: ["name": "Trip Rider \(n)"]), "POST /v1/riders"))
             drivers.append(
                 try Self.token(
-                    client.send("POST", "/v1/drivers", json: ["name": "Trip Driver \(n)", "vehicle": "Bench car", "plate": "T-\(n)"]),
+                    client.send(
+                        "POST", "/v1/drivers",
+                        json: ["name": "Trip Driver \(n)", "vehicle": "Bench car", "plate": "T-\(n)"]),
                     "POST /v1/drivers"))
         }
         let board = TripBoard()
-        let load = TripLoad(port: server.port, pickup: configuration.pickup, dropoff: configuration.dropoff, board: board)
+        let load = TripLoad(
+            port: server.port, pickup: configuration.pickup, dropoff: configuration.dropoff, board: board)
         for token in drivers {
             try load.report(token)
-            let online = try client.send("POST", "/v1/driver/status", headers: [("Authorization", "Bearer \(token)")],
+            let online = try client.send(
+                "POST", "/v1/driver/status", headers: [("Authorization", "Bearer \(token)")],
                 json: ["status": "online"])
             guard online.status == 200 else {
                 throw BenchError("POST /v1/driver/status answered \(online.status): \(APIBenchmark.detail(online))")
@@ -117,7 +124,9 @@ package struct TripLoadBenchmark {
             let (driver, rider) = (drivers[index], riders[index])
             loops.append { stream.read(until: deadline + 2) }
             loops.append { load.drive(driver, offers: stream, until: deadline) }
-            loops.append { load.book(rider, key: "trip-\(index)-\(UInt32.random(in: 0...UInt32.max))", until: deadline) }
+            loops.append {
+                load.book(rider, key: "trip-\(index)-\(UInt32.random(in: 0...UInt32.max))", until: deadline)
+            }
         }
         let finished = DispatchGroup()
         for loop in loops {
@@ -197,7 +206,8 @@ struct TripLoad: Sendable {
     /// One fix at the pickup, now (a 429 is fine: the driver reported less than a second ago, so its position is
     /// fresh).
     func report(_ token: String) throws(BenchError) {
-        let time = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!,  // UTC exists
+        let time = ISO8601DateFormatter.string(
+            from: Date(), timeZone: TimeZone(identifier: "UTC")!,  // UTC exists
             formatOptions: [.withInternetDateTime, .withFractionalSeconds])
         let fix: [String: Any] = ["lat": pickup.latitude, "lon": pickup.longitude, "time": time, "accuracy": 5]
         let answer = try client.send(
@@ -260,7 +270,8 @@ struct TripLoad: Sendable {
                 for (step, body) in [("arrived", [String: Any]()), ("start", ["code": pin]), ("complete", [:])] {
                     let answer = try client.send("POST", "/v1/trips/\(trip)/\(step)", headers: auth, json: body)
                     guard answer.status == 200 else {
-                        throw BenchError("POST /v1/trips/{id}/\(step) answered \(answer.status): \(APIBenchmark.detail(answer))")
+                        throw BenchError(
+                            "POST /v1/trips/{id}/\(step) answered \(answer.status): \(APIBenchmark.detail(answer))")
                     }
                     board.transitions.add(1, ordering: .relaxed)
                 }
@@ -297,8 +308,10 @@ final class DriverStream: @unchecked Sendable {
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         try LoopbackSocket.writeAll(
-            fd, LoopbackSocket.request(
-                method: "GET", path: "/v1/driver/stream", headers: [("Authorization", "Bearer \(token)")], keepAlive: true))
+            fd,
+            LoopbackSocket.request(
+                method: "GET", path: "/v1/driver/stream", headers: [("Authorization", "Bearer \(token)")],
+                keepAlive: true))
         opened = monotonicSeconds()
     }
 

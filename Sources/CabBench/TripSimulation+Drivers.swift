@@ -54,7 +54,9 @@ struct Leg {
         let u = span > 0 ? (target - cumulativeMeters[i - 1]) / span : 1
         let a = geometry[i - 1]
         let b = geometry[i]
-        return Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * u, longitude: a.longitude + (b.longitude - a.longitude) * u)
+        return Coordinate(
+            latitude: a.latitude + (b.latitude - a.latitude) * u,
+            longitude: a.longitude + (b.longitude - a.longitude) * u)
     }
 }
 
@@ -66,7 +68,8 @@ extension TripSimulation {
         let due = plannedCancels.filter { $0.at <= t }
         plannedCancels.removeAll { $0.at <= t }
         for (_, trip) in due {
-            guard let b = try store.booking(trip), !b.status.isTerminal, b.status != .inProgress, b.status != .arrived else { continue }
+            guard let b = try store.booking(trip), !b.status.isTerminal, b.status != .inProgress, b.status != .arrived
+            else { continue }
             _ = try? coordinator.riderCancel(trip, by: .rider(b.riderID), reason: "simulated")
         }
         for i in drivers.indices {
@@ -133,7 +136,9 @@ extension TripSimulation {
             _ = try coordinator.handle(.depart, b.id, by: .driver(d.id))
             d.leg = leg(from: d.position, to: b.pickup, at: t)
             d.phase = .toPickup
-            if chance(configuration.driverCancelProbability) { d.cancelAt = t.adding(seconds: 10 + Int(random.next() % 60)) }
+            if chance(configuration.driverCancelProbability) {
+                d.cancelAt = t.adding(seconds: 10 + Int(random.next() % 60))
+            }
         }
     }
 
@@ -159,14 +164,21 @@ extension TripSimulation {
                 report.inconsistencies.append("\(id) history does not start with book")
             }
             for (a, c) in zip(history, history.dropFirst()) where c.from != a.to {
-                report.inconsistencies.append("\(id) history jumps from \(a.to.rawValue) to \(c.from?.rawValue ?? "nil")")
+                report.inconsistencies.append(
+                    "\(id) history jumps from \(a.to.rawValue) to \(c.from?.rawValue ?? "nil")")
             }
-            if history.last?.to != b.status { report.inconsistencies.append("\(id) history ends elsewhere than its status") }
+            if history.last?.to != b.status {
+                report.inconsistencies.append("\(id) history ends elsewhere than its status")
+            }
             if b.status == .completed && (b.finalFare == nil || b.pickedUpAt == nil) {
                 report.inconsistencies.append("\(id) completed without a fare or pickup time")
             }
-            if b.status.isCancelled && b.cancellation == nil { report.inconsistencies.append("\(id) cancelled without a record") }
-            if let accepted = b.acceptedAt, let picked = b.pickedUpAt { waits.append(Double(picked.milliseconds(since: accepted)) / 1000) }
+            if b.status.isCancelled && b.cancellation == nil {
+                report.inconsistencies.append("\(id) cancelled without a record")
+            }
+            if let accepted = b.acceptedAt, let picked = b.pickedUpAt {
+                waits.append(Double(picked.milliseconds(since: accepted)) / 1000)
+            }
         }
         let open = coordinator.openTripCounts.dispatching + coordinator.openTripCounts.following
         if open > 0 { report.inconsistencies.append("\(open) trips still followed by the coordinator") }

@@ -28,11 +28,13 @@ public struct TripSimulationConfiguration: Sendable {
 
     /// Creates a configuration.
     public init(
-        drivers: Int = 30, bookingsPerHour: Double = 120, durationSeconds: Int = 3_600, declineProbability: Double = 0.15,
+        drivers: Int = 30, bookingsPerHour: Double = 120, durationSeconds: Int = 3_600,
+        declineProbability: Double = 0.15,
         riderCancelProbability: Double = 0.05, driverCancelProbability: Double = 0.02, seed: UInt64 = 1,
         dispatch: DispatchConfiguration = DispatchConfiguration()
     ) {
-        precondition(drivers > 0 && bookingsPerHour > 0 && durationSeconds > 0, "a simulation needs drivers, riders and time")
+        precondition(
+            drivers > 0 && bookingsPerHour > 0 && durationSeconds > 0, "a simulation needs drivers, riders and time")
         self.drivers = drivers
         self.bookingsPerHour = bookingsPerHour
         self.durationSeconds = durationSeconds
@@ -115,7 +117,9 @@ public final class TripSimulation {
         try createAccounts()
         let perSecond = configuration.bookingsPerHour / 3600
         var second = 0
-        while second < configuration.durationSeconds || (hasOpenTrips() && second < configuration.durationSeconds + 7_200) {
+        while second < configuration.durationSeconds
+            || (hasOpenTrips() && second < configuration.durationSeconds + 7_200)
+        {
             if second < configuration.durationSeconds && chance(perSecond) { try book() }
             try step()
             clock.advance(seconds: 1)
@@ -130,7 +134,8 @@ public final class TripSimulation {
     func createAccounts() throws {
         let hash = { TokenHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255) }) }
         for i in 0..<configuration.drivers {
-            let d = Driver(id: .random(using: &random), name: "Driver \(i)", vehicle: "Car", plate: "SIM-\(i)", createdAt: now)
+            let d = Driver(
+                id: .random(using: &random), name: "Driver \(i)", vehicle: "Car", plate: "SIM-\(i)", createdAt: now)
             try store.createDriver(d, tokenHash: hash())
             var driver = SimulatedDriver(id: d.id, position: place())
             report(driver.position, for: &driver)
@@ -173,7 +178,8 @@ public final class TripSimulation {
         let t = now
         driver.position = position
         _ = coordinator.fleet.ingest(
-            [LocationFix(coordinate: position, timeMilliseconds: t.millisecondsSinceEpoch, accuracyMeters: 5)], from: driver.id,
+            [LocationFix(coordinate: position, timeMilliseconds: t.millisecondsSinceEpoch, accuracyMeters: 5)],
+            from: driver.id,
             now: t.millisecondsSinceEpoch)
         _ = try? store.append([DriverLocationRecord(driverID: driver.id, time: t, coordinate: position)])
         driver.lastReport = t

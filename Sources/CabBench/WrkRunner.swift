@@ -55,7 +55,6 @@ package struct WrkResult: Sendable {
         statusCounts = counts
     }
 
-
     /// "404: 1200, 429: 3" for printing.
     package var statusSummary: String {
         statusCounts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")

@@ -29,8 +29,9 @@ public struct FileReporterStore: ReporterStore {
             decoder.dateDecodingStrategy = .millisecondsSince1970
             return try decoder.decode(ReporterSnapshot.self, from: Data(contentsOf: url))
         } catch {
-            throw ClientError(.persistence, "The location queue file \(url.path) is unreadable; delete it.",
-                              underlying: error)
+            throw ClientError(
+                .persistence, "The location queue file \(url.path) is unreadable; delete it.",
+                underlying: error)
         }
     }
 

@@ -17,7 +17,8 @@ public struct DispatchConfiguration: Hashable, Sendable, Codable {
         offerSeconds: Int = 10, batchSize: Int = 3, searchRadiiMeters: [Double] = [2_000, 4_000, 8_000],
         maximumBatches: Int = 6, candidatesPerSearch: Int = 50
     ) {
-        precondition(offerSeconds > 0 && batchSize > 0 && maximumBatches > 0 && candidatesPerSearch > 0, "must be positive")
+        precondition(
+            offerSeconds > 0 && batchSize > 0 && maximumBatches > 0 && candidatesPerSearch > 0, "must be positive")
         precondition(!searchRadiiMeters.isEmpty && searchRadiiMeters.allSatisfy { $0 > 0 }, "need positive radii")
         precondition(zip(searchRadiiMeters, searchRadiiMeters.dropFirst()).allSatisfy { $0 <= $1 }, "radii must grow")
         self.offerSeconds = offerSeconds

@@ -79,7 +79,8 @@ public struct DispatchMachine: Sendable {
         guard !chosen.isEmpty else {
             // Nobody new: widen at once while the radius can grow; at the widest radius, wait one offer period
             // (drivers come online or finish trips) before the next batch looks again.
-            let widest = configuration.radiusMeters(ofBatch: batch) >= configuration.searchRadiiMeters.last!  // non-empty by init
+            // non-empty by init
+            let widest = configuration.radiusMeters(ofBatch: batch) >= configuration.searchRadiiMeters.last!
             guard widest, batch + 1 < configuration.maximumBatches else { return next(after: batch) }
             phase = .offering(batch: batch, expiresAt: expiresAt)
             return [.scheduleTimer(expiresAt)]
@@ -152,7 +153,9 @@ public struct DispatchMachine: Sendable {
 
     private mutating func search(batch: Int) -> [DispatchAction] {
         phase = .searching(batch: batch)
-        return [.findCandidates(radiusMeters: configuration.radiusMeters(ofBatch: batch), excluding: Set(offeredDrivers))]
+        return [
+            .findCandidates(radiusMeters: configuration.radiusMeters(ofBatch: batch), excluding: Set(offeredDrivers))
+        ]
     }
 
     private mutating func finish(_ end: Phase, withdrawing reason: OfferWithdrawal, except keep: DriverID?)

@@ -28,7 +28,8 @@ extension Tariff {
         if let unknown = any.allKeys.first(where: { !allowed.contains($0.stringValue) }) {
             throw DecodingError.dataCorruptedError(
                 forKey: unknown, in: any,
-                debugDescription: "unknown tariff field '\(unknown.stringValue)'; known: \(allowed.sorted().joined(separator: ", "))"
+                debugDescription:
+                    "unknown tariff field '\(unknown.stringValue)'; known: \(allowed.sorted().joined(separator: ", "))"
             )
         }
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -38,7 +39,8 @@ extension Tariff {
             throw DecodingError.dataCorruptedError(
                 forKey: alias, in: any, debugDescription: "give either 'minimum' or 'minimum_fare', not both")
         }
-        let minimum = try any.decodeIfPresent(Int64.self, forKey: alias) ?? c.decodeIfPresent(Int64.self, forKey: .minimumFare)
+        let minimum =
+            try any.decodeIfPresent(Int64.self, forKey: alias) ?? c.decodeIfPresent(Int64.self, forKey: .minimumFare)
         do {
             try self.init(
                 currency: c.decode(Currency.self, forKey: .currency),

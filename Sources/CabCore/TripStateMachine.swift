@@ -20,7 +20,8 @@ public struct TripStateMachine: Sendable {
 
     /// Wraps `booking`.
     public init(booking: Booking, tariff: Tariff, table: TripTransitionTable = .standard) {
-        precondition(booking.fareEstimate.currency == tariff.currency, "the tariff's currency differs from the booking's")
+        precondition(
+            booking.fareEstimate.currency == tariff.currency, "the tariff's currency differs from the booking's")
         self.booking = booking
         self.tariff = tariff
         self.table = table
@@ -50,7 +51,9 @@ public struct TripStateMachine: Sendable {
             let who = transition.roles.filter { $0 != .system }.map { "a \($0.rawValue)" }.joined(separator: " or ")
             throw CoreError(
                 .notPermitted,
-                who.isEmpty ? "SwiftCab does this by itself; nobody can \(event.verb) a trip by hand." : "Only \(who) can \(event.verb) this trip.")
+                who.isEmpty
+                    ? "SwiftCab does this by itself; nobody can \(event.verb) a trip by hand."
+                    : "Only \(who) can \(event.verb) this trip.")
         }
         try checkOwnership(command, actor)
         if let timeout = transition.timeout, isTimed(command) {
@@ -95,7 +98,8 @@ public struct TripStateMachine: Sendable {
             let fare = tariff.fare(distanceMeters: meters, durationSeconds: seconds).total
             next.finalFare = fare
             next.completedAt = time
-            next.receipt = TripReceipt(distanceMeters: meters, durationSeconds: seconds, basis: basis, trailPolyline: polyline)
+            next.receipt = TripReceipt(
+                distanceMeters: meters, durationSeconds: seconds, basis: basis, trailPolyline: polyline)
             actions = [.notifyRider(.completed), .chargeRider(fare), .endTrackingLinks]
         case .riderCancel(let text), .driverCancel(let text):
             reason = try Self.checkedReason(text)
@@ -120,7 +124,8 @@ public struct TripStateMachine: Sendable {
             // accepted, arriving and arrived always have a driver (accept and assign set it).
             guard let driver = booking.driverID else { preconditionFailure("a trip with a driver has no driver id") }
             reason = why.rawValue
-            if next.pickupOverdueAt == nil, why == .pickupOverdue || (booking.promisedPickupAt.map { time > $0 } ?? false),
+            if next.pickupOverdueAt == nil,
+                why == .pickupOverdue || (booking.promisedPickupAt.map { time > $0 } ?? false),
                 booking.arrivedAt == nil
             {
                 next.pickupOverdueAt = time
@@ -200,7 +205,9 @@ public struct TripStateMachine: Sendable {
             return CoreError(
                 .tooEarly, "The pickup is not overdue yet; it is \(minutes(timeout.seconds)) after the promised time.")
         default:
-            return CoreError(.tooEarly, "It is too early to \(event.verb) this trip; try again in \(left ?? minutes(timeout.seconds)).")
+            return CoreError(
+                .tooEarly,
+                "It is too early to \(event.verb) this trip; try again in \(left ?? minutes(timeout.seconds)).")
         }
     }
 

@@ -19,7 +19,9 @@ public struct TripTimeouts: Hashable, Sendable, Codable {
         pickupOverdueSeconds: Int = 600
     ) {
         precondition(
-            [offerSeconds, requestExpirySeconds, dispatchSeconds, noShowSeconds, pickupOverdueSeconds].allSatisfy { $0 > 0 },
+            [offerSeconds, requestExpirySeconds, dispatchSeconds, noShowSeconds, pickupOverdueSeconds].allSatisfy {
+                $0 > 0
+            },
             "timeouts must be positive")
         self.offerSeconds = offerSeconds
         self.requestExpirySeconds = requestExpirySeconds

@@ -46,8 +46,12 @@ public struct TripTransitionTable: Hashable, Sendable, Codable {
         let noShowWait = TripTimeout(name: "no_show", seconds: timeouts.noShowSeconds)
         let overdue = TripTimeout(name: Self.pickupOverdueTimeout, seconds: timeouts.pickupOverdueSeconds)
         var rows: [Transition] = []
-        func add(_ from: [TripState], _ event: TripEvent, _ to: TripState, _ roles: [Role], _ timeout: TripTimeout? = nil) {
-            for state in from { rows.append(Transition(from: state, event: event, to: to, roles: roles, timeout: timeout)) }
+        func add(
+            _ from: [TripState], _ event: TripEvent, _ to: TripState, _ roles: [Role], _ timeout: TripTimeout? = nil
+        ) {
+            for state in from {
+                rows.append(Transition(from: state, event: event, to: to, roles: roles, timeout: timeout))
+            }
         }
         add([.requested], .dispatch, .dispatching, [.system])
         add([.requested], .expire, .expired, [.system], expiry)
@@ -58,7 +62,9 @@ public struct TripTransitionTable: Hashable, Sendable, Codable {
         add([.accepted, .arriving], .arrive, .arrived, [.driver, .dispatcher])
         add([.arrived], .start, .inProgress, [.driver])
         add([.inProgress], .complete, .completed, [.driver, .dispatcher])
-        add([.requested, .dispatching, .accepted, .arriving, .arrived], .riderCancel, .cancelledByRider, [.rider, .dispatcher])
+        add(
+            [.requested, .dispatching, .accepted, .arriving, .arrived], .riderCancel, .cancelledByRider,
+            [.rider, .dispatcher])
         add([.accepted, .arriving, .arrived, .inProgress], .driverCancel, .cancelledByDriver, [.dispatcher])
         add([.arrived], .noShow, .cancelledByDriver, [.driver, .system], noShowWait)
         add([.accepted, .arriving], .redispatch, .dispatching, [.driver, .dispatcher, .system], overdue)

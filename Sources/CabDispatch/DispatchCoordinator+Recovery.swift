@@ -36,7 +36,9 @@ extension DispatchCoordinator {
                     report.timedOut += 1
                 } catch {
                     report.failed += 1
-                    log.error("recovery timeout not applied", metadata: ["trip": "\(booking.id.rawValue)", "error": "\(error)"])
+                    log.error(
+                        "recovery timeout not applied",
+                        metadata: ["trip": "\(booking.id.rawValue)", "error": "\(error)"])
                 }
                 continue
             }
@@ -50,12 +52,14 @@ extension DispatchCoordinator {
             case .accepted, .arriving, .arrived, .inProgress:
                 guard let driver = booking.driverID else {
                     report.failed += 1
-                    log.warning("recovery found a trip without its driver", metadata: ["trip": "\(booking.id.rawValue)"])
+                    log.warning(
+                        "recovery found a trip without its driver", metadata: ["trip": "\(booking.id.rawValue)"])
                     continue
                 }
                 var alerts = ArrivalAlertTracker(configuration: configuration.alerts)
                 if booking.status == .arrived || booking.status == .inProgress { _ = alerts.driverArrived() }
-                let following = Following(booking: booking, driver: driver, alerts: alerts, deadline: deadline(of: booking))
+                let following = Following(
+                    booking: booking, driver: driver, alerts: alerts, deadline: deadline(of: booking))
                 state.withLock { $0.startFollowing(following) }
                 report.followed += 1
             default:

@@ -11,7 +11,8 @@ extension DispatchCoordinator {
         guard let offer, t < offer.expiresAt else {
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
             if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
-            throw CoreError(.offerNotOpen, "This trip is not offered to you (or the offer expired); wait for the next offer.")
+            throw CoreError(
+                .offerNotOpen, "This trip is not offered to you (or the offer expired); wait for the next offer.")
         }
         try requireFree(driver, for: trip)
         return try transition(.accept(driver), trip, by: .driver(driver), at: t) { booking in
@@ -56,17 +57,20 @@ extension DispatchCoordinator {
         let t = now()
         guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
         var command = TripCommand.complete(
-            distanceMeters: current.routeDistanceMeters, durationSeconds: current.routeDurationSeconds, basis: .bookedRoute)
+            distanceMeters: current.routeDistanceMeters, durationSeconds: current.routeDurationSeconds,
+            basis: .bookedRoute)
         if let driver = current.driverID, let start = current.pickedUpAt {
             tracking?.history.flush()  // the trail must hold every fix accepted so far
             // Up to now, or to the newest accepted fix when the phone's clock runs a little ahead of ours.
             let newest = fleet.position(of: driver).map { Instant(millisecondsSinceEpoch: $0.timeMilliseconds) } ?? t
-            let trail = try store.trail(of: driver, from: start, to: max(t, newest).adding(milliseconds: 1), limit: 1_000_000)
+            let trail = try store.trail(
+                of: driver, from: start, to: max(t, newest).adding(milliseconds: 1), limit: 1_000_000)
             if trail.count >= 2 {
                 var total = 0.0
                 for (a, b) in zip(trail, trail.dropFirst()) { total += a.coordinate.distanceMeters(to: b.coordinate) }
                 command = .complete(
-                    distanceMeters: Int(total.rounded()), durationSeconds: Int(max(0, t.milliseconds(since: start)) / 1000),
+                    distanceMeters: Int(total.rounded()),
+                    durationSeconds: Int(max(0, t.milliseconds(since: start)) / 1000),
                     basis: .trail, trailPolyline: Self.thinnedPolyline(trail.map(\.coordinate)))
             }
         }
@@ -99,7 +103,8 @@ extension DispatchCoordinator {
                     .noRecentPosition,
                     "SwiftCab has no position of \(actor.role == .driver ? "yours" : "the driver's") from the last \(age) s, "
                         + "so it can't tell that \(actor.role == .driver ? "you are" : "they are") at the pickup; turn on "
-                        + "location sharing, wait for the map to show \(actor.role == .driver ? "you" : "them") there, and try again.")
+                        + "location sharing, wait for the map to show \(actor.role == .driver ? "you" : "them") there, and try again."
+                )
             }
             let meters = p.coordinate.distanceMeters(to: current.pickup)
             let limit = configuration.arrivalMaxDistanceMeters
@@ -256,7 +261,8 @@ extension DispatchCoordinator {
         do {
             try store.recordDecline(of: booking.id, by: driver, at: now())
         } catch {
-            log.error("re-dispatch decline not stored", metadata: ["trip": "\(booking.id.rawValue)", "error": "\(error)"])
+            log.error(
+                "re-dispatch decline not stored", metadata: ["trip": "\(booking.id.rawValue)", "error": "\(error)"])
         }
         resumeDispatch(booking, alsoDeclined: [driver])
     }

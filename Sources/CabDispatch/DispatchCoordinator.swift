@@ -1,8 +1,8 @@
 import CabCore
-import Logging
 import CabGeo
 import CabTracking
 import Dispatch
+import Logging
 import Synchronization
 
 /// The ports the coordinator needs from a store (`CabStore.SQLiteStore` implements them all).
@@ -164,13 +164,15 @@ public final class DispatchCoordinator: Sendable {
         log: Logger = DispatchCoordinator.silentLogger
     ) {
         self.init(
-            store: store, fleet: tracking.fleet, tracking: tracking, eta: eta, tariff: tariff, configuration: configuration,
+            store: store, fleet: tracking.fleet, tracking: tracking, eta: eta, tariff: tariff,
+            configuration: configuration,
             bus: bus, now: now, log: log)
     }
 
     init(
         store: any DispatchStore, fleet: LiveFleet<DriverID>, tracking: TrackingService?, eta: any PickupETAEstimator,
-        tariff: Tariff, configuration: Configuration, bus: any TripNotificationBus, now: @escaping @Sendable () -> Instant,
+        tariff: Tariff, configuration: Configuration, bus: any TripNotificationBus,
+        now: @escaping @Sendable () -> Instant,
         log: Logger
     ) {
         self.store = store
@@ -234,7 +236,6 @@ public final class DispatchCoordinator: Sendable {
                 + "trip at a time. Choose another driver, or finish that trip first.")
     }
 
-
     /// When `booking`'s next timed transition is due; nil in untimed states.
     func deadline(of booking: Booking) -> Instant? {
         TripStateMachine(booking: booking, tariff: tariff, table: configuration.table).nextDeadline?.at
@@ -262,7 +263,8 @@ public final class DispatchCoordinator: Sendable {
         precondition(booking.status == .requested, "a new booking starts in requested")
         var machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
         // `dispatch` is allowed from `requested` by the system in every table (TripTransitionTable).
-        guard let step = try? machine.handle(.dispatch, by: .system, at: booking.createdAt), let record = step.record else {
+        guard let step = try? machine.handle(.dispatch, by: .system, at: booking.createdAt), let record = step.record
+        else {
             preconditionFailure("the transition table lets the system dispatch a requested trip")
         }
         let admitted = machine.booking
@@ -404,7 +406,8 @@ public final class DispatchCoordinator: Sendable {
                         .noDriverFound, to: trip, by: .system, at: now(), tariff: tariff, table: configuration.table)
                     perform(step.actions, for: stored, actor: .system)  // its streams end (`endTrackingLinks`)
                 } catch {
-                    log.error("no_driver_found not stored", metadata: ["trip": "\(trip.rawValue)", "error": "\(error)"])
+                    log.error(
+                        "no_driver_found not stored", metadata: ["trip": "\(trip.rawValue)", "error": "\(error)"])
                 }
             }
         }
@@ -431,22 +434,27 @@ public final class DispatchCoordinator: Sendable {
 
     /// Available, online, fresh drivers of the booking's vehicle type within `radiusMeters` of the pickup, not in
     /// `excluding` and holding no other offer, each with its road ETA (unreachable ones are left out).
-    package func candidates(for booking: Booking, radiusMeters: Double, excluding: Set<DriverID>) -> [DispatchCandidate] {
+    package func candidates(for booking: Booking, radiusMeters: Double, excluding: Set<DriverID>) -> [DispatchCandidate]
+    {
         let t = now()
         let k = configuration.dispatch.candidatesPerSearch
         let filter = DriverFilter(
             statuses: [.available], vehicleClasses: booking.vehicleType.map { [VehicleClass($0)] },
             maxDistanceMeters: radiusMeters)
         let (online, held, busy) = state.withLock { ($0.online, $0.offerHeld, $0.tripOfDriver) }
-        let near = fleet.nearest(to: booking.pickup, k: k + excluding.count + held.count, filter: filter, now: t.millisecondsSinceEpoch)
+        let near = fleet.nearest(
+            to: booking.pickup, k: k + excluding.count + held.count, filter: filter, now: t.millisecondsSinceEpoch)
         let eligible = near.filter { n in
-            guard let type = online[n.driver], !excluding.contains(n.driver), held[n.driver] == nil, busy[n.driver] == nil
+            guard let type = online[n.driver], !excluding.contains(n.driver), held[n.driver] == nil,
+                busy[n.driver] == nil
             else { return false }
             return booking.vehicleType.map { $0 == type } ?? true
         }.prefix(k)
         let durations = eta.durationsMilliseconds(from: eligible.map(\.position.coordinate), to: booking.pickup)
         return zip(eligible, durations).compactMap { n, ms in
-            ms.map { DispatchCandidate(driver: n.driver, etaSeconds: ($0 + 999) / 1000, distanceMeters: n.distanceMeters) }
+            ms.map {
+                DispatchCandidate(driver: n.driver, etaSeconds: ($0 + 999) / 1000, distanceMeters: n.distanceMeters)
+            }
         }
     }
 

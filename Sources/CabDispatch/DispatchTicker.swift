@@ -18,9 +18,17 @@ public final class DispatchTicker: Sendable {
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
         timer.setEventHandler { [weak coordinator] in coordinator?.tick() }
         timer.resume()
-        source.withLock { $0?.timer.cancel(); $0 = Source(timer: timer) }
+        source.withLock {
+            $0?.timer.cancel()
+            $0 = Source(timer: timer)
+        }
     }
 
     /// Stops ticking.
-    public func stop() { source.withLock { $0?.timer.cancel(); $0 = nil } }
+    public func stop() {
+        source.withLock {
+            $0?.timer.cancel()
+            $0 = nil
+        }
+    }
 }

@@ -39,7 +39,9 @@ public final class RoutingService: Sendable {
         if let fast, !reference {
             route = try fast.with { (box: inout FastRouterBox) throws(RoutingError) in try box.router.route(endpoints) }
         } else {
-            route = try dijkstra.with { (router: inout DijkstraRouter) throws(RoutingError) in try router.route(endpoints) }
+            route = try dijkstra.with { (router: inout DijkstraRouter) throws(RoutingError) in
+                try router.route(endpoints)
+            }
         }
         return RoutePlan(start: endpoints.start.coordinate, end: endpoints.end.coordinate, route: route)
     }
@@ -64,7 +66,9 @@ public final class RoutingService: Sendable {
             }
         }
         guard let manyToOne else { preconditionFailure("a service without a fast router has a many-to-one pool") }
-        let answers = manyToOne.with { (query: inout DijkstraManyToOne) in query.durationsMilliseconds(from: snapped, to: target) }
+        let answers = manyToOne.with { (query: inout DijkstraManyToOne) in
+            query.durationsMilliseconds(from: snapped, to: target)
+        }
         return places.map { $0.flatMap { answers[$0] } }
     }
 

@@ -10,4 +10,3 @@ public struct GeoJSONLineString: Hashable, Sendable, Codable {
         coordinates = points.map { [$0.longitude, $0.latitude] }
     }
 }
-

@@ -15,8 +15,10 @@ public struct LocalProjection: Sendable {
     /// The planar offset of `point` from `origin`, in metres (x east, y north).
     @inline(__always)
     public func offsetMeters(of point: Coordinate, from origin: Coordinate) -> (x: Double, y: Double) {
-        ((point.longitude - origin.longitude) * metersPerDegreeLongitude,
-         (point.latitude - origin.latitude) * metersPerDegreeLatitude)
+        (
+            (point.longitude - origin.longitude) * metersPerDegreeLongitude,
+            (point.latitude - origin.latitude) * metersPerDegreeLatitude
+        )
     }
 
     /// Projects `point` onto segment `a`-`b`: the nearest point on it, the fraction along it (0 ... 1) and the

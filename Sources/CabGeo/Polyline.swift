@@ -23,7 +23,9 @@ public enum Polyline {
     /// - Complexity: O(n).
     public static func decode(_ text: String, precision: Int = 5) -> [Coordinate]? {
         let factor = power10(precision)
-        return decodeScaled(text)?.map { Coordinate(latitude: Double($0.latitude) / factor, longitude: Double($0.longitude) / factor) }
+        return decodeScaled(text)?.map {
+            Coordinate(latitude: Double($0.latitude) / factor, longitude: Double($0.longitude) / factor)
+        }
     }
 
     /// The points as the encoded integers (degrees × 10^precision), without converting to `Double`; nil when the

@@ -11,7 +11,8 @@ extension Array where Element == Coordinate {
             let b = self[j]
             if (a.latitude > point.latitude) != (b.latitude > point.latitude) {
                 let crossing =
-                    a.longitude + (point.latitude - a.latitude) / (b.latitude - a.latitude) * (b.longitude - a.longitude)
+                    a.longitude + (point.latitude - a.latitude) / (b.latitude - a.latitude)
+                    * (b.longitude - a.longitude)
                 if point.longitude < crossing { inside.toggle() }
             }
             j = i

@@ -22,7 +22,8 @@ public final class BufferedLineWriter: @unchecked Sendable {
         capacityBytes: Int = 8 << 20
     ) {
         self.descriptor = descriptor
-        self.flushInterval = Double(flushInterval.components.seconds) + Double(flushInterval.components.attoseconds) * 1e-18
+        self.flushInterval =
+            Double(flushInterval.components.seconds) + Double(flushInterval.components.attoseconds) * 1e-18
         self.batchBytes = batchBytes
         self.capacityBytes = capacityBytes
         let thread = Thread { [self] in run() }

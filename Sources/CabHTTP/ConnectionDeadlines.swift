@@ -46,7 +46,9 @@ final class ConnectionDeadlines: Sendable {
             labelNames: ["phase"])
     }
 
-    static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))) }
+    static func key(_ connection: OpaquePointer) -> UInt {
+        UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    }
 
     /// libmicrohttpd accepted a connection.
     func opened(_ connection: OpaquePointer) {
@@ -118,12 +120,17 @@ final class ConnectionDeadlines: Sendable {
 
 /// `MHD_NotifyConnectionCallback`: a connection opened or is closing.
 func cabNotifyConnection(
-    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     _ code: MHD_ConnectionNotificationCode
 ) {
     guard let cls, let connection else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    if code == .CONNECTION_NOTIFY_STARTED { server.deadlines.opened(connection) } else { server.deadlines.closed(connection) }
+    if code == .CONNECTION_NOTIFY_STARTED {
+        server.deadlines.opened(connection)
+    } else {
+        server.deadlines.closed(connection)
+    }
 }
 
 /// `MHD_OPTION_URI_LOG_CALLBACK`: the request line is in, headers are not. Creates the request's context (so
@@ -141,7 +148,8 @@ func cabURILog(_ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ 
     var nulInPath = false
     while position < length {
         let byte = uri[position]
-        if !inQuery && byte == CChar(UInt8(ascii: "%")) && position + 2 < length && uri[position + 1] == CChar(UInt8(ascii: "0"))
+        if !inQuery && byte == CChar(UInt8(ascii: "%")) && position + 2 < length
+            && uri[position + 1] == CChar(UInt8(ascii: "0"))
             && uri[position + 2] == CChar(UInt8(ascii: "0"))
         {
             nulInPath = true

@@ -109,7 +109,9 @@ public final class EventStream: ResponseStream {
     public func response(headers: [(name: String, value: String)] = []) -> HTTPResponse {
         HTTPResponse(
             status: 200,
-            headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")]
+            headers: [
+                ("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"),
+            ]
                 + headers,
             body: .stream(self))
     }

@@ -15,7 +15,8 @@ extension HTTPRequest {
         do {
             value = try JSONValue(parsing: body)
         } catch {
-            throw .badRequest("The body is not valid JSON (\(error.reason) at byte \(error.offset)).", title: "Malformed JSON")
+            throw .badRequest(
+                "The body is not valid JSON (\(error.reason) at byte \(error.offset)).", title: "Malformed JSON")
         }
         return try T(json: JSONField(value: value, path: []))
     }
@@ -82,7 +83,8 @@ public struct JSONField: Sendable {
         guard let member = members.last(where: { $0.key == key }) else { return nil }
         let field = JSONField(value: member.value, path: path + [.key(key)])
         guard member.value != .null else {
-            throw .badRequest("\(field.pathDescription) is null; leave it out or give \(expected).", title: "Malformed JSON")
+            throw .badRequest(
+                "\(field.pathDescription) is null; leave it out or give \(expected).", title: "Malformed JSON")
         }
         return field
     }
@@ -90,7 +92,8 @@ public struct JSONField: Sendable {
     /// A 400 problem saying the member `key` of this object is outside the range it must be in.
     public func outOfRange(_ key: String, allowed: String) -> HTTPError {
         let field = JSONField(value: value[key] ?? .null, path: path + [.key(key)])
-        return .badRequest("\(field.pathDescription) is out of range; it must be \(allowed).", title: "Value out of range")
+        return .badRequest(
+            "\(field.pathDescription) is out of range; it must be \(allowed).", title: "Value out of range")
     }
 
     /// The member `key` of this object, or a problem saying it is missing (or null).

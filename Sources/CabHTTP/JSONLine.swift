@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Builds one-line JSON objects for logs without an encoder per line.
@@ -67,7 +67,8 @@ enum JSONLine {
         var seconds = now.tv_sec
         gmtime_r(&seconds, &parts)
         let fields: [(Int, Int)] = [
-            (Int(parts.tm_year) + 1900, 4), (Int(parts.tm_mon) + 1, 2), (Int(parts.tm_mday), 2), (Int(parts.tm_hour), 2),
+            (Int(parts.tm_year) + 1900, 4), (Int(parts.tm_mon) + 1, 2), (Int(parts.tm_mday), 2),
+            (Int(parts.tm_hour), 2),
             (Int(parts.tm_min), 2), (Int(parts.tm_sec), 2), (Int(now.tv_nsec / 1_000_000), 3),
         ]
         let separators: [UInt8] = Array("--T::.Z".utf8)

@@ -79,9 +79,15 @@ private struct JSONParser {
         case UInt8(ascii: "{"): return try object(depth: depth + 1)
         case UInt8(ascii: "["): return try array(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
         default: throw error("unexpected character")
         }
@@ -206,7 +212,9 @@ private struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                guard let text = String(validating: scratch, as: UTF8.self) else { throw error("a string is not UTF-8") }
+                guard let text = String(validating: scratch, as: UTF8.self) else {
+                    throw error("a string is not UTF-8")
+                }
                 return text
             case UInt8(ascii: "\\"):
                 position += 1
@@ -236,7 +244,8 @@ private struct JSONParser {
     private mutating func unicodeEscape() throws(JSONSyntaxError) -> [UInt8] {
         var code = try hex4()
         if (0xD800...0xDBFF).contains(code) {
-            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
+            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                bytes[position + 1] == UInt8(ascii: "u")
             else { throw error("a lone surrogate in \\u escape") }
             position += 2
             let low = try hex4()

@@ -61,7 +61,9 @@ func cabCollectKeyValue(
 }
 
 /// `MHD_ContentReaderCallback`: fills libmicrohttpd's buffer from a `ResponseStream`.
-func cabStreamRead(_ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ max: Int)
+func cabStreamRead(
+    _ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ max: Int
+)
     -> Int
 {
     guard let cls, let buffer else { return cab_mhd_end_with_error() }

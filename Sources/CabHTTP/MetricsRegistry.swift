@@ -32,9 +32,10 @@ public final class MetricsRegistry: Sendable {
         return Histogram(family: family(name, .histogram, help, labelNames, buckets: buckets))
     }
 
-    private func family(_ name: String, _ kind: MetricFamily.Kind, _ help: String, _ labelNames: [String],
-        buckets: [Double]) -> MetricFamily
-    {
+    private func family(
+        _ name: String, _ kind: MetricFamily.Kind, _ help: String, _ labelNames: [String],
+        buckets: [Double]
+    ) -> MetricFamily {
         precondition(MetricFamily.isValidName(name), "invalid metric name \(name)")
         precondition(labelNames.allSatisfy(MetricFamily.isValidName), "invalid label name in \(labelNames)")
         return families.withLock { families in
@@ -112,7 +113,9 @@ public struct Histogram: Sendable {
     func observe(_ value: Double, labelValues: [String]) {
         let index = family.buckets.firstIndex { value <= $0 } ?? family.buckets.count
         family.update(labelValues: labelValues) { series in
-            if series.bucketCounts.isEmpty { series.bucketCounts = Array(repeating: 0, count: family.buckets.count + 1) }
+            if series.bucketCounts.isEmpty {
+                series.bucketCounts = Array(repeating: 0, count: family.buckets.count + 1)
+            }
             series.bucketCounts[index] += 1
             series.value += value
             series.count += 1

@@ -80,7 +80,8 @@ public struct ProblemType: Hashable, Sendable {
     /// Every handler thread is busy and the queue of waiting requests is full (nothing was done).
     public static let serverBusy = ProblemType(
         "server_busy", status: 503, title: "Server busy",
-        summary: "Every handler thread is busy and the queue is full; nothing was done: retry after `Retry-After` seconds.")
+        summary:
+            "Every handler thread is busy and the queue is full; nothing was done: retry after `Retry-After` seconds.")
     /// The server is stopping and did not run, or finish answering, the request.
     public static let serverStopping = ProblemType(
         "server_stopping", status: 503, title: "Server stopping",

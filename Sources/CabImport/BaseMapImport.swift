@@ -47,7 +47,9 @@ public struct BaseMapImport: OSMElementHandler {
             guard let first = parts.first else { return }
             geometry = parts.count == 1 ? .lineString(first) : .multiLineString(parts)
         }
-        try writer.add(BaseMapFeature(kind: style.kind, featureClass: style.featureClass, name: way.tags["name"], geometry: geometry))
+        try writer.add(
+            BaseMapFeature(
+                kind: style.kind, featureClass: style.featureClass, name: way.tags["name"], geometry: geometry))
     }
 
     /// Writes a drawable multipolygon relation, its rings assembled from its member ways.
@@ -68,7 +70,8 @@ public struct BaseMapImport: OSMElementHandler {
         guard !polygons.isEmpty else { return }
         let geometry: BaseMapGeometry = polygons.count == 1 ? .polygon(polygons[0]) : .multiPolygon(polygons)
         try writer.add(
-            BaseMapFeature(kind: style.kind, featureClass: style.featureClass, name: relation.tags["name"], geometry: geometry))
+            BaseMapFeature(
+                kind: style.kind, featureClass: style.featureClass, name: relation.tags["name"], geometry: geometry))
     }
 
     /// Commits the base map.
@@ -102,7 +105,9 @@ public struct BaseMapImport: OSMElementHandler {
         "motorway", "trunk", "primary", "secondary", "tertiary", "residential", "unclassified", "living_street",
         "road", "service", "pedestrian", "track", "footway", "path", "cycleway", "steps", "bridleway",
     ]
-    static let railwayClasses: Set<String> = ["rail", "light_rail", "subway", "tram", "narrow_gauge", "monorail", "funicular"]
+    static let railwayClasses: Set<String> = [
+        "rail", "light_rail", "subway", "tram", "narrow_gauge", "monorail", "funicular",
+    ]
     static let waterwayClasses: Set<String> = ["river", "canal", "stream", "ditch", "drain"]
     static let greenClasses: [String: Set<String>] = [
         "leisure": ["park", "garden", "playground", "pitch", "nature_reserve", "golf_course", "common"],
@@ -134,7 +139,9 @@ public struct BaseMapImport: OSMElementHandler {
             return Style(kind: .building, featureClass: "building", isArea: true)
         }
         for (key, classes) in greenClasses.sorted(by: { $0.key < $1.key }) {
-            if let value = tags[key], classes.contains(value) { return Style(kind: .green, featureClass: value, isArea: true) }
+            if let value = tags[key], classes.contains(value) {
+                return Style(kind: .green, featureClass: value, isArea: true)
+            }
         }
         return nil
     }

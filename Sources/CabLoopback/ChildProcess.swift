@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A child process started with `posix_spawn` and reaped with `waitpid`: the one process runner of the load tools
 /// (`cab serve`, `wrk`, `redis-server`) and the tests (`cab serve`, PostgreSQL, Redis). No shell: arguments are

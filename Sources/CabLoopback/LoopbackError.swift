@@ -16,7 +16,7 @@ public struct LoopbackError: Error, CustomStringConvertible {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `strerror(errno)` as a string.

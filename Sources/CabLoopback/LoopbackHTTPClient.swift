@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A blocking HTTP/1.1 client for one-shot requests to a server on 127.0.0.1 (the benchmarks' setup calls, the
 /// tests' requests to a `cab serve` child): one connection per request, bounded response size.

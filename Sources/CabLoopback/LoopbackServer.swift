@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A `cab serve` child process on 127.0.0.1 with a kernel-chosen port, as tools and users start it: started on a
 /// data directory, stopped with SIGTERM (or killed, a crash). Reports its peak resident memory (`VmHWM` in

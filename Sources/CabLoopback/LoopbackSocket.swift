@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Raw TCP sockets to 127.0.0.1 for the load tools (Glibc `socket`/`connect`), and the request bytes they send.

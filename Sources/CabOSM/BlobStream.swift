@@ -1,4 +1,5 @@
 import CabZlib
+
 /// One framed blob of a PBF file: a 4-byte length, a `BlobHeader`, then a `Blob` of `dataSize` bytes.
 struct BlobFrame {
     /// What the blob header says the blob holds.

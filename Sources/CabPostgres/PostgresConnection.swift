@@ -80,7 +80,8 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs `sql` with `parameters` (prepared once per connection, then executed by name) and returns its rows.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws(PostgresError) -> PostgresResult {
+    public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws(PostgresError) -> PostgresResult
+    {
         try query(sql, values: parameters.map(\.postgresValue))
     }
 
@@ -121,7 +122,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// `transaction`, they are wrapped in `BEGIN`/`COMMIT` in the same round trip and stand or fall together: the
     /// first failure is thrown and nothing is kept. Without, each statement commits alone and a failure aborts
     /// the rest of the batch, whose results are the failure. Keep batches to a few hundred statements.
-    public func pipeline(_ statements: [PostgresStatement], transaction: Bool) throws(PostgresError) -> [PostgresResult] {
+    public func pipeline(_ statements: [PostgresStatement], transaction: Bool) throws(PostgresError) -> [PostgresResult]
+    {
         guard !statements.isEmpty else { return [] }
         guard PQenterPipelineMode(handle) == 1 else { throw lastError() }
         var sent = 0
@@ -189,7 +191,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// with lengths and formats, kept alive for the duration of `body`.
     private func withParameters<R, E: Error>(
         _ values: [PostgresValue],
-        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws(E) -> R
+        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws(E)
+            -> R
     ) throws(E) -> R {
         if values.isEmpty { return try body(0, nil, nil, nil) }
         var storage: [CChar] = []

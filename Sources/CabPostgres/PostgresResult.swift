@@ -25,7 +25,9 @@ public struct PostgresRow: Sendable {
     /// Column `index` as a 64-bit integer, nil for NULL.
     public func int64(_ index: Int) throws(PostgresError) -> Int64? {
         guard let text = values[index] else { return nil }
-        guard let value = Int64(text) else { throw PostgresError(code: .misuse, message: "column \(index) is not an integer") }
+        guard let value = Int64(text) else {
+            throw PostgresError(code: .misuse, message: "column \(index) is not an integer")
+        }
         return value
     }
 
@@ -35,7 +37,9 @@ public struct PostgresRow: Sendable {
     /// Column `index` as a double, nil for NULL.
     public func double(_ index: Int) throws(PostgresError) -> Double? {
         guard let text = values[index] else { return nil }
-        guard let value = Double(text) else { throw PostgresError(code: .misuse, message: "column \(index) is not a number") }
+        guard let value = Double(text) else {
+            throw PostgresError(code: .misuse, message: "column \(index) is not a number")
+        }
         return value
     }
 

@@ -123,7 +123,9 @@ final class RunTracker: Sendable {
     func connected(_ runID: String) {
         let events: [RedisEvent] = state.withLock { s in
             var out: [RedisEvent] = []
-            if let previous = s.runID, previous != runID { out.append(.restarted(previousRunID: previous, runID: runID)) }
+            if let previous = s.runID, previous != runID {
+                out.append(.restarted(previousRunID: previous, runID: runID))
+            }
             if !s.connected { out.insert(.connected(runID: runID), at: 0) }
             s.runID = runID
             s.connected = true

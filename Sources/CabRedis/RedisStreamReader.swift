@@ -53,7 +53,8 @@ public final class RedisStreamReader: Sendable {
 
     /// A reader of `streams` (key → the id to read after; `$` for only new entries, `0` for all).
     public init(
-        _ endpoint: RedisEndpoint, streams: [(key: String, after: String)], configuration: Configuration = Configuration(),
+        _ endpoint: RedisEndpoint, streams: [(key: String, after: String)],
+        configuration: Configuration = Configuration(),
         onEvent: @escaping @Sendable (RedisEvent) -> Void = { _ in },
         handler: @escaping @Sendable ([RedisStreamEntry]) -> Void
     ) {
@@ -90,7 +91,8 @@ public final class RedisStreamReader: Sendable {
         while !stopping.load(ordering: .acquiring) {
             do {
                 if connection == nil {
-                    let fresh = try RedisConnection(endpoint, timeoutMilliseconds: configuration.connectTimeoutMilliseconds)
+                    let fresh = try RedisConnection(
+                        endpoint, timeoutMilliseconds: configuration.connectTimeoutMilliseconds)
                     let runID = try RedisClient.runID(of: fresh)
                     let previous = tracker.current
                     tracker.connected(runID)
@@ -136,7 +138,9 @@ public final class RedisStreamReader: Sendable {
         for key in keys {
             let reply = try? c.command("XREVRANGE", key, "+", "-", "COUNT", 1)
             let newest = reply?.elements.first?.elements.first?.string ?? "0-0"
-            positions.withLock { p in if let i = p.firstIndex(where: { $0.key == key }), p[i].id == "$" { p[i].id = newest } }
+            positions.withLock { p in
+                if let i = p.firstIndex(where: { $0.key == key }), p[i].id == "$" { p[i].id = newest }
+            }
         }
     }
 

@@ -10,7 +10,8 @@ extension ContractionGraph {
 
     static func edge(_ e: Int, of graph: RoadGraph) -> Edge {
         Edge(
-            from: graph.edgeSource(e), to: graph.edgeTarget(e), durationMilliseconds: graph.edgeDurationsMilliseconds[e],
+            from: graph.edgeSource(e), to: graph.edgeTarget(e),
+            durationMilliseconds: graph.edgeDurationsMilliseconds[e],
             lengthMeters: Float(graph.edgeDistancesDm[e]) / 10)
     }
 }

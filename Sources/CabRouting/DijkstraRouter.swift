@@ -92,8 +92,8 @@ public struct DijkstraRouter: Sendable {
     public mutating func durationMilliseconds(_ endpoints: RouteEndpoints) -> Int? {
         let found = shortestPath(from: endpoints.sources, to: endpoints.targets)?.costMilliseconds
         switch (found, endpoints.direct?.costMilliseconds) {
-        case let (a?, b?): return min(a, b)
-        case let (a, b): return a ?? b
+        case (let a?, let b?): return min(a, b)
+        case (let a, let b): return a ?? b
         }
     }
 

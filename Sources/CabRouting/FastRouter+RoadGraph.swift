@@ -151,7 +151,8 @@ extension FastRouter {
             let seeds = seeds(pairing: start, with: ends, fixedIsEnd: false)
             return zip(durations(from: seeds.fixed, to: seeds.others), seeds.direct).map { found, leg in
                 guard let leg, Int(found?.durationMilliseconds ?? .max) >= leg.costMilliseconds else { return found }
-                return FastDuration(durationMilliseconds: UInt32(leg.costMilliseconds), lengthMeters: leg.distanceMeters)
+                return FastDuration(
+                    durationMilliseconds: UInt32(leg.costMilliseconds), lengthMeters: leg.distanceMeters)
             }
         }
     }

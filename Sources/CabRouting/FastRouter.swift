@@ -130,6 +130,8 @@ public final class FastRouter {
     }
 
     private static func optional(_ answer: UpperLabelQuery.Answer) -> FastDuration? {
-        answer.found ? FastDuration(durationMilliseconds: answer.durationMilliseconds, lengthMeters: Double(answer.lengthMeters)) : nil
+        answer.found
+            ? FastDuration(durationMilliseconds: answer.durationMilliseconds, lengthMeters: Double(answer.lengthMeters))
+            : nil
     }
 }

@@ -42,7 +42,8 @@ public struct FastRouterIndex: Sendable {
 
     init(hierarchy: ContractionHierarchy, labels: HubLabels?, edgeFrom: [Int32], edgeTo: [Int32]) {
         self.init(
-            hierarchy: hierarchy, labels: labels, edgeFrom: ContractionBuffer(edgeFrom), edgeTo: ContractionBuffer(edgeTo))
+            hierarchy: hierarchy, labels: labels, edgeFrom: ContractionBuffer(edgeFrom),
+            edgeTo: ContractionBuffer(edgeTo))
     }
 
     package init(

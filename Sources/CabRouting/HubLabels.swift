@@ -84,7 +84,9 @@ public struct HubLabels: Sendable {
     /// labels on every node (`coversEveryNode`); `UpperLabelQuery` answers otherwise.
     /// - Complexity: O(label size) per pair of seeds.
     @inline(__always)
-    func query(from sources: [ContractionSeed], to targets: [ContractionSeed]) -> (durationMilliseconds: UInt32, meters: Float) {
+    func query(from sources: [ContractionSeed], to targets: [ContractionSeed]) -> (
+        durationMilliseconds: UInt32, meters: Float
+    ) {
         var best = UInt32.max
         var bestLength: Float = 0
         for s in sources {

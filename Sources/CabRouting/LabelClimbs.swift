@@ -62,10 +62,12 @@ extension UpperLabelQuery {
             markDominated(c, direction)
             // Both lists are sorted by rank, and every settled rank is below every border rank.
             for s in c.settled {
-                entries.append(.init(rank: s.rank, durationMilliseconds: s.durationMilliseconds, lengthMeters: s.lengthMeters))
+                entries.append(
+                    .init(rank: s.rank, durationMilliseconds: s.durationMilliseconds, lengthMeters: s.lengthMeters))
             }
             for (index, b) in c.border.enumerated() where !c.dominated[index] {
-                entries.append(.init(rank: b.rank, durationMilliseconds: b.durationMilliseconds, lengthMeters: b.lengthMeters))
+                entries.append(
+                    .init(rank: b.rank, durationMilliseconds: b.durationMilliseconds, lengthMeters: b.lengthMeters))
             }
             precondition(entries.count < Int(Int32.max), "climb lists too large")
             first.append(Int32(entries.count))
@@ -115,7 +117,8 @@ extension UpperLabelQuery {
             guard r < lowest else {
                 c.border.append(
                     BorderEntry(
-                        rank: r, durationMilliseconds: seed.durationMilliseconds, lengthMeters: seed.lengthMeters, seed: Int32(index)))
+                        rank: r, durationMilliseconds: seed.durationMilliseconds, lengthMeters: seed.lengthMeters,
+                        seed: Int32(index)))
                 continue
             }
             for k in Int(first[Int(r)])..<Int(first[Int(r) + 1]) {

@@ -112,10 +112,14 @@ package final class UpperLabelQuery {
             dominated.append(contentsOf: repeatElement(false, count: border.count))
             // By rank, and the shorter first where two seeds reach one rank (the longer one is then dominated).
             if border.count > 1 {
-                border.sort { $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMilliseconds < $1.durationMilliseconds) }
+                border.sort {
+                    $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMilliseconds < $1.durationMilliseconds)
+                }
             }
             if settled.count > 1 {
-                settled.sort { $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMilliseconds < $1.durationMilliseconds) }
+                settled.sort {
+                    $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMilliseconds < $1.durationMilliseconds)
+                }
             }
         }
     }
@@ -282,14 +286,16 @@ package final class UpperLabelQuery {
                 for (i, b) in c.border.enumerated() where b.rank == rank {
                     if seed.durationMilliseconds < b.durationMilliseconds {
                         c.border[i] = BorderEntry(
-                            rank: rank, durationMilliseconds: seed.durationMilliseconds, lengthMeters: seed.lengthMeters, seed: Int32(index)
+                            rank: rank, durationMilliseconds: seed.durationMilliseconds,
+                            lengthMeters: seed.lengthMeters, seed: Int32(index)
                         )
                     }
                     continue seeding
                 }
                 c.border.append(
                     BorderEntry(
-                        rank: rank, durationMilliseconds: seed.durationMilliseconds, lengthMeters: seed.lengthMeters, seed: Int32(index)))
+                        rank: rank, durationMilliseconds: seed.durationMilliseconds, lengthMeters: seed.lengthMeters,
+                        seed: Int32(index)))
             }
             c.indexBorder()
             count(c, settled: 0)
@@ -309,7 +315,8 @@ package final class UpperLabelQuery {
                 heap.push(rank, key: seed.durationMilliseconds)
             }
             c.slots[r] = Slot(
-                stamp: cur, distance: seed.durationMilliseconds, length: seed.lengthMeters, predecessorArc: -1 - Int32(index),
+                stamp: cur, distance: seed.durationMilliseconds, length: seed.lengthMeters,
+                predecessorArc: -1 - Int32(index),
                 predecessor: -1)
         }
         let h = hierarchy

@@ -79,4 +79,3 @@ public enum SyntheticCity {
         gridInput(rows: rows, cols: cols, seed: seed).build(profile: .taxi)
     }
 }
-

@@ -35,11 +35,12 @@ public final class SQLiteStatement {
         case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
         case .real(let v): rc = sqlite3_bind_double(handle, index, v)
         case .text(let v):
-            rc = v.utf8.withContiguousStorageIfAvailable { buffer in
-                buffer.withMemoryRebound(to: CChar.self) {
-                    cab_sqlite3_bind_text_transient(handle, index, $0.baseAddress, Int32($0.count))
-                }
-            } ?? cab_sqlite3_bind_text_transient(handle, index, v, -1)
+            rc =
+                v.utf8.withContiguousStorageIfAvailable { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        cab_sqlite3_bind_text_transient(handle, index, $0.baseAddress, Int32($0.count))
+                    }
+                } ?? cab_sqlite3_bind_text_transient(handle, index, v, -1)
         case .blob(let v):
             rc = v.withUnsafeBytes { cab_sqlite3_bind_blob_transient(handle, index, $0.baseAddress, Int32($0.count)) }
         }

@@ -8,10 +8,13 @@ extension BookingRow {
     static var maximumIdempotencyKeyBytes: Int { SQLiteStore.maximumIdempotencyKeyBytes }
 
     /// Checks a new booking: its transitions chain from `requested` to its status, and its key is 1-255 bytes.
-    static func checkNew(_ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord]) throws {
+    static func checkNew(_ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord])
+        throws
+    {
         var state = TripState.requested
         for record in transitions {
-            precondition(record.bookingID == booking.id && record.from == state, "transitions must chain from requested")
+            precondition(
+                record.bookingID == booking.id && record.from == state, "transitions must chain from requested")
             state = record.to
         }
         precondition(booking.status == state, "a new booking is stored in the state its transitions leave it in")
@@ -29,7 +32,9 @@ extension BookingRow {
 
     /// The same key sent with another request.
     static var idempotencyConflict: CoreError {
-        CoreError(.idempotencyConflict, "This Idempotency-Key was used for a different request; use a new key for a new booking.")
+        CoreError(
+            .idempotencyConflict,
+            "This Idempotency-Key was used for a different request; use a new key for a new booking.")
     }
 
     /// A compare-and-set that lost: the booking is now in `state`.
@@ -62,7 +67,8 @@ extension BookingRow {
         }
         if let cursor = query.cursor {
             guard let (createdMilliseconds, id) = parseCursor(cursor) else {
-                throw CoreError(.invalidValue, "The page cursor is not one this server gave out; start from the first page.")
+                throw CoreError(
+                    .invalidValue, "The page cursor is not one this server gave out; start from the first page.")
             }
             conditions.append("(created_ms, id) < (?, ?)")
             parameters += [createdMilliseconds, id] as [any SQLiteBindable]

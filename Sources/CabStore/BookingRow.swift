@@ -13,7 +13,8 @@ enum BookingRow {
         trail_polyline, rating_stars, rating_comment, rated_ms
         """
 
-    static let insert = "INSERT INTO bookings (\(columns)) VALUES (\(Array(repeating: "?", count: 39).joined(separator: ", ")))"
+    static let insert =
+        "INSERT INTO bookings (\(columns)) VALUES (\(Array(repeating: "?", count: 39).joined(separator: ", ")))"
 
     /// Every column but the immutable ones, compare-and-set on the status (`?16` id, `?17` expected status).
     static let update = """
@@ -94,7 +95,8 @@ enum BookingRow {
             let basis = r.optionalString(34).flatMap(FareBasis.init(rawValue:))
         {
             b.receipt = TripReceipt(
-                distanceMeters: Int(meters), durationSeconds: Int(seconds), basis: basis, trailPolyline: r.optionalString(35))
+                distanceMeters: Int(meters), durationSeconds: Int(seconds), basis: basis,
+                trailPolyline: r.optionalString(35))
         }
         if let stars = r.optionalInt64(36), let at = instant(38) {
             b.rating = try? TripRating(stars: Int(stars), comment: r.optionalString(37), at: at)

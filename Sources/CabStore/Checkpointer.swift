@@ -87,7 +87,9 @@ final class Checkpointer: @unchecked Sendable {
             started += 1
             condition.unlock()
             // A failed checkpoint loses nothing (the WAL keeps every commit); the next request retries it.
-            let result = try? connection.query(last ? "PRAGMA wal_checkpoint(TRUNCATE)" : "PRAGMA wal_checkpoint(PASSIVE)") {
+            let result = try? connection.query(
+                last ? "PRAGMA wal_checkpoint(TRUNCATE)" : "PRAGMA wal_checkpoint(PASSIVE)"
+            ) {
                 $0.int(1)
             }
             if let logFrames = result?.first { frames.store(logFrames, ordering: .relaxed) }

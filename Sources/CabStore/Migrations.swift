@@ -71,7 +71,9 @@ enum Migrations {
         // Keys the server makes once and keeps (the key that signs riders' QR codes), by name.
         Migration(
             version: 7,
-            sql: "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_ms INTEGER NOT NULL) STRICT"),
+            sql:
+                "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_ms INTEGER NOT NULL) STRICT"
+        ),
         // Tracking links a rider shares, so that a link keeps working across a restart (issue 14).
         Migration(
             version: 8,

@@ -119,7 +119,9 @@ final class PostgresGroupCommit: @unchecked Sendable {
         while true {
             var commitSent = false
             do {
-                try pool.withConnection { c in try runOnce(batch, savepoints: savepoints, on: c, commitSent: &commitSent) }
+                try pool.withConnection { c in
+                    try runOnce(batch, savepoints: savepoints, on: c, commitSent: &commitSent)
+                }
                 condition.lock()  // counted before any caller wakes, so a caller sees its own write counted
                 batches += 1
                 jobs += batch.count
@@ -196,7 +198,10 @@ private final class PostgresJob<T: Sendable>: PostgresWriteJob, @unchecked Senda
     var result: Result<T, any Error>?
     let completion: @Sendable (Result<T, any Error>) -> Void
 
-    init(_ body: @escaping (PostgresConnection) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
+    init(
+        _ body: @escaping (PostgresConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
         self.body = body
         self.completion = completion
     }

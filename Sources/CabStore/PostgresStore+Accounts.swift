@@ -35,7 +35,8 @@ extension PostgresStore: AccountRepository {
         }
     }
 
-    static func insertToken(_ hash: TokenHash, for holder: Principal, at time: Instant, on c: PostgresConnection) throws {
+    static func insertToken(_ hash: TokenHash, for holder: Principal, at time: Instant, on c: PostgresConnection) throws
+    {
         precondition([.rider, .driver, .dispatcher].contains(holder.role), "tokens belong to accounts")
         try c.query(
             "INSERT INTO tokens (hash, rider_id, driver_id, dispatcher_id, created_ms) VALUES ($1, $2, $3, $4, $5)",
@@ -76,7 +77,9 @@ extension PostgresStore: AccountRepository {
     public func rider(_ id: RiderID) throws -> Rider? {
         try read { c in
             try c.query("SELECT name, created_ms FROM riders WHERE id = $1", [id.rawValue]).first.map { row in
-                Rider(id: id, name: row.string(0) ?? "", createdAt: Instant(millisecondsSinceEpoch: try row.int64(1) ?? 0))
+                Rider(
+                    id: id, name: row.string(0) ?? "", createdAt: Instant(millisecondsSinceEpoch: try row.int64(1) ?? 0)
+                )
             }
         }
     }
@@ -103,7 +106,8 @@ extension PostgresStore: AccountRepository {
         try read { c in
             try c.query("SELECT name, created_ms FROM dispatchers WHERE id = $1", [id.rawValue]).first.map { row in
                 Dispatcher(
-                    id: id, name: row.string(0) ?? "", createdAt: Instant(millisecondsSinceEpoch: try row.int64(1) ?? 0))
+                    id: id, name: row.string(0) ?? "", createdAt: Instant(millisecondsSinceEpoch: try row.int64(1) ?? 0)
+                )
             }
         }
     }

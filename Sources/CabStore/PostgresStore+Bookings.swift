@@ -32,12 +32,15 @@ extension PostgresStore: BookingRepository {
         _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord]
     ) throws -> BookingCreation {
         try BookingRow.checkNew(booking, idempotencyKey: idempotencyKey, transitions: transitions)
-        return try write { c in try Self.insert(booking, idempotencyKey: idempotencyKey, transitions: transitions, on: c) }
+        return try write { c in
+            try Self.insert(booking, idempotencyKey: idempotencyKey, transitions: transitions, on: c)
+        }
     }
 
     /// The idempotency key (first), the booking and its history rows; or the first booking made with the key.
     private static func insert(
-        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord], on c: PostgresConnection
+        _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord],
+        on c: PostgresConnection
     ) throws -> BookingCreation {
         if let key = idempotencyKey {
             let claimed = try c.query(
@@ -66,10 +69,12 @@ extension PostgresStore: BookingRepository {
         // The booking and its history rows in one statement (one round trip): the history's foreign key is
         // checked at the statement's end, after the booking row went in.
         let records = [BookingRow.bookRecord(booking)] + transitions
-        var values = [PostgresValue.int(Int64(Self.shard(of: booking.id)))] + PostgresValue.from(BookingRow.values(booking))
+        var values =
+            [PostgresValue.int(Int64(Self.shard(of: booking.id)))] + PostgresValue.from(BookingRow.values(booking))
         for (i, r) in records.enumerated() {
             values += [
-                .text(r.bookingID.rawValue), .int(Int64(i + 1)), r.from.map { .text($0.rawValue) } ?? .null, .text(r.to.rawValue),
+                .text(r.bookingID.rawValue), .int(Int64(i + 1)), r.from.map { .text($0.rawValue) } ?? .null,
+                .text(r.to.rawValue),
                 .text(r.event.rawValue), .text(r.actor.role.rawValue), r.actor.id.map(PostgresValue.text) ?? .null,
                 .int(r.at.millisecondsSinceEpoch), r.reason.map(PostgresValue.text) ?? .null,
             ]
@@ -116,9 +121,12 @@ extension PostgresStore: BookingRepository {
                 numbered.append(ch)
             }
         }
-        let sql = "SELECT \(BookingRow.columns) FROM bookings\(numbered) ORDER BY created_ms DESC, id DESC LIMIT $\(n + 1)"
+        let sql =
+            "SELECT \(BookingRow.columns) FROM bookings\(numbered) ORDER BY created_ms DESC, id DESC LIMIT $\(n + 1)"
         let values = PostgresValue.from(parameters) + [.int(Int64(query.limit + 1))]
-        let rows = try read { c in try c.query(sql, values: values).rows.map { try BookingRow.decode(PostgresStoreRow(row: $0)) } }
+        let rows = try read { c in
+            try c.query(sql, values: values).rows.map { try BookingRow.decode(PostgresStoreRow(row: $0)) }
+        }
         return BookingRow.page(of: rows, limit: query.limit)
     }
 
@@ -126,7 +134,9 @@ extension PostgresStore: BookingRepository {
     /// database); else `.transitionConflict` naming the current status.
     public func transition(_ updated: Booking, record: TripTransitionRecord) throws {
         precondition(updated.id == record.bookingID && updated.status == record.to, "record and booking disagree")
-        guard let from = record.from else { preconditionFailure("a transition has a from state; creation is create(_:)") }
+        guard let from = record.from else {
+            preconditionFailure("a transition has a from state; creation is create(_:)")
+        }
         try write { c in
             guard try Self.compareAndSet(updated, record: record, from: from, on: c) else {
                 let current = try c.query("SELECT status FROM bookings WHERE id = $1", [updated.id.rawValue]).first
@@ -144,7 +154,9 @@ extension PostgresStore: BookingRepository {
     public func transitions(_ changes: [(updated: Booking, record: TripTransitionRecord)]) throws -> [Bool] {
         let checked = changes.map { updated, record in
             precondition(updated.id == record.bookingID && updated.status == record.to, "record and booking disagree")
-            guard let from = record.from else { preconditionFailure("a transition has a from state; creation is create(_:)") }
+            guard let from = record.from else {
+                preconditionFailure("a transition has a from state; creation is create(_:)")
+            }
             return (updated, record, from)
         }
         guard !checked.isEmpty else { return [] }
@@ -172,17 +184,20 @@ extension PostgresStore: BookingRepository {
     ) throws -> Bool {
         let changed: Int
         do {
-            changed = try c.query(updateBooking, values: PostgresValue.from(BookingRow.updateValues(updated, expected: from)))
-                .affectedRows
+            changed = try c.query(
+                updateBooking, values: PostgresValue.from(BookingRow.updateValues(updated, expected: from))
+            )
+            .affectedRows
         } catch {
             // `query` throws only `PostgresError`s.
             guard error.constraint == "one_open_trip_per_driver" else { throw error }
             throw CoreError(.transitionConflict, "That driver already holds another open trip; choose another driver.")
         }
         guard changed == 1 else { return false }
-        let step = try c.query(
-            "SELECT coalesce(max(step), 0) + 1 FROM booking_history WHERE booking_id = $1", [updated.id.rawValue]
-        ).first?.int(0) ?? 1
+        let step =
+            try c.query(
+                "SELECT coalesce(max(step), 0) + 1 FROM booking_history WHERE booking_id = $1", [updated.id.rawValue]
+            ).first?.int(0) ?? 1
         try insertHistory(record, step: step, on: c)
         return true
     }

@@ -22,7 +22,8 @@ extension PostgresStore {
                 if stored.rating != nil {
                     throw CoreError(.alreadyRated, "You have already rated this trip; a trip is rated once.")
                 }
-                throw CoreError(.notCompleted, "You can rate the trip once it is completed; \(stored.status.situation).")
+                throw CoreError(
+                    .notCompleted, "You can rate the trip once it is completed; \(stored.status.situation).")
             }
             return stored
         }
@@ -40,7 +41,9 @@ extension PostgresStore {
                 [Self.textArray(ids)]
             ).rows.map { pg in
                 let r = PostgresStoreRow(row: pg)
-                return (DriverID(uncheckedRawValue: r.string(0)), DriverRatingSummary(average: r.double(1), count: r.int(2)))
+                return (
+                    DriverID(uncheckedRawValue: r.string(0)), DriverRatingSummary(average: r.double(1), count: r.int(2))
+                )
             }
         }
         return Dictionary(rows, uniquingKeysWith: { a, _ in a })
@@ -64,16 +67,18 @@ extension PostgresStore {
                 let r = PostgresStoreRow(row: pg)
                 return (r.string(0), r.int(1))
             }
-            let journey = try c.query(
-                "SELECT "
-                    + "count(*) FILTER (WHERE pickup_overdue_ms IS NOT NULL OR (promised_pickup_ms IS NOT NULL AND ("
-                    + "coalesce(arrived_ms, picked_up_ms) > promised_pickup_ms OR (status IN ($1, $2) AND $3 > promised_pickup_ms)))), "
-                    + "count(*) FILTER (WHERE redispatch_count > 0), coalesce(sum(redispatch_count), 0) FROM bookings",
-                [TripState.accepted.rawValue, TripState.arriving.rawValue, nowMilliseconds] as [any PostgresBindable]
-            ).first.map { pg in
-                let r = PostgresStoreRow(row: pg)
-                return (r.int(0), r.int(1), r.int(2))
-            } ?? (0, 0, 0)
+            let journey =
+                try c.query(
+                    "SELECT "
+                        + "count(*) FILTER (WHERE pickup_overdue_ms IS NOT NULL OR (promised_pickup_ms IS NOT NULL AND ("
+                        + "coalesce(arrived_ms, picked_up_ms) > promised_pickup_ms OR (status IN ($1, $2) AND $3 > promised_pickup_ms)))), "
+                        + "count(*) FILTER (WHERE redispatch_count > 0), coalesce(sum(redispatch_count), 0) FROM bookings",
+                    [TripState.accepted.rawValue, TripState.arriving.rawValue, nowMilliseconds]
+                        as [any PostgresBindable]
+                ).first.map { pg in
+                    let r = PostgresStoreRow(row: pg)
+                    return (r.int(0), r.int(1), r.int(2))
+                } ?? (0, 0, 0)
             return PickupStatistics(pickups: pickups, counts: counts, journey: journey)
         }
     }

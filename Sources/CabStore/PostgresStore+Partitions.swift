@@ -72,13 +72,15 @@ extension PostgresStore {
             try read { c in
                 try c.transaction { tx in
                     // DDL takes no parameters: the name and bounds are made here from the day number.
-                    try tx.execute("CREATE TABLE \(name) (LIKE driver_locations INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
+                    try tx.execute(
+                        "CREATE TABLE \(name) (LIKE driver_locations INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
                     try tx.query(
                         "WITH moved AS (DELETE FROM driver_locations_default WHERE time_ms >= $1 AND time_ms < $2 "
                             + "RETURNING driver_id, time_ms, lat, lon, accuracy_m, speed_mps, heading_deg) "
                             + "INSERT INTO \(name) SELECT * FROM moved",
                         [from, to])
-                    try tx.execute("ALTER TABLE driver_locations ATTACH PARTITION \(name) FOR VALUES FROM (\(from)) TO (\(to))")
+                    try tx.execute(
+                        "ALTER TABLE driver_locations ATTACH PARTITION \(name) FOR VALUES FROM (\(from)) TO (\(to))")
                 }
             }
             return true

@@ -29,12 +29,14 @@ extension PostgresStore: SavedPlaceRepository {
     /// the rider's bookings go on), so two nodes saving new labels at once are counted one after the other.
     public func save(_ place: SavedPlace, for rider: RiderID) throws -> Bool {
         try write { c in
-            guard try c.query("SELECT 1 FROM riders WHERE id = $1 FOR NO KEY UPDATE", [rider.rawValue]).first != nil else {
+            guard try c.query("SELECT 1 FROM riders WHERE id = $1 FOR NO KEY UPDATE", [rider.rawValue]).first != nil
+            else {
                 throw CoreError(.notFound, "No rider \(rider).")
             }
             let existing =
                 try c.query(
-                    "SELECT 1 FROM saved_places WHERE rider_id = $1 AND label_key = $2", [rider.rawValue, place.labelKey]
+                    "SELECT 1 FROM saved_places WHERE rider_id = $1 AND label_key = $2",
+                    [rider.rawValue, place.labelKey]
                 ).first != nil
             if !existing {
                 let count =
@@ -66,7 +68,8 @@ extension PostgresStore: SavedPlaceRepository {
     public func removeSavedPlace(labeled label: String, for rider: RiderID) throws -> Bool {
         try write { c in
             try c.query(
-                "DELETE FROM saved_places WHERE rider_id = $1 AND label_key = $2", [rider.rawValue, SavedPlace.key(label)]
+                "DELETE FROM saved_places WHERE rider_id = $1 AND label_key = $2",
+                [rider.rawValue, SavedPlace.key(label)]
             ).affectedRows > 0
         }
     }

@@ -9,7 +9,8 @@ extension PostgresStore {
             let inserted = try c.query(
                 "INSERT INTO share_links (token, booking_id, shard, created_ms) VALUES ($1, $2, $3, $4) "
                     + "ON CONFLICT DO NOTHING",
-                [token, booking.rawValue, Self.shard(of: booking), time.millisecondsSinceEpoch] as [any PostgresBindable]
+                [token, booking.rawValue, Self.shard(of: booking), time.millisecondsSinceEpoch]
+                    as [any PostgresBindable]
             ).affectedRows
             if inserted == 0 {
                 let owner = try c.query("SELECT booking_id FROM share_links WHERE token = $1", [token]).first?.string(0)

@@ -46,7 +46,8 @@ public final class PostgresStore: Sendable {
         ) {
             precondition(writers >= 1 && connections >= 1, "at least one writer and one connection")
             precondition((1...64).contains(maximumBatch), "a batch holds 1 to 64 writes")
-            precondition(locationPartitionsAhead >= 0 && (locationRetentionDays ?? 1) >= 1, "partition days are positive")
+            precondition(
+                locationPartitionsAhead >= 0 && (locationRetentionDays ?? 1) >= 1, "partition days are positive")
             self.conninfo = conninfo
             self.connections = connections
             self.writers = min(writers, connections)

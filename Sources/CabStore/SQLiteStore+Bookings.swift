@@ -86,7 +86,9 @@ extension SQLiteStore: BookingRepository {
     /// Writes `updated` and `record` if the stored status is still `record.from`; else `.transitionConflict`.
     public func transition(_ updated: Booking, record: TripTransitionRecord) throws {
         precondition(updated.id == record.bookingID && updated.status == record.to, "record and booking disagree")
-        guard let from = record.from else { preconditionFailure("a transition has a from state; creation is create(_:)") }
+        guard let from = record.from else {
+            preconditionFailure("a transition has a from state; creation is create(_:)")
+        }
         try writer.write { c in
             let changed = try c.run(BookingRow.update, BookingRow.updateValues(updated, expected: from))
             guard changed == 1 else {
@@ -108,13 +110,17 @@ extension SQLiteStore: BookingRepository {
     public func transitions(_ changes: [(updated: Booking, record: TripTransitionRecord)]) throws -> [Bool] {
         let checked = changes.map { updated, record in
             precondition(updated.id == record.bookingID && updated.status == record.to, "record and booking disagree")
-            guard let from = record.from else { preconditionFailure("a transition has a from state; creation is create(_:)") }
+            guard let from = record.from else {
+                preconditionFailure("a transition has a from state; creation is create(_:)")
+            }
             return (updated, record, from)
         }
         guard !checked.isEmpty else { return [] }
         return try writer.write { c in
             try checked.map { updated, record, from in
-                guard try c.run(BookingRow.update, BookingRow.updateValues(updated, expected: from)) == 1 else { return false }
+                guard try c.run(BookingRow.update, BookingRow.updateValues(updated, expected: from)) == 1 else {
+                    return false
+                }
                 try Self.appendHistory(record, on: c)
                 return true
             }

@@ -58,15 +58,16 @@ extension SQLiteStore {
             try c.query("SELECT status, count(*) FROM bookings GROUP BY status", []) { r in (r.string(0), r.int(1)) }
         }
         let nowMilliseconds = now?.millisecondsSinceEpoch ?? Int64.max
-        let journey = try readers.read { c in
-            try c.first(
-                "SELECT "
-                    + "count(*) FILTER (WHERE pickup_overdue_ms IS NOT NULL OR (promised_pickup_ms IS NOT NULL AND ("
-                    + "coalesce(arrived_ms, picked_up_ms) > promised_pickup_ms OR (status IN (?, ?) AND ? > promised_pickup_ms)))), "
-                    + "count(*) FILTER (WHERE redispatch_count > 0), coalesce(sum(redispatch_count), 0) FROM bookings",
-                [TripState.accepted.rawValue, TripState.arriving.rawValue, nowMilliseconds]
-            ) { r in (r.int(0), r.int(1), r.int(2)) }
-        } ?? (0, 0, 0)
+        let journey =
+            try readers.read { c in
+                try c.first(
+                    "SELECT "
+                        + "count(*) FILTER (WHERE pickup_overdue_ms IS NOT NULL OR (promised_pickup_ms IS NOT NULL AND ("
+                        + "coalesce(arrived_ms, picked_up_ms) > promised_pickup_ms OR (status IN (?, ?) AND ? > promised_pickup_ms)))), "
+                        + "count(*) FILTER (WHERE redispatch_count > 0), coalesce(sum(redispatch_count), 0) FROM bookings",
+                    [TripState.accepted.rawValue, TripState.arriving.rawValue, nowMilliseconds]
+                ) { r in (r.int(0), r.int(1), r.int(2)) }
+            } ?? (0, 0, 0)
         let delays = rows.map { Double($0.2 - $0.1) / 1000 }.sorted()
         let onTime = rows.filter { $0.2 <= $0.1 && $0.3 }.count
         func percentile(_ p: Double) -> Double {

@@ -40,7 +40,8 @@ public final class SQLiteStore: Sendable {
         ) {
             self.wallClock = wallClock
             precondition(readers > 0 && maximumBatch > 0, "need at least one reader and a batch of one")
-            precondition(tokenCacheCapacity >= 0 && tokenCacheMilliseconds >= 0, "token cache settings are not negative")
+            precondition(
+                tokenCacheCapacity >= 0 && tokenCacheMilliseconds >= 0, "token cache settings are not negative")
             precondition(walFrameLimit > 0, "the WAL limit is at least one frame")
             self.readers = readers
             self.maximumBatch = maximumBatch
@@ -97,7 +98,8 @@ public final class SQLiteStore: Sendable {
             try Migrations.migrate(db, path: path)
             try db.execute("PRAGMA wal_autocheckpoint = 0")  // the checkpointer thread does it, off the commit path
             let checkpointDB = try SQLiteDatabase(path: path)
-            try checkpointDB.execute(configuration.durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            try checkpointDB.execute(
+                configuration.durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
             var pool: [Connection] = []
             for _ in 0..<configuration.readers {
                 let reader = try SQLiteDatabase(path: path)
@@ -107,7 +109,8 @@ public final class SQLiteStore: Sendable {
             readers = ReaderPool(connections: pool, health: health)
             writer = GroupCommitWriter(
                 connection: Connection(db), maximumBatch: configuration.maximumBatch,
-                checkpointer: Checkpointer(connection: Connection(checkpointDB)), walFrameLimit: configuration.walFrameLimit,
+                checkpointer: Checkpointer(connection: Connection(checkpointDB)),
+                walFrameLimit: configuration.walFrameLimit,
                 health: health)
         } catch {
             throw StoreError.translating(error)

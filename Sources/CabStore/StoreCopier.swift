@@ -37,7 +37,9 @@ public struct StoreCopier: Sendable {
 
     /// Tables in the order foreign keys need. Bookings get their shard; history rows their per-booking step.
     static let tables: [Table] = [
-        Table(name: "riders", select: "id, name, created_ms", insertColumns: "id, name, created_ms", key: "id", columnCount: 3),
+        Table(
+            name: "riders", select: "id, name, created_ms", insertColumns: "id, name, created_ms", key: "id",
+            columnCount: 3),
         Table(
             name: "drivers", select: "id, name, vehicle, plate, vehicle_type, created_ms",
             insertColumns: "id, name, vehicle, plate, vehicle_type, created_ms", key: "id", columnCount: 6),
@@ -46,7 +48,8 @@ public struct StoreCopier: Sendable {
             columnCount: 3),
         Table(
             name: "tokens", select: "hash, rider_id, driver_id, dispatcher_id, created_ms, revoked_ms",
-            insertColumns: "hash, rider_id, driver_id, dispatcher_id, created_ms, revoked_ms", key: "hash", columnCount: 6),
+            insertColumns: "hash, rider_id, driver_id, dispatcher_id, created_ms, revoked_ms", key: "hash",
+            columnCount: 6),
         Table(
             name: "bookings", select: BookingRow.columns, insertColumns: BookingRow.columns, key: "id",
             columnCount: BookingRow.columns.split(separator: ",").count, shardFrom: 0),
@@ -61,17 +64,21 @@ public struct StoreCopier: Sendable {
             insertColumns: "rider_id, key, fingerprint, booking_id, created_ms", key: "rider_id, key", columnCount: 5),
         Table(
             name: "driver_locations", select: "driver_id, time_ms, lat, lon, accuracy_m, speed_mps, heading_deg",
-            insertColumns: "driver_id, time_ms, lat, lon, accuracy_m, speed_mps, heading_deg", key: "driver_id, time_ms",
+            insertColumns: "driver_id, time_ms, lat, lon, accuracy_m, speed_mps, heading_deg",
+            key: "driver_id, time_ms",
             columnCount: 7),
         Table(
-            name: "dispatch_declines", select: "booking_id, driver_id, at_ms", insertColumns: "booking_id, driver_id, at_ms",
+            name: "dispatch_declines", select: "booking_id, driver_id, at_ms",
+            insertColumns: "booking_id, driver_id, at_ms",
             key: "booking_id, driver_id", columnCount: 3, shardFrom: 0),
         Table(
             name: "saved_places", select: "rider_id, label_key, label, name, lat, lon, address, updated_ms",
-            insertColumns: "rider_id, label_key, label, name, lat, lon, address, updated_ms", key: "rider_id, label_key",
+            insertColumns: "rider_id, label_key, label, name, lat, lon, address, updated_ms",
+            key: "rider_id, label_key",
             columnCount: 8),
         Table(
-            name: "server_secrets", select: "name, value, created_ms", insertColumns: "name, value, created_ms", key: "name",
+            name: "server_secrets", select: "name, value, created_ms", insertColumns: "name, value, created_ms",
+            key: "name",
             columnCount: 3),
     ]
 
@@ -103,7 +110,8 @@ public struct StoreCopier: Sendable {
         return reports
     }
 
-    private func copy(_ table: Table, from source: SQLiteDatabase, to target: PostgresConnection) throws -> TableReport {
+    private func copy(_ table: Table, from source: SQLiteDatabase, to target: PostgresConnection) throws -> TableReport
+    {
         let sharded = table.shardFrom != nil
         let columns = (sharded ? "shard, " : "") + table.insertColumns
         let count = table.columnCount + (sharded ? 1 : 0)

@@ -72,7 +72,8 @@ final class TokenCache: Sendable {
         stripe(hash).state.withLock { s in
             guard s.revocations == start.revocations else { return }
             if s.entries.count >= stripeCapacity { s.entries.removeAll(keepingCapacity: true) }
-            s.entries[hash] = Entry(principal: principal, expiresAtMilliseconds: start.milliseconds + lifetimeMilliseconds)
+            s.entries[hash] = Entry(
+                principal: principal, expiresAtMilliseconds: start.milliseconds + lifetimeMilliseconds)
         }
     }
 

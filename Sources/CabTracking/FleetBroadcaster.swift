@@ -51,7 +51,8 @@ public final class FleetBroadcaster<Key: Hashable & Sendable>: Sendable {
     /// How many subscriptions are open.
     public var subscriberCount: Int { state.withReadLock { $0.hub.subscriberCount } }
 
-    func next(_ id: FleetFanOut<Key>.SubscriberID, limit: Int, waker: @escaping @Sendable () -> Void) -> FleetPoll<Key> {
+    func next(_ id: FleetFanOut<Key>.SubscriberID, limit: Int, waker: @escaping @Sendable () -> Void) -> FleetPoll<Key>
+    {
         state.withWriteLock { state in
             guard let events = state.hub.drain(id, limit: limit) else { return .end }
             if !events.isEmpty { return .events(events) }

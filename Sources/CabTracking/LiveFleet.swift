@@ -21,7 +21,8 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
 
     /// An empty fleet.
     public init(
-        ingest: IngestConfiguration = IngestConfiguration(), index: DriverIndexConfiguration = DriverIndexConfiguration()
+        ingest: IngestConfiguration = IngestConfiguration(),
+        index: DriverIndexConfiguration = DriverIndexConfiguration()
     ) {
         ingestConfiguration = ingest
         state = ReaderWriterLock(State(index: NearestDriverIndex(configuration: index)))
@@ -58,7 +59,8 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
     }
 
     private func apply(
-        _ fixes: [LocationFix], from driver: Key, vehicleClass: VehicleClass, resumingAfter previous: LocationFix? = nil,
+        _ fixes: [LocationFix], from driver: Key, vehicleClass: VehicleClass,
+        resumingAfter previous: LocationFix? = nil,
         now: Int64, to state: inout State
     ) -> IngestOutcome {
         var outcome: IngestOutcome
@@ -66,13 +68,16 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
             outcome = state.ingest[Int(slot)].ingest(fixes, now: now, configuration: ingestConfiguration)
             if let latest = outcome.latest { move(driver, to: latest, in: &state) }
         } else {
-            var fresh = previous.map { DriverIngestState(resumingAfter: $0.timeMilliseconds, at: $0.coordinate) }
+            var fresh =
+                previous.map { DriverIngestState(resumingAfter: $0.timeMilliseconds, at: $0.coordinate) }
                 ?? DriverIngestState()
             outcome = fresh.ingest(fixes, now: now, configuration: ingestConfiguration)
             if let latest = outcome.latest {
                 let slot = Int(move(driver, to: latest, vehicleClass: vehicleClass, in: &state))
                 if slot == state.ingest.count { state.ingest.append(fresh) } else { state.ingest[slot] = fresh }
-                if !state.statusBeforeFirstFix.isEmpty, let status = state.statusBeforeFirstFix.removeValue(forKey: driver) {
+                if !state.statusBeforeFirstFix.isEmpty,
+                    let status = state.statusBeforeFirstFix.removeValue(forKey: driver)
+                {
                     state.index.setStatus(status, for: driver)
                 }
             }

@@ -11,7 +11,9 @@ extension NearestDriverIndex {
         }
         var total = dictionary(slotByKey) + dictionary(cellByKey)
         total += array(keys) + array(latitudesE7) + array(longitudesE7) + array(timesMilliseconds)
-        total += array(headings) + array(speedsDecimeters) + array(statuses) + array(vehicles) + array(cellOfSlot) + array(placeInCell)
+        total +=
+            array(headings) + array(speedsDecimeters) + array(statuses) + array(vehicles) + array(cellOfSlot)
+            + array(placeInCell)
         total += array(freeSlots) + array(cellMembers)
         for members in cellMembers { total += array(members) }
         return total

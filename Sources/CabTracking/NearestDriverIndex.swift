@@ -58,7 +58,8 @@ public struct NearestDriverIndex<Key: Hashable & Sendable>: Sendable {
     public init(configuration: DriverIndexConfiguration = DriverIndexConfiguration()) {
         self.configuration = configuration
         cellLatitudeDegrees = configuration.cellSizeMeters / Self.metersPerDegreeLatitude
-        let cosine = LocalProjection(referenceLatitude: configuration.referenceLatitude).metersPerDegreeLongitude
+        let cosine =
+            LocalProjection(referenceLatitude: configuration.referenceLatitude).metersPerDegreeLongitude
             / Self.metersPerDegreeLatitude
         cellLongitudeDegrees = cellLatitudeDegrees / cosine
     }

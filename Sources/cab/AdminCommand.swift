@@ -42,12 +42,15 @@ struct CreateDispatcher: ParsableCommand {
     func run() throws {
         logLevel.apply()
         let name = self.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let url = postgres ?? ProcessInfo.processInfo.environment["CAB_POSTGRES_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+        if let url = postgres
+            ?? ProcessInfo.processInfo.environment["CAB_POSTGRES_URL"].flatMap({ $0.isEmpty ? nil : $0 })
+        {
             let store: PostgresStore
             do {
                 store = try PostgresStore(.init(conninfo: url))
             } catch let error as StoreError {
-                Console.fail("cannot open the PostgreSQL store: \(error.message)", code: error.code == .misconfigured ? 64 : 69)
+                Console.fail(
+                    "cannot open the PostgreSQL store: \(error.message)", code: error.code == .misconfigured ? 64 : 69)
             } catch {
                 Console.fail("cannot open the PostgreSQL store: \(error)", code: 69)
             }

@@ -65,7 +65,8 @@ struct Arguments {
     func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) -> Int {
         guard let text = values[name] else { return defaultValue }
         guard let n = Int(text), range.contains(n) else {
-            Console.fail("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            Console.fail(
+                "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return n
     }

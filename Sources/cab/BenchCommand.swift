@@ -7,16 +7,29 @@ import CabRoutingBench
 enum BenchCommand {
     /// The benchmarks, by name; each parses its own flags.
     static let kinds: [(name: String, summary: String, run: @Sendable ([String]) -> Never)] = [
-        ("places", "typed-prefix and reverse geocoding medians/p99 on a map's index and a synthetic one", BenchPlacesCommand.run),
+        (
+            "places", "typed-prefix and reverse geocoding medians/p99 on a map's index and a synthetic one",
+            BenchPlacesCommand.run
+        ),
         ("dispatch", "dispatch decision and booking-to-first-offer latency", DispatchCommands.bench),
         ("api", "healthz ceiling, durable bookings/s and p50/p99 over HTTP (wrk)", APIBenchCommand.run),
-        ("sse", "CabHTTP SSE fan-out ceiling: 5,000 raw-socket clients, events/s and p99 delivery", SSEBenchCommand.run),
-        ("tracking", "issue 6 in one run: in-process ingest/nearest/memory, Redis GEOSEARCH, HTTP ingest and SSE",
-         TrackingBenchCommand.run),
-        ("tracking-http", "single-fix location posts/s (wrk) and fleet-stream SSE fan-out over HTTP",
-         TrackingHTTPBenchCommand.run),
+        (
+            "sse", "CabHTTP SSE fan-out ceiling: 5,000 raw-socket clients, events/s and p99 delivery",
+            SSEBenchCommand.run
+        ),
+        (
+            "tracking", "issue 6 in one run: in-process ingest/nearest/memory, Redis GEOSEARCH, HTTP ingest and SSE",
+            TrackingBenchCommand.run
+        ),
+        (
+            "tracking-http", "single-fix location posts/s (wrk) and fleet-stream SSE fan-out over HTTP",
+            TrackingHTTPBenchCommand.run
+        ),
         ("route", "fast routing vs Dijkstra, many-to-one, import+preprocess, GET /v1/route p50", BenchRouteCommand.run),
-        ("store", "durable bookings/s, p50/p99 and location rows/s: SQLite and PostgreSQL side by side", StoreBenchCommand.run),
+        (
+            "store", "durable bookings/s, p50/p99 and location rows/s: SQLite and PostgreSQL side by side",
+            StoreBenchCommand.run
+        ),
         ("cluster", "fix on node A to nearby on node B over Redis, p50/p99 next to one node", ClusterBenchCommand.run),
     ]
 

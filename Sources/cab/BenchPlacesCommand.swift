@@ -1,9 +1,9 @@
 import CabBench
+import CabImport
 import CabLoopback
+import CabPlaces
 import CabPlacesBench
 import CabRoutingBench
-import CabImport
-import CabPlaces
 import Foundation
 
 /// `cab bench places`: forward (typed prefixes) and reverse query times on a real map's index and, optionally, on a
@@ -11,7 +11,9 @@ import Foundation
 enum BenchPlacesCommand {
     static let flags: [Arguments.Flag] = [
         .init(name: "map", valueName: "FILE", help: "OSM extract to index (default data/maps/helsinki.osm.pbf)"),
-        .init(name: "synthetic", valueName: "N", help: "also build and measure a synthetic index of N places (e.g. 1000000)"),
+        .init(
+            name: "synthetic", valueName: "N",
+            help: "also build and measure a synthetic index of N places (e.g. 1000000)"),
         .init(name: "names", valueName: "N", help: "names typed character by character (default 1000)"),
         .init(name: "points", valueName: "N", help: "reverse points (default 1000)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
@@ -57,7 +59,9 @@ enum BenchPlacesCommand {
         let map = args.value("map") ?? "data/maps/helsinki.osm.pbf"
         let names = args.integer("names", default: 1000, in: 1...1_000_000)
         let points = args.integer("points", default: 1000, in: 1...1_000_000)
-        let syntheticCount = args.value("synthetic").map { _ in args.integer("synthetic", default: 0, in: 1...10_000_000) }
+        let syntheticCount = args.value("synthetic").map { _ in
+            args.integer("synthetic", default: 0, in: 1...10_000_000)
+        }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cab-bench-places-\(getpid())")
         defer { try? FileManager.default.removeItem(at: scratch) }  // scratch space; leftovers are harmless
         do {
@@ -68,7 +72,8 @@ enum BenchPlacesCommand {
             let result = try PlaceBenchmark.measure(index: index, names: names, reversePoints: points)
             let size = (try? FileManager.default.attributesOfItem(atPath: directory.placesPath)[.size] as? Int) ?? 0
             var figures = Figures(
-                map: map, buildSeconds: manifest.seconds["places"] ?? 0, indexBytes: size, result: result, synthetic: nil)
+                map: map, buildSeconds: manifest.seconds["places"] ?? 0, indexBytes: size, result: result,
+                synthetic: nil)
             if !args.has("json") { printFigures(map, figures.buildSeconds, size, result) }
             if let syntheticCount {
                 let path = scratch.appendingPathComponent("synthetic.sqlite").path
@@ -78,7 +83,8 @@ enum BenchPlacesCommand {
                 figures.synthetic = SyntheticFigures(
                     buildSeconds: report.buildSeconds, indexBytes: report.sizeBytes, result: synthetic)
                 if !args.has("json") {
-                    printFigures("synthetic (\(syntheticCount) places)", report.buildSeconds, report.sizeBytes, synthetic)
+                    printFigures(
+                        "synthetic (\(syntheticCount) places)", report.buildSeconds, report.sizeBytes, synthetic)
                 }
             }
             if args.has("json") {
@@ -97,10 +103,12 @@ enum BenchPlacesCommand {
     }
 
     static func printFigures(_ label: String, _ build: Double, _ bytes: Int, _ r: PlaceBenchmarkResult) {
-        Console.line("places: \(label): \(r.places) places, built in \(String(format: "%.2f", build)) s, \(bytes / 1024) KiB")
+        Console.line(
+            "places: \(label): \(r.places) places, built in \(String(format: "%.2f", build)) s, \(bytes / 1024) KiB")
         Console.line(
             String(
-                format: "  forward: %d queries, median %.3f ms, p99 %.3f ms (targets < 2 ms, < 20 ms); full name found %.1f%%",
+                format:
+                    "  forward: %d queries, median %.3f ms, p99 %.3f ms (targets < 2 ms, < 20 ms); full name found %.1f%%",
                 r.forwardQueries, r.forwardMedianMilliseconds, r.forwardP99Milliseconds, r.forwardFoundShare * 100))
         Console.line(
             String(

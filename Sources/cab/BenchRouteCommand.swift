@@ -1,14 +1,14 @@
-import CabBench
-import CabLoopback
-import CabPlacesBench
-import CabRoutingBench
 import CabAPI
+import CabBench
 import CabDispatch
 import CabGeo
 import CabHTTP
 import CabImport
+import CabLoopback
 import CabOSM
+import CabPlacesBench
 import CabRouting
+import CabRoutingBench
 import Foundation
 
 #if canImport(Glibc)

@@ -1,12 +1,12 @@
+import CabAPI
 import CabBench
+import CabCore
+import CabHTTP
+import CabImport
 import CabLoopback
 import CabPlacesBench
-import CabRoutingBench
-import CabAPI
-import CabHTTP
-import CabCore
-import CabImport
 import CabRouting
+import CabRoutingBench
 import CabStore
 import Foundation
 
@@ -50,14 +50,20 @@ enum DispatchCommands {
         do {
             let store = try SQLiteStore(path: storePath, configuration: .init(durable: false))
             defer { store.close() }
-            let report = try TripSimulation(graph: graph, index: index, store: store, configuration: configuration).run()
+            let report = try TripSimulation(graph: graph, index: index, store: store, configuration: configuration)
+                .run()
             if args.has("json") {
                 Console.line(String(decoding: try JSONCoding.encoder.encode(report), as: UTF8.self))
             } else {
-                Console.line("bookings \(report.bookings), declines \(report.declines), simulated \(report.simulatedSeconds) s")
-                for (state, n) in report.finalStates.sorted(by: { $0.key < $1.key }) { Console.line("  \(state): \(n)") }
+                Console.line(
+                    "bookings \(report.bookings), declines \(report.declines), simulated \(report.simulatedSeconds) s")
+                for (state, n) in report.finalStates.sorted(by: { $0.key < $1.key }) {
+                    Console.line("  \(state): \(n)")
+                }
                 Console.line("mean pickup wait \(Int(report.meanPickupWaitSeconds)) s")
-                Console.line(report.inconsistencies.isEmpty ? "store consistent" : "INCONSISTENT: \(report.inconsistencies.prefix(10))")
+                Console.line(
+                    report.inconsistencies.isEmpty
+                        ? "store consistent" : "INCONSISTENT: \(report.inconsistencies.prefix(10))")
             }
             cleanup()
             exitProcess(report.inconsistencies.isEmpty ? 0 : 1)
@@ -75,24 +81,31 @@ enum DispatchCommands {
     ]
 
     static func bench(_ arguments: [String]) -> Never {
-        let usage = "usage: cab bench dispatch [--data DIR] [--drivers N] [--rate PER_S] [--json]\n\n\(Arguments.describe(benchFlags))"
+        let usage =
+            "usage: cab bench dispatch [--data DIR] [--drivers N] [--rate PER_S] [--json]\n\n\(Arguments.describe(benchFlags))"
         let args = Arguments(arguments, flags: benchFlags, usage: usage)
         let (graph, index) = loadGraph(args)
         let (storePath, cleanup) = temporaryStore()
         defer { cleanup() }
         do {
             let r = try DispatchBenchmark.run(
-                graph: graph, index: index, storePath: storePath, drivers: args.integer("drivers", default: 10_000, in: 1...1_000_000),
+                graph: graph, index: index, storePath: storePath,
+                drivers: args.integer("drivers", default: 10_000, in: 1...1_000_000),
                 bookingsPerSecond: Double(args.integer("rate", default: 50, in: 1...10_000)),
                 bookings: args.integer("bookings", default: 500, in: 1...1_000_000))
             if args.has("json") {
                 Console.line(String(decoding: try JSONCoding.encoder.encode(r), as: UTF8.self))
             } else {
                 Console.line("graph: \(r.graphNodes) nodes; \(r.onlineDrivers) online drivers")
-                Console.line(String(format: "decision (%.0f candidates ranked by road ETA): median %.0f us, p99 %.0f us",
-                    r.meanCandidates, r.decisionMedianMicroseconds, r.decisionP99Microseconds))
-                Console.line(String(format: "booking to first offer at %.0f bookings/s (%d bookings): median %.1f ms, p99 %.1f ms",
-                    r.bookingsPerSecond, r.bookings, r.bookingToOfferMedianMilliseconds, r.bookingToOfferP99Milliseconds))
+                Console.line(
+                    String(
+                        format: "decision (%.0f candidates ranked by road ETA): median %.0f us, p99 %.0f us",
+                        r.meanCandidates, r.decisionMedianMicroseconds, r.decisionP99Microseconds))
+                Console.line(
+                    String(
+                        format: "booking to first offer at %.0f bookings/s (%d bookings): median %.1f ms, p99 %.1f ms",
+                        r.bookingsPerSecond, r.bookings, r.bookingToOfferMedianMilliseconds,
+                        r.bookingToOfferP99Milliseconds))
             }
             cleanup()
             exitProcess(0)

@@ -1,8 +1,8 @@
 import CabBench
+import CabClient
 import CabLoopback
 import CabPlacesBench
 import CabRoutingBench
-import CabClient
 import Foundation
 import Synchronization
 
@@ -11,7 +11,9 @@ enum LiveTripCommand {
     static let flags: [Arguments.Flag] = [
         .init(name: "trips", valueName: nil, help: "simulate riders and trips"),
         .init(name: "url", valueName: "URL", help: "the running server (live mode)"),
-        .init(name: "data", valueName: "DIR", help: "data directory with the server's map (default $CAB_DATA or data/cab)"),
+        .init(
+            name: "data", valueName: "DIR", help: "data directory with the server's map (default $CAB_DATA or data/cab)"
+        ),
         .init(name: "drivers", valueName: "N", help: "simulated drivers (default 10)"),
         .init(name: "riders-per-minute", valueName: "R", help: "bookings per minute (default 6)"),
         .init(name: "duration", valueName: "S", help: "seconds of booking (default 60)"),
@@ -49,13 +51,15 @@ enum LiveTripCommand {
         }
         let configuration = LiveTripSimulation.Configuration(
             baseURL: url, drivers: args.integer("drivers", default: 10, in: 1...10_000),
-            ridersPerMinute: number("riders-per-minute", 6, 0.01...6_000), durationSeconds: number("duration", 60, 1...604_800),
+            ridersPerMinute: number("riders-per-minute", 6, 0.01...6_000),
+            durationSeconds: number("duration", 60, 1...604_800),
             drainSeconds: number("drain", 300, 0...86_400), declineProbability: number("decline", 0.15, 0...1),
             cancelProbability: number("cancel", 0.05, 0...1), speedFactor: number("speed", 1, 0.1...20),
             seed: UInt64(args.integer("seed", default: 1, in: 0...Int.max)))
         let data = dataDirectory(args)
         let routing = ServiceLoader.loadRouting(dataDirectory: data)
-        let simulation = LiveTripSimulation(routing: routing, configuration: configuration, progress: { Console.line($0) })
+        let simulation = LiveTripSimulation(
+            routing: routing, configuration: configuration, progress: { Console.line($0) })
         switch runBlocking({ () async throws(ClientError) in try await simulation.run() }) {
         case .success(let s):
             Console.line(

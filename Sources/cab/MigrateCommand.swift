@@ -56,7 +56,8 @@ struct MigrateCommand: ParsableCommand {
                 let seconds = Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000
                 Console.line(
                     "copied \(rows) rows in \(String(format: "%.1f", seconds)) s (\(Int(Double(rows) / max(seconds, 0.001))) rows/s)"
-                        + (StoreCopier.notCopied.isEmpty ? "" : "; not copied: \(StoreCopier.notCopied.joined(separator: ", "))"))
+                        + (StoreCopier.notCopied.isEmpty
+                            ? "" : "; not copied: \(StoreCopier.notCopied.joined(separator: ", "))"))
                 if !short.isEmpty {
                     Console.fail(
                         "PostgreSQL holds fewer rows than SQLite in: \(short.joined(separator: ", "))", code: 65)

@@ -1,20 +1,22 @@
 import CabAPI
-import Logging
+import CabBaseMap
 import CabCluster
-import CabHTTP
 import CabCore
 import CabDispatch
-import CabStore
-import Foundation
-import CabBaseMap
+import CabHTTP
 import CabImport
 import CabPlaces
 import CabRouting
+import CabStore
+import Foundation
+import Logging
 
 /// Loads what `cab serve` answers from out of the data directory, failing with a message that says what to fix.
 enum ServiceLoader {
     /// Everything `cab serve` answers from. Without an imported map it serves what it can (503 for the rest).
-    static func load(dataDirectory: String, settings: ServeSettings, metrics: MetricsRegistry = MetricsRegistry()) -> Services {
+    static func load(dataDirectory: String, settings: ServeSettings, metrics: MetricsRegistry = MetricsRegistry())
+        -> Services
+    {
         let directory = DataDirectory(path: dataDirectory)
         guard directory.hasMap else {
             Log.warning("no map imported; routing, places and booking endpoints answer 503", ["data": dataDirectory])
@@ -134,7 +136,9 @@ enum ServiceLoader {
         } catch let error as ImportError {
             Console.fail(error.message, code: 65)
         } catch let error as RoutingError {
-            Console.fail("\(error.message); import the map again with `cab import MAP.osm.pbf --data \(dataDirectory)`", code: 65)
+            Console.fail(
+                "\(error.message); import the map again with `cab import MAP.osm.pbf --data \(dataDirectory)`", code: 65
+            )
         } catch {
             Console.fail("cannot load the map of \(dataDirectory): \(error)", code: 65)
         }
@@ -154,7 +158,8 @@ enum ServiceLoader {
             var detail = Tariff.explain(error, document: document)
             if document == nil {
                 do { _ = try JSONSerialization.jsonObject(with: data) } catch let syntax as NSError {
-                    detail = "it is not valid JSON: "
+                    detail =
+                        "it is not valid JSON: "
                         + ((syntax.userInfo[NSDebugDescriptionErrorKey] as? String) ?? syntax.localizedDescription)
                 }
             }

@@ -1,12 +1,12 @@
-import CabBench
-import CabLoopback
-import CabPlacesBench
-import CabRoutingBench
 import CabAPI
+import CabBench
 import CabClient
 import CabGeo
 import CabImport
+import CabLoopback
+import CabPlacesBench
 import CabRouting
+import CabRoutingBench
 import Foundation
 import Synchronization
 
@@ -14,7 +14,9 @@ import Synchronization
 /// `LocationReporter` over HTTP, so the live map moves.
 enum SimulateCommand {
     static let flags: [Arguments.Flag] = [
-        .init(name: "data", valueName: "DIR", help: "data directory with the imported map (default $CAB_DATA or data/cab)"),
+        .init(
+            name: "data", valueName: "DIR", help: "data directory with the imported map (default $CAB_DATA or data/cab)"
+        ),
         .init(name: "url", valueName: "URL", help: "the server (default http://127.0.0.1:8080)"),
         .init(name: "drivers", valueName: "N", help: "simulated drivers (default 10)"),
         .init(name: "rate", valueName: "SECONDS", help: "seconds between a driver's reports (default 2)"),

@@ -16,8 +16,13 @@ import Testing
 /// dispatcher, a revoked rider token, and the trip's share-link token sent as a bearer token.
 @Suite struct AccessMatrixTests {
     enum Actor: String, CaseIterable, Sendable {
-        case anonymous, riderA = "rider A", riderB = "rider B", driverA = "driver A", driverB = "driver B"
-        case dispatcher, revoked, share = "share token"
+        case anonymous
+        case riderA = "rider A"
+        case riderB = "rider B"
+        case driverA = "driver A"
+        case driverB = "driver B"
+        case dispatcher, revoked
+        case share = "share token"
     }
 
     enum Stage: String, Sendable { case offered, accepted, arrived, riding }
@@ -57,10 +62,14 @@ import Testing
         Row("POST /v1/trips/{booking}/depart", [401, 403, 403, 200, 403, 403, 401, 401], stage: .accepted),
         Row("POST /v1/trips/{booking}/arrived", [401, 403, 403, 200, 403, 200, 401, 401], stage: .accepted),
         Row("POST /v1/trips/{booking}/redispatch", [401, 403, 403, 403, 403, 200, 401, 401], stage: .accepted),
-        Row("POST /v1/trips/{booking}/start", [401, 403, 403, 200, 403, 403, 401, 401], stage: .arrived, body: #"{"code":"{pin}"}"#),
+        Row(
+            "POST /v1/trips/{booking}/start", [401, 403, 403, 200, 403, 403, 401, 401], stage: .arrived,
+            body: #"{"code":"{pin}"}"#),
         Row("POST /v1/trips/{booking}/complete", [401, 403, 403, 200, 403, 200, 401, 401], stage: .riding),
         Row("POST /v1/trips/{booking}/cancel", [401, 403, 403, 200, 403, 200, 401, 401], stage: .accepted, body: "{}"),
-        Row("POST /v1/trips/{booking}/assign", [401, 403, 403, 403, 403, 200, 401, 401], body: #"{"driver_id":"{driverB}"}"#),
+        Row(
+            "POST /v1/trips/{booking}/assign", [401, 403, 403, 403, 403, 200, 401, 401],
+            body: #"{"driver_id":"{driverB}"}"#),
         Row("GET /v1/track/{share}", [200, 200, 200, 200, 200, 200, 200, 200]),
         Row("GET /v1/stats", [401, 403, 403, 403, 403, 200, 401, 401]),
         Row("POST /v1/driver/locations", [401, 403, 403, 200, 200, 403, 401, 401], body: fixes),
@@ -113,7 +122,8 @@ import Testing
                 }
             for step in steps {
                 let answer = h.call(
-                    "POST", "/v1/trips/\(id)/\(step)", token: driverA.token, body: step == "start" ? ["code": pin] : nil)
+                    "POST", "/v1/trips/\(id)/\(step)", token: driverA.token, body: step == "start" ? ["code": pin] : nil
+                )
                 #expect(answer.status == 200, "setting up \(stage): \(step)")
             }
         }

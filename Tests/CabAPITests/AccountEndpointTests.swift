@@ -13,7 +13,8 @@ import Testing
 
         let asRider = h.call("GET", "/v1/me", token: rider.token)
         #expect(asRider.status == 200)
-        #expect(asRider.string("role") == "rider" && asRider.string("id") == rider.id && asRider.string("name") == "Rider")
+        #expect(
+            asRider.string("role") == "rider" && asRider.string("id") == rider.id && asRider.string("name") == "Rider")
         #expect(asRider.json["vehicle"] == nil && asRider.json["token"] == nil)
 
         let asDriver = h.call("GET", "/v1/me", token: driver.token)

@@ -15,11 +15,15 @@ import Testing
 
     static func booking() -> Booking {
         var b = Booking(
-            id: BookingID("bk_0000000000000001")!, riderID: rider, pickup: Coordinate(latitude: 60.17, longitude: 24.94),
-            dropoff: Coordinate(latitude: 60.16, longitude: 24.95), routeDistanceMeters: 1234, routeDurationSeconds: 200,
+            id: BookingID("bk_0000000000000001")!, riderID: rider,
+            pickup: Coordinate(latitude: 60.17, longitude: 24.94),
+            dropoff: Coordinate(latitude: 60.16, longitude: 24.95), routeDistanceMeters: 1234,
+            routeDurationSeconds: 200,
             fareEstimate: Money(minorUnits: 148, currency: .eur), pin: "0420",
             createdAt: Instant(secondsSinceEpoch: 1_800_000_000),
-            routePolyline: Polyline.encode([Coordinate(latitude: 60.17, longitude: 24.94), Coordinate(latitude: 60.16, longitude: 24.95)]))
+            routePolyline: Polyline.encode([
+                Coordinate(latitude: 60.17, longitude: 24.94), Coordinate(latitude: 60.16, longitude: 24.95),
+            ]))
         b.status = .accepted
         b.driverID = driver.id
         b.acceptedAt = Instant(secondsSinceEpoch: 1_800_000_060)
@@ -45,7 +49,8 @@ import Testing
     @Test func everyFieldOfTheContractIsPresentWithMoneyInMinorUnits() throws {
         let json = try Self.json(for: .rider(Self.rider))
         let fields = [
-            "id", "status", "pickup", "dropoff", "pickup_name", "dropoff_name", "route", "fare", "qr", "pin", "created_at",
+            "id", "status", "pickup", "dropoff", "pickup_name", "dropoff_name", "route", "fare", "qr", "pin",
+            "created_at",
             "driver", "promised_pickup_eta_s", "promised_pickup_at", "actual_pickup_at", "cancellation", "final_fare",
             "redispatch_count", "late", "receipt", "rating",
         ]
@@ -108,18 +113,24 @@ import Testing
         noRoute.routePolyline = nil
         var longRoute = BookingResponseTests.booking()
         longRoute.routePolyline = Polyline.encode(
-            (0..<500).map { Coordinate(latitude: 60.1 + Double($0) * 0.000_37, longitude: 24.9 - Double($0) * 0.000_91) })
+            (0..<500).map {
+                Coordinate(latitude: 60.1 + Double($0) * 0.000_37, longitude: 24.9 - Double($0) * 0.000_91)
+            })
         // Issue 13: a receipt the tariff reproduces (itemised), one it does not (one line), a rating, re-dispatches.
         var receipted = completed
         receipted.finalFare = Money(minorUnits: 84, currency: .eur)
         receipted.receipt = TripReceipt(
             distanceMeters: 700, durationSeconds: 70, basis: .trail,
-            trailPolyline: Polyline.encode([Coordinate(latitude: 60.17, longitude: 24.94), Coordinate(latitude: 60.171, longitude: 24.95)]))
-        receipted.rating = try? TripRating(stars: 4, comment: "Kiitos \"hyvä\" 🚕", at: Instant(secondsSinceEpoch: 1_800_000_900))
+            trailPolyline: Polyline.encode([
+                Coordinate(latitude: 60.17, longitude: 24.94), Coordinate(latitude: 60.171, longitude: 24.95),
+            ]))
+        receipted.rating = try? TripRating(
+            stars: 4, comment: "Kiitos \"hyvä\" 🚕", at: Instant(secondsSinceEpoch: 1_800_000_900))
         receipted.redispatchCount = 2
         receipted.pickupOverdueAt = Instant(secondsSinceEpoch: 1_800_000_300)
         var unitemised = completed
-        unitemised.receipt = TripReceipt(distanceMeters: 1_000, durationSeconds: 60, basis: .bookedRoute, trailPolyline: nil)
+        unitemised.receipt = TripReceipt(
+            distanceMeters: 1_000, durationSeconds: 60, basis: .bookedRoute, trailPolyline: nil)
         unitemised.rating = try? TripRating(stars: 1, comment: nil, at: Instant(secondsSinceEpoch: 1_800_000_900))
         return [
             (requested, nil), (BookingResponseTests.booking(), BookingResponseTests.driver), (cancelled, nil),

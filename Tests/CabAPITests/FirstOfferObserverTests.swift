@@ -11,7 +11,9 @@ import Testing
         h.dispatch.firstOfferObserver.withLock { $0 = { ms in seen.withLock { $0.append(ms) } } }
         let a = h.driver(at: RiverMap.south(2))
         let b = h.driver(at: RiverMap.south(4))
-        let streams = try [a, b].map { try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": $0.token])) }
+        let streams = try [a, b].map {
+            try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": $0.token]))
+        }
         h.advance(seconds: 1)
         let id = try #require(h.book(h.rider(), from: RiverMap.south(1), to: RiverMap.south(8)).string("id"))
         #expect(streams[0].read().map(\.event) == ["offer"])

@@ -119,38 +119,52 @@ import Testing
     @Test func anOldFixAfterARestartIsRefusedAndThePositionDoesNotJumpBack() throws {
         let f = try TrackingFixture()
         f.clock.advance(seconds: 60)
-        #expect(try f.post([f.fix(60.17, 24.94, at: -30), f.fix(60.171, 24.94, at: -10)], token: f.tokenA)
-            .jsonObject?["accepted"] as? Int == 2)
+        #expect(
+            try f.post([f.fix(60.17, 24.94, at: -30), f.fix(60.171, 24.94, at: -10)], token: f.tokenA)
+                .jsonObject?["accepted"] as? Int == 2)
         f.tracking.history.close()  // written to the store, as a clean stop does
         #expect(try f.store.newestLocation(of: f.driverA)?.time == f.clock.now().adding(seconds: -10))
 
         // A new process on the same store: a fresh TrackingService, as `cab serve` makes at start-up.
         let clock = f.clock
         let restarted = TrackingService(
-            configuration: TrackingFixture.configuration(), accounts: f.store, history: f.store, metrics: MetricsRegistry(),
+            configuration: TrackingFixture.configuration(), accounts: f.store, history: f.store,
+            metrics: MetricsRegistry(),
             now: { clock.now() })
         defer { restarted.shutdown() }
         let replayed = restarted.ingest(
-            [LocationFix(coordinate: Coordinate(latitude: 60.17, longitude: 24.94),
-                         timeMilliseconds: f.clock.now().adding(seconds: -30).millisecondsSinceEpoch, accuracyMeters: 5)],
+            [
+                LocationFix(
+                    coordinate: Coordinate(latitude: 60.17, longitude: 24.94),
+                    timeMilliseconds: f.clock.now().adding(seconds: -30).millisecondsSinceEpoch, accuracyMeters: 5)
+            ],
             from: f.driverA)
         #expect(replayed.accepted.isEmpty && replayed.dropped[.outOfOrder] == 1)
         #expect(restarted.fleet.position(of: f.driverA) == nil)  // no jump back to the old place
         let again = restarted.ingest(
-            [LocationFix(coordinate: Coordinate(latitude: 60.171, longitude: 24.94),
-                         timeMilliseconds: f.clock.now().adding(seconds: -10).millisecondsSinceEpoch, accuracyMeters: 5)],
+            [
+                LocationFix(
+                    coordinate: Coordinate(latitude: 60.171, longitude: 24.94),
+                    timeMilliseconds: f.clock.now().adding(seconds: -10).millisecondsSinceEpoch, accuracyMeters: 5)
+            ],
             from: f.driverA)
         #expect(again.dropped[.duplicate] == 1)
         let newer = restarted.ingest(
-            [LocationFix(coordinate: Coordinate(latitude: 60.1712, longitude: 24.94),
-                         timeMilliseconds: f.clock.now().millisecondsSinceEpoch, accuracyMeters: 5)],
+            [
+                LocationFix(
+                    coordinate: Coordinate(latitude: 60.1712, longitude: 24.94),
+                    timeMilliseconds: f.clock.now().millisecondsSinceEpoch, accuracyMeters: 5)
+            ],
             from: f.driverA)
         #expect(newer.accepted.count == 1)
         #expect(restarted.fleet.position(of: f.driverA)?.coordinate.latitude == 60.1712)
         // A driver with no history starts afresh.
         let other = restarted.ingest(
-            [LocationFix(coordinate: Coordinate(latitude: 60.2, longitude: 24.9),
-                         timeMilliseconds: f.clock.now().adding(seconds: -100).millisecondsSinceEpoch, accuracyMeters: 5)],
+            [
+                LocationFix(
+                    coordinate: Coordinate(latitude: 60.2, longitude: 24.9),
+                    timeMilliseconds: f.clock.now().adding(seconds: -100).millisecondsSinceEpoch, accuracyMeters: 5)
+            ],
             from: f.driverB)
         #expect(other.accepted.count == 1)
     }

@@ -1,7 +1,7 @@
+import CabTestSupport
 import Foundation
 import Testing
 
-import CabTestSupport
 @testable import CabAPI
 @testable import CabHTTP
 
@@ -17,21 +17,27 @@ import CabTestSupport
 
     static func registeredRoutes() -> [Router.Route] {
         let app = CabApplication(
-            configuration: APIConfiguration(publicDirectory: TestData.repositoryRoot.appendingPathComponent("Public").path),
+            configuration: APIConfiguration(
+                publicDirectory: TestData.repositoryRoot.appendingPathComponent("Public").path),
             services: Services(), metrics: MetricsRegistry())
         return app.makeRouter().routes
     }
 
     @Test func everyRegisteredRouteIsDocumented() throws {
         let paths = try #require(try Self.document()["paths"] as? [String: [String: Any]])
-        let api = Self.registeredRoutes().filter { !$0.pattern.hasSuffix("*}") && !Self.webAppPages.contains($0.pattern) }
+        let api = Self.registeredRoutes().filter {
+            !$0.pattern.hasSuffix("*}") && !Self.webAppPages.contains($0.pattern)
+        }
         #expect(api.count > 30)
         for route in api {
             let operations = paths[route.pattern]
-            #expect(operations != nil, "\(route.pattern) is registered in makeRouter() but missing from Public/openapi.json")
+            #expect(
+                operations != nil, "\(route.pattern) is registered in makeRouter() but missing from Public/openapi.json"
+            )
             #expect(
                 operations?[route.method.lowercased()] != nil,
-                "\(route.method) \(route.pattern) is registered but Public/openapi.json documents only \(operations?.keys.sorted() ?? [])")
+                "\(route.method) \(route.pattern) is registered but Public/openapi.json documents only \(operations?.keys.sorted() ?? [])"
+            )
         }
     }
 
@@ -40,7 +46,9 @@ import CabTestSupport
         let registered = Set(Self.registeredRoutes().map { "\($0.method) \($0.pattern)" })
         for (path, operations) in paths {
             for method in operations.keys {
-                #expect(registered.contains("\(method.uppercased()) \(path)"), "openapi.json documents \(method) \(path), which no route serves")
+                #expect(
+                    registered.contains("\(method.uppercased()) \(path)"),
+                    "openapi.json documents \(method) \(path), which no route serves")
             }
         }
     }

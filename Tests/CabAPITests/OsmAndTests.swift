@@ -18,7 +18,8 @@ import Testing
         let f = try TrackingFixture()
         let id = try device(f)
         // Traccar Client (Android) POSTs the parameters in the query string with an empty body; speed in knots.
-        let path = "/osmand?id=\(id)&timestamp=\(seconds)&lat=60.1699&lon=24.9384&speed=10.0&bearing=182.5"
+        let path =
+            "/osmand?id=\(id)&timestamp=\(seconds)&lat=60.1699&lon=24.9384&speed=10.0&bearing=182.5"
             + "&altitude=12.0&accuracy=8.0&batt=87.0&charge=true"
         #expect(try f.request("POST", path).status == 200)
         let p = try #require(f.tracking.fleet.position(of: f.driverA))
@@ -59,7 +60,8 @@ import Testing
         let id = try device(f)
         let body = "id=\(id)&lat=60.17&lon=24.94&timestamp=\(seconds)&bearing=90"
         let answer = try f.request(
-            "POST", "/osmand", headers: ["Content-Type": "application/x-www-form-urlencoded"], rawBody: Array(body.utf8))
+            "POST", "/osmand", headers: ["Content-Type": "application/x-www-form-urlencoded"], rawBody: Array(body.utf8)
+        )
         #expect(answer.status == 200)
         #expect(f.tracking.fleet.position(of: f.driverA)?.headingDegrees == 90)
     }

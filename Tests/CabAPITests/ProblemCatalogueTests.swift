@@ -122,7 +122,8 @@ import Testing
     /// The Problem schema's `code` member: an enum of every code, each described in `x-problems`.
     static func openAPICodeMember(indent: String) -> String {
         func q(_ s: String) -> String {
-            let data = try! JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])  // a string always encodes
+            // a string always encodes
+            let data = try! JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])
             return String(decoding: data, as: UTF8.self).dropFirst().dropLast().description
         }
         var out = "\"code\": {\n"

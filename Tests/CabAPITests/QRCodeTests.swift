@@ -1,7 +1,7 @@
+import CabTestSupport
 import Foundation
 import Testing
 
-import CabTestSupport
 @testable import CabAPI
 
 @Suite struct QRCodeTests {

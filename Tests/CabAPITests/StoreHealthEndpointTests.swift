@@ -20,7 +20,8 @@ import Testing
         _ = try f.store.writer.write { c in try c.first("PRAGMA max_page_count = \(pages)", [], row: { $0.int(0) }) }
         var refused = 0
         for i in 0..<30 {
-            let answer = try f.request("POST", "/v1/riders", json: ["name": "Rider \(i) " + String(repeating: "y", count: 180)])
+            let answer = try f.request(
+                "POST", "/v1/riders", json: ["name": "Rider \(i) " + String(repeating: "y", count: 180)])
             if answer.status == 503 { refused += 1 }
         }
         #expect(refused > 0)

@@ -20,12 +20,17 @@ import Testing
             let id = DriverID.random()
             let type: VehicleType = i % 3 == 0 ? .large : .standard
             try f.store.createDriver(
-                Driver(id: id, name: "d\(i)", vehicle: "car", plate: "P\(i)", vehicleType: type, createdAt: f.clock.now()),
+                Driver(
+                    id: id, name: "d\(i)", vehicle: "car", plate: "P\(i)", vehicleType: type, createdAt: f.clock.now()),
                 tokenHash: TokenAuthority.tokenHash("t\(i)-\(id)"))
             let c = Coordinate(
-                latitude: .random(in: 60.10...60.25, using: &random), longitude: .random(in: 24.80...25.05, using: &random))
+                latitude: .random(in: 60.10...60.25, using: &random),
+                longitude: .random(in: 24.80...25.05, using: &random))
             _ = f.tracking.ingest(
-                [LocationFix(coordinate: c, timeMilliseconds: f.clock.now().millisecondsSinceEpoch - 1000, accuracyMeters: 5)],
+                [
+                    LocationFix(
+                        coordinate: c, timeMilliseconds: f.clock.now().millisecondsSinceEpoch - 1000, accuracyMeters: 5)
+                ],
                 from: id)
             drivers.append((id, c, type))
         }
@@ -33,7 +38,8 @@ import Testing
         f.tracking.setStatus(.busy, for: busy)
         for _ in 0..<10 {
             let q = Coordinate(
-                latitude: .random(in: 60.12...60.23, using: &random), longitude: .random(in: 24.82...25.03, using: &random))
+                latitude: .random(in: 60.12...60.23, using: &random),
+                longitude: .random(in: 24.82...25.03, using: &random))
             for filter in [nil, VehicleType.large] {
                 var path = "/v1/drivers/nearby?lat=\(q.latitude)&lon=\(q.longitude)&k=7"
                 if let filter { path += "&vehicle_type=\(filter.rawValue)" }
@@ -50,7 +56,9 @@ import Testing
                     .sorted { $0.1 < $1.1 }.prefix(7).map(\.0)
                 #expect(got == Array(expected))
                 // Each driver comes with the name and plate of their account, for the dispatcher's list.
-                let names = drivers.enumerated().reduce(into: [String: (String, String)]()) { $0[$1.element.0.rawValue] = ("d\($1.offset)", "P\($1.offset)") }
+                let names = drivers.enumerated().reduce(into: [String: (String, String)]()) {
+                    $0[$1.element.0.rawValue] = ("d\($1.offset)", "P\($1.offset)")
+                }
                 for d in answer.jsonObject?["drivers"] as? [[String: Any]] ?? [] {
                     let id = d["id"] as? String ?? ""
                     #expect(d["name"] as? String == names[id]?.0 && d["plate"] as? String == names[id]?.1)
@@ -58,7 +66,9 @@ import Testing
             }
         }
         #expect(try f.request("GET", "/v1/drivers/nearby?lat=60.1&lon=24.9", token: f.tokenA).status == 403)
-        #expect(try f.request("GET", "/v1/drivers/nearby?lat=60.1&lon=24.9&vehicle_type=boat", token: f.dispatcherToken).status == 400)
+        #expect(
+            try f.request("GET", "/v1/drivers/nearby?lat=60.1&lon=24.9&vehicle_type=boat", token: f.dispatcherToken)
+                .status == 400)
     }
 
     @Test func trailAsGeoJSONAndGPX() throws {

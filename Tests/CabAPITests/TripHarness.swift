@@ -1,16 +1,17 @@
-@testable import CabAPI
 import CabClient
 import CabCore
 import CabDispatch
 import CabGeo
-@testable import CabHTTP
 import CabRouting
-import CabTestSupport
 import CabStore
+import CabTestSupport
 import CabTracking
 import Foundation
 import Synchronization
 import Testing
+
+@testable import CabAPI
+@testable import CabHTTP
 
 /// A road fixture with a river: two parallel east-west roads 150 m apart joined only by a bridge at the east end.
 ///
@@ -87,7 +88,8 @@ final class TripHarness: @unchecked Sendable {
             self.tracking = tracking
             fleet = tracking.fleet
             dispatch = DispatchCoordinator(
-                store: store, tracking: tracking, eta: eta, tariff: tariff, configuration: settings, now: { clock.now() })
+                store: store, tracking: tracking, eta: eta, tariff: tariff, configuration: settings,
+                now: { clock.now() })
         } else {
             tracking = nil
             fleet = LiveFleet<DriverID>()
@@ -97,7 +99,8 @@ final class TripHarness: @unchecked Sendable {
         var services = Services(routing: routing, store: store, tariff: tariff, now: { clock.now() })
         services.tracking = tracking
         services.dispatch = dispatch
-        let app = CabApplication(configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: metrics)
+        let app = CabApplication(
+            configuration: APIConfiguration(publicDirectory: nil), services: services, metrics: metrics)
         router = app.makeRouter()
         mapper = app.errorMapper(log: nil)
     }
@@ -117,10 +120,14 @@ final class TripHarness: @unchecked Sendable {
 
     /// Calls the API as a client would.
     @discardableResult
-    func call(_ method: String, _ path: String, token: String? = nil, body: [String: Any]? = nil, query: [String: String] = [:]) -> Answer {
+    func call(
+        _ method: String, _ path: String, token: String? = nil, body: [String: Any]? = nil,
+        query: [String: String] = [:]
+    ) -> Answer {
         var request = HTTPRequest(method: method, path: path, query: query, requestID: "test")
         if let token { request.headers["authorization"] = "Bearer \(token)" }
-        if let body { request.body = Array(try! JSONSerialization.data(withJSONObject: body)) }  // test bodies are plain JSON values
+        // test bodies are plain JSON values
+        if let body { request.body = Array(try! JSONSerialization.data(withJSONObject: body)) }
         var response: HTTPResponse
         switch router.match(method: method, path: path) {
         case .found(let route, let parameters):
@@ -141,7 +148,9 @@ final class TripHarness: @unchecked Sendable {
         if case .bytes(let bytes) = response.body, !bytes.isEmpty {
             json = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
         }
-        if response.header("content-type") == "application/problem+json" { Self.checkCatalogued(json, response, method, path) }
+        if response.header("content-type") == "application/problem+json" {
+            Self.checkCatalogued(json, response, method, path)
+        }
         return Answer(status: response.status, json: json, response: response)
     }
 
@@ -168,7 +177,9 @@ final class TripHarness: @unchecked Sendable {
 
     /// A driver, online, at `position`.
     func driver(at position: Coordinate, vehicleType: String = "standard", online: Bool = true) -> Account {
-        let a = call("POST", "/v1/drivers", body: ["name": "Driver", "vehicle": "Toyota", "plate": "ABC-1", "vehicle_type": vehicleType])
+        let a = call(
+            "POST", "/v1/drivers",
+            body: ["name": "Driver", "vehicle": "Toyota", "plate": "ABC-1", "vehicle_type": vehicleType])
         let account = Account(id: a.string("id")!, token: a.string("token")!)
         move(account, to: position)
         if online { call("POST", "/v1/driver/status", token: account.token, body: ["status": "online"]) }
@@ -179,7 +190,9 @@ final class TripHarness: @unchecked Sendable {
     func move(_ driver: Account, to position: Coordinate, heading: Double? = nil) {
         let id = DriverID(driver.id)!
         let t = clock.now()
-        let fix = LocationFix(coordinate: position, timeMilliseconds: t.millisecondsSinceEpoch, accuracyMeters: 5, headingDegrees: heading)
+        let fix = LocationFix(
+            coordinate: position, timeMilliseconds: t.millisecondsSinceEpoch, accuracyMeters: 5, headingDegrees: heading
+        )
         _ = fleet.ingest([fix], from: id, now: t.millisecondsSinceEpoch)
         _ = try? store.append([DriverLocationRecord(driverID: id, time: t, coordinate: position)])
     }
@@ -188,13 +201,17 @@ final class TripHarness: @unchecked Sendable {
     func book(_ rider: Account, from pickup: Coordinate, to dropoff: Coordinate) -> Answer {
         call(
             "POST", "/v1/bookings", token: rider.token,
-            body: ["pickup": ["lat": pickup.latitude, "lon": pickup.longitude], "dropoff": ["lat": dropoff.latitude, "lon": dropoff.longitude]])
+            body: [
+                "pickup": ["lat": pickup.latitude, "lon": pickup.longitude],
+                "dropoff": ["lat": dropoff.latitude, "lon": dropoff.longitude],
+            ])
     }
 
     /// A driver who has accepted a new booking from `pickup` to `dropoff` (standing at `at`, default the pickup):
     /// the booking's id and PIN, its rider and the driver.
     func acceptedTrip(
-        from pickup: Coordinate = RiverMap.south(1), to dropoff: Coordinate = RiverMap.south(8), driverAt: Coordinate? = nil
+        from pickup: Coordinate = RiverMap.south(1), to dropoff: Coordinate = RiverMap.south(8),
+        driverAt: Coordinate? = nil
     ) throws -> (id: String, pin: String, rider: Account, driver: Account) {
         let driver = self.driver(at: driverAt ?? pickup)
         let rider = self.rider()

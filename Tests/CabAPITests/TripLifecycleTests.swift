@@ -30,7 +30,9 @@ import Testing
     @Test func dispatchStartedInTheBackgroundOffersEveryNewBooking() throws {
         let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1))
         let drivers = (0..<3).map { h.driver(at: RiverMap.south(2 * $0 + 1)) }
-        let streams = try drivers.map { try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": $0.token])) }
+        let streams = try drivers.map {
+            try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": $0.token]))
+        }
         let rider = h.rider()
         let bookings = (0..<3).map { i in h.book(rider, from: RiverMap.south(2 * i + 1), to: RiverMap.north(8)) }
         #expect(bookings.map(\.status) == [201, 201, 201])
@@ -38,7 +40,9 @@ import Testing
         #expect(bookings.map { $0.string("status") } == ["dispatching", "dispatching", "dispatching"])
         h.dispatch.waitForQueuedBookings()
         for booking in bookings { #expect(try h.status(of: booking.string("id")!) == .dispatching) }
-        let offered = streams.map { s in s.read().filter { $0.event == "offer" }.compactMap { $0.data["trip_id"] as? String } }
+        let offered = streams.map { s in
+            s.read().filter { $0.event == "offer" }.compactMap { $0.data["trip_id"] as? String }
+        }
         #expect(offered.map(\.count) == [1, 1, 1])
         #expect(Set(offered.flatMap { $0 }) == Set(bookings.compactMap { $0.string("id") }))
     }
@@ -89,15 +93,21 @@ import Testing
         #expect(!h.dispatch.isOffered(new.id, to: try #require(DriverID(driver.id))))
         // The next trip is dispatched as usual.
         let next = h.book(rider, from: RiverMap.south(1), to: RiverMap.south(8))
-        #expect(stream.read().filter { $0.event == "offer" }.compactMap { $0.data["trip_id"] as? String } == [next.string("id")])
+        #expect(
+            stream.read().filter { $0.event == "offer" }.compactMap { $0.data["trip_id"] as? String } == [
+                next.string("id")
+            ])
     }
 
     @Test func timeoutsDeclinesAndOfflineMoveOnUntilNoDriverFound() throws {
-        let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1, searchRadiiMeters: [3_000], maximumBatches: 3))
+        let h = try TripHarness(
+            dispatch: DispatchConfiguration(batchSize: 1, searchRadiiMeters: [3_000], maximumBatches: 3))
         let a = h.driver(at: RiverMap.south(2))
         let b = h.driver(at: RiverMap.south(4))
         let c = h.driver(at: RiverMap.south(6))
-        let streams = try [a, b, c].map { try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": $0.token])) }
+        let streams = try [a, b, c].map {
+            try SSEReader(h.call("GET", "/v1/driver/stream", query: ["access_token": $0.token]))
+        }
         let id = h.book(h.rider(), from: RiverMap.south(1), to: RiverMap.south(8)).string("id")!
         #expect(streams[0].read().map(\.event) == ["offer"])
         // a declines: b gets it; a may not accept what it declined.
@@ -146,7 +156,8 @@ import Testing
         // Drive north bank east, over the bridge, back west: ETA falls, alerts once per tier.
         var alerts: [String] = []
         var etas: [Int] = []
-        let path = (0..<10).map(RiverMap.north) + [RiverMap.point(x: 900, y: 75)] + (0..<10).reversed().map(RiverMap.south)
+        let path =
+            (0..<10).map(RiverMap.north) + [RiverMap.point(x: 900, y: 75)] + (0..<10).reversed().map(RiverMap.south)
         for (step, point) in path.enumerated() {
             h.clock.advance(seconds: 12)
             h.move(driver, to: point)
@@ -173,7 +184,8 @@ import Testing
 
         #expect(h.call("POST", "/v1/trips/\(id)/arrived", token: driver.token).status == 200)
         #expect(riderStream.read().compactMap { $0.data["kind"] as? String } == ["arrived"])
-        let wrong = h.call("POST", "/v1/trips/\(id)/start", token: driver.token, body: ["code": pin == "0000" ? "1111" : "0000"])
+        let wrong = h.call(
+            "POST", "/v1/trips/\(id)/start", token: driver.token, body: ["code": pin == "0000" ? "1111" : "0000"])
         #expect(wrong.status == 422)
         #expect(h.call("POST", "/v1/trips/\(id)/start", token: driver.token, body: ["code": pin]).status == 200)
         for i in 1...9 {

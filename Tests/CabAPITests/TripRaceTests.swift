@@ -34,8 +34,12 @@ import Testing
             .arriving: [{ post("accept") }, { post("depart") }],
             .arrived: [{ post("accept") }, { post("arrived") }],
             .inProgress: [{ post("accept") }, { post("arrived") }, { post("start", ["code": trip.pin]) }],
-            .completed: [{ post("accept") }, { post("arrived") }, { post("start", ["code": trip.pin]) }, { post("complete") }],
-            .cancelledByRider: [{ h.call("POST", "/v1/bookings/\(trip.id)/cancel", token: rider.token, body: ["reason": "x"]) }],
+            .completed: [
+                { post("accept") }, { post("arrived") }, { post("start", ["code": trip.pin]) }, { post("complete") },
+            ],
+            .cancelledByRider: [
+                { h.call("POST", "/v1/bookings/\(trip.id)/cancel", token: rider.token, body: ["reason": "x"]) }
+            ],
             // A driver's cancel hands the trip back (issue 13); a dispatcher's ends it.
             .cancelledByDriver: [{ post("accept") }, { post("cancel", ["reason": "flat tyre"], as: dispatcher) }],
             .noDriverFound: [{ for _ in 0..<3 { h.advance(seconds: 10) } }],
@@ -66,7 +70,8 @@ import Testing
                 answer = t.h.call("POST", "/v1/bookings/\(t.id)/cancel", token: t.rider.token, body: ["reason": "x"])
             case "assign":
                 let other = t.h.driver(at: RiverMap.south(5))
-                answer = t.h.call("POST", "/v1/trips/\(t.id)/assign", token: try t.h.dispatcherToken(), body: ["driver_id": other.id])
+                answer = t.h.call(
+                    "POST", "/v1/trips/\(t.id)/assign", token: try t.h.dispatcherToken(), body: ["driver_id": other.id])
             case "start":
                 answer = t.h.call("POST", "/v1/trips/\(t.id)/start", token: t.driver.token, body: ["code": t.pin])
             case "cancel":
@@ -93,7 +98,9 @@ import Testing
                     #expect(history.contains { $0.from == state && $0.event == .redispatch && $0.to == .dispatching })
                     #expect(after == .dispatching || after == .noDriverFound, "\(call.name) in \(state)")
                 } else if let event = call.event {
-                    #expect(after == TripTransitionTable.standard.transition(from: state, on: event)?.to, "\(call.name) in \(state)")
+                    #expect(
+                        after == TripTransitionTable.standard.transition(from: state, on: event)?.to,
+                        "\(call.name) in \(state)")
                 }
             } else {
                 #expect(answer.status == 409, "\(call.name) in \(state): \(answer.status) \(answer.json)")
@@ -106,7 +113,9 @@ import Testing
 
     /// Runs `a` and `b` at the same time on two threads; answers their statuses and the `current_state` of
     /// the problems (details are for people and name no states since issue 13).
-    static func race(_ a: @escaping @Sendable () -> TripHarness.Answer, _ b: @escaping @Sendable () -> TripHarness.Answer)
+    static func race(
+        _ a: @escaping @Sendable () -> TripHarness.Answer, _ b: @escaping @Sendable () -> TripHarness.Answer
+    )
         -> (Int, Int, String)
     {
         let results = Mutex<[Int: (Int, String)]>([:])

@@ -19,7 +19,8 @@ import Testing
         // A second coordinator on the same store stands for `cab serve` after a restart.
         let clock = h.clock
         let restarted = DispatchCoordinator(
-            store: h.store, fleet: h.fleet, eta: RoadETAEstimator(routing: RoutingService(graph: RiverMap.graph(), index: nil)),
+            store: h.store, fleet: h.fleet,
+            eta: RoadETAEstimator(routing: RoutingService(graph: RiverMap.graph(), index: nil)),
             tariff: .standard, configuration: .init(dispatch: dispatch), now: { clock.now() })
         let report = try restarted.recoverOpenTrips()
         #expect(report.redispatched == 1)

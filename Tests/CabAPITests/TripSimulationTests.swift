@@ -13,7 +13,8 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cab-sim-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
+        let store = try SQLiteStore(
+            path: directory.appendingPathComponent("store.sqlite").path, configuration: .init(durable: false))
         defer { store.close() }
         let simulation = TripSimulation(
             graph: SyntheticCity.grid(rows: 25, cols: 25, seed: 7), store: store,

@@ -32,7 +32,8 @@ import Testing
             (40, point(0, -2)), (41, point(20, -2)),
         ]
         for (id, c) in nodes { try handler.handle(OSMNode(id: id, coordinate: c)) }
-        try handler.handle(OSMWay(id: 100, nodeIDs: [1, 2, 3, 4, 5], tags: ["highway": "residential", "name": "Testikatu"]))
+        try handler.handle(
+            OSMWay(id: 100, nodeIDs: [1, 2, 3, 4, 5], tags: ["highway": "residential", "name": "Testikatu"]))
         try handler.handle(OSMWay(id: 101, nodeIDs: [10, 11, 12, 13, 10], tags: ["building": "yes"]))
         try handler.handle(OSMWay(id: 102, nodeIDs: [20, 21, 22]))
         try handler.handle(OSMWay(id: 103, nodeIDs: [20, 23, 22]))

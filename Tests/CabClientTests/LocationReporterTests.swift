@@ -44,8 +44,9 @@ final class FakeTransport: LocationTransport {
         throws -> LocationReporter
     {
         let clock = self.clock
-        return try LocationReporter(configuration: configuration, transport: transport, store: store,
-                                    now: { clock.now })
+        return try LocationReporter(
+            configuration: configuration, transport: transport, store: store,
+            now: { clock.now })
     }
 
     @Test func theFirstFixGoesAtOnceAndCloserThan20MetresIsSkipped() async throws {

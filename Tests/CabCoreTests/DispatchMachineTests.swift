@@ -21,7 +21,10 @@ import Testing
         var m = DispatchMachine(configuration: DispatchConfiguration(batchSize: 2))
         #expect(m.start(at: Self.t0) == [.findCandidates(radiusMeters: 2_000, excluding: [])])
         let actions = m.candidatesFound(
-            [Self.candidate(1, eta: 600, air: 50), Self.candidate(2, eta: 120, air: 900), Self.candidate(3, eta: 200, air: 400)],
+            [
+                Self.candidate(1, eta: 600, air: 50), Self.candidate(2, eta: 120, air: 900),
+                Self.candidate(3, eta: 200, air: 400),
+            ],
             at: Self.t0)
         #expect(offered(actions) == [Self.driver(2), Self.driver(3)])
         #expect(actions.contains(.scheduleTimer(Self.t0.adding(seconds: 10))))
@@ -60,7 +63,11 @@ import Testing
         _ = m.candidatesFound([Self.candidate(1, eta: 60)], at: Self.t0)
         #expect(m.timerFired(at: Self.t0.adding(seconds: 9)).isEmpty)  // too early: nothing
         let lapse = m.timerFired(at: Self.t0.adding(seconds: 10))
-        #expect(lapse == [.withdraw([Self.driver(1)], .expired), .findCandidates(radiusMeters: 4_000, excluding: [Self.driver(1)])])
+        #expect(
+            lapse == [
+                .withdraw([Self.driver(1)], .expired),
+                .findCandidates(radiusMeters: 4_000, excluding: [Self.driver(1)]),
+            ])
         _ = m.candidatesFound([Self.candidate(2, eta: 60)], at: Self.t0.adding(seconds: 10))
         #expect(m.timerFired(at: Self.t0.adding(seconds: 20)) == [.withdraw([Self.driver(2)], .expired), .giveUp])
         #expect(m.phase == .gaveUp)
@@ -68,7 +75,8 @@ import Testing
     }
 
     @Test func anEmptySearchWidensAtOnceThenWaitsAtTheWidestRadius() {
-        var m = DispatchMachine(configuration: DispatchConfiguration(searchRadiiMeters: [1_000, 3_000], maximumBatches: 3))
+        var m = DispatchMachine(
+            configuration: DispatchConfiguration(searchRadiiMeters: [1_000, 3_000], maximumBatches: 3))
         _ = m.start(at: Self.t0)
         #expect(m.candidatesFound([], at: Self.t0) == [.findCandidates(radiusMeters: 3_000, excluding: [])])
         #expect(m.candidatesFound([], at: Self.t0) == [.scheduleTimer(Self.t0.adding(seconds: 10))])
@@ -79,7 +87,8 @@ import Testing
     @Test func anAcceptWithdrawsTheOtherOffersAndLateEventsChangeNothing() {
         var m = DispatchMachine()
         _ = m.start(at: Self.t0)
-        _ = m.candidatesFound([Self.candidate(1, eta: 60), Self.candidate(2, eta: 70), Self.candidate(3, eta: 80)], at: Self.t0)
+        _ = m.candidatesFound(
+            [Self.candidate(1, eta: 60), Self.candidate(2, eta: 70), Self.candidate(3, eta: 80)], at: Self.t0)
         #expect(m.accepted(by: Self.driver(2), at: Self.t0) == [.withdraw([Self.driver(1), Self.driver(3)], .taken)])
         #expect(m.phase == .assigned(Self.driver(2)))
         #expect(m.declined(by: Self.driver(1), at: Self.t0).isEmpty)
@@ -134,7 +143,9 @@ import Testing
         #expect(t.etaChanged(toSeconds: 200).isEmpty)
     }
 
-    @Test(arguments: [(299, "5 minutes"), (250, "4 minutes"), (130, "2 minutes"), (89, "1 minute"), (29, "less than a minute")])
+    @Test(arguments: [
+        (299, "5 minutes"), (250, "4 minutes"), (130, "2 minutes"), (89, "1 minute"), (29, "less than a minute"),
+    ])
     func theTextStatesTheRealMinutes(eta: Int, words: String) {
         var t = ArrivalAlertTracker(configuration: ArrivalAlertConfiguration(tiersSeconds: [300]))
         _ = t.etaChanged(toSeconds: 600)
@@ -144,7 +155,8 @@ import Testing
     }
 
     @Test func aRealDetourBeyondTheBandReArmsTheTier() {
-        var t = ArrivalAlertTracker(configuration: ArrivalAlertConfiguration(tiersSeconds: [120], hysteresisSeconds: 60))
+        var t = ArrivalAlertTracker(
+            configuration: ArrivalAlertConfiguration(tiersSeconds: [120], hysteresisSeconds: 60))
         #expect(t.etaChanged(toSeconds: 150).isEmpty)
         #expect(t.etaChanged(toSeconds: 100).count == 1)
         #expect(t.etaChanged(toSeconds: 170).isEmpty)  // within the band

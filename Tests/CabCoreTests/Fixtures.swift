@@ -24,7 +24,8 @@ enum Fixtures {
         var b = Booking(
             id: bookingID, riderID: rider, pickup: Coordinate(latitude: 60.1699, longitude: 24.9384),
             pickupName: "Kamppi", dropoff: Coordinate(latitude: 60.2055, longitude: 24.6559), dropoffName: nil,
-            routeDistanceMeters: 10_000, routeDurationSeconds: 900, fareEstimate: Money(minorUnits: 1200, currency: .eur),
+            routeDistanceMeters: 10_000, routeDurationSeconds: 900,
+            fareEstimate: Money(minorUnits: 1200, currency: .eur),
             pin: "0427", promisedPickupAt: promisedPickupAt, createdAt: created)
         b.status = state
         let assigned: Set<TripState> = [.accepted, .arriving, .arrived, .inProgress, .completed, .cancelledByDriver]

@@ -1,6 +1,6 @@
+import CabGeo
 import Foundation
 import Testing
-import CabGeo
 
 @testable import CabCore
 
@@ -40,7 +40,9 @@ import CabGeo
         var generator = SplitMix64(seed: 7)
         let start = Instant(millisecondsSinceEpoch: 1_780_000_000_000)
         // Several per millisecond, in time order: the texts sort the same way (ties broken by the random part).
-        let ids = (0..<2_000).map { BookingID.timeOrdered(at: start.adding(milliseconds: Int64($0 / 3)), using: &generator) }
+        let ids = (0..<2_000).map {
+            BookingID.timeOrdered(at: start.adding(milliseconds: Int64($0 / 3)), using: &generator)
+        }
         for i in 3..<ids.count { #expect(ids[i - 3].rawValue < ids[i].rawValue) }  // one millisecond apart
         #expect(Set(ids).count == ids.count)
         for id in ids.prefix(20) { #expect(BookingID(id.rawValue) == id) }

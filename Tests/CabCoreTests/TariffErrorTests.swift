@@ -15,13 +15,31 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"currency": "EUR", "per_km": 1.2}"#, "'per_km' is 1.2, but it is in whole minor units (cents): write 120 for 1.2 EUR."),
-        (#"{"currency": "SEK", "per_km": 120, "base_fare": 2.5}"#, "'base_fare' is 2.5, but it is in whole minor units (cents): write 250 for 2.5 SEK."),
-        (#"{"currency": "EUR", "per_km": "120"}"#, "'per_km' must be a number in whole minor units (cents), e.g. \"per_km\": 120 (1.20 per km) (not quoted)."),
-        (#"{"currency": "EUR", "per_km": 120, "cancellation_grace_seconds": 1.5}"#, "'cancellation_grace_seconds' is 1.5, but it is in whole seconds: write a whole number of seconds such as 120."),
+        (
+            #"{"currency": "EUR", "per_km": 1.2}"#,
+            "'per_km' is 1.2, but it is in whole minor units (cents): write 120 for 1.2 EUR."
+        ),
+        (
+            #"{"currency": "SEK", "per_km": 120, "base_fare": 2.5}"#,
+            "'base_fare' is 2.5, but it is in whole minor units (cents): write 250 for 2.5 SEK."
+        ),
+        (
+            #"{"currency": "EUR", "per_km": "120"}"#,
+            "'per_km' must be a number in whole minor units (cents), e.g. \"per_km\": 120 (1.20 per km) (not quoted)."
+        ),
+        (
+            #"{"currency": "EUR", "per_km": 120, "cancellation_grace_seconds": 1.5}"#,
+            "'cancellation_grace_seconds' is 1.5, but it is in whole seconds: write a whole number of seconds such as 120."
+        ),
         (#"{"per_km": 120}"#, "'currency' is missing; add it, e.g. \"currency\": \"EUR\"."),
-        (#"{"currency": "EUR", "per_km": null}"#, "'per_km' is null; give a whole number of minor units (cents), e.g. \"per_km\": 120 (1.20 per km), or leave it out."),
-        (#"{"currency": 978, "per_km": 120}"#, "'currency' has the wrong type; it must be an ISO 4217 currency code, e.g. \"currency\": \"EUR\"."),
+        (
+            #"{"currency": "EUR", "per_km": null}"#,
+            "'per_km' is null; give a whole number of minor units (cents), e.g. \"per_km\": 120 (1.20 per km), or leave it out."
+        ),
+        (
+            #"{"currency": 978, "per_km": 120}"#,
+            "'currency' has the wrong type; it must be an ISO 4217 currency code, e.g. \"currency\": \"EUR\"."
+        ),
     ])
     func eachMistakeIsExplained(text: String, expected: String) {
         #expect(explain(text) == expected)
@@ -36,14 +54,18 @@ import Testing
     }
 
     @Test func noRawDecodingErrorTextReachesTheOperator() {
-        for text in [#"{"currency": "EUR", "per_km": 1.2}"#, #"{"currency": "EUR", "per_km": "x"}"#, #"{"per_km": 1}"#] {
+        for text in [#"{"currency": "EUR", "per_km": 1.2}"#, #"{"currency": "EUR", "per_km": "x"}"#, #"{"per_km": 1}"#]
+        {
             let message = explain(text)
-            #expect(!message.contains("DecodingError") && !message.contains("CodingKeys") && !message.contains("not valid JSON"))
+            #expect(
+                !message.contains("DecodingError") && !message.contains("CodingKeys")
+                    && !message.contains("not valid JSON"))
         }
     }
 
     @Test func aZeroPricePerKilometreIsWarned() throws {
-        let free = try JSONDecoder().decode(Tariff.self, from: Data(#"{"currency": "EUR", "per_km": 0, "per_minute": 30}"#.utf8))
+        let free = try JSONDecoder().decode(
+            Tariff.self, from: Data(#"{"currency": "EUR", "per_km": 0, "per_minute": 30}"#.utf8))
         #expect(free.warning()?.contains("per_km is 0") == true)
         #expect(Tariff.standard.warning() == nil)
     }

@@ -15,14 +15,16 @@ import Testing
         let before = Fixtures.booking(in: state)
         var machine = TripStateMachine(booking: before, tariff: Fixtures.tariff(), table: table)
         let (command, actor) = try #require(Fixtures.command(for: event))
-        let harmlessRepeat = (event == .riderCancel && state == .cancelledByRider)
+        let harmlessRepeat =
+            (event == .riderCancel && state == .cancelledByRider)
             || (event == .driverCancel && state == .cancelledByDriver)
         if let transition = table.transition(from: state, on: event) {
             let step = try machine.handle(command, by: actor, at: later)
             #expect(machine.state == transition.to)
             #expect(machine.booking.statusChangedAt == later)
             let record = try #require(step.record)
-            #expect(record.from == state && record.to == transition.to && record.event == event && record.actor == actor)
+            #expect(
+                record.from == state && record.to == transition.to && record.event == event && record.actor == actor)
         } else if harmlessRepeat {
             let step = try machine.handle(command, by: actor, at: later)
             #expect(step.record == nil && step.actions.isEmpty)
@@ -50,7 +52,8 @@ import Testing
         _ = try m.handle(.depart, by: .driver(Fixtures.driver), at: at(5))
         _ = try m.handle(.arrive, by: .driver(Fixtures.driver), at: at(240))
         _ = try m.handle(.start(code: "0427"), by: .driver(Fixtures.driver), at: at(60))
-        let done = try m.handle(.complete(distanceMeters: 10_000, durationSeconds: 900), by: .driver(Fixtures.driver), at: at(900))
+        let done = try m.handle(
+            .complete(distanceMeters: 10_000, durationSeconds: 900), by: .driver(Fixtures.driver), at: at(900))
         #expect(m.state == .completed)
         #expect(m.booking.finalFare == Money(minorUnits: 1200, currency: .eur))
         #expect(done.actions.contains(.chargeRider(Money(minorUnits: 1200, currency: .eur))))
@@ -102,20 +105,24 @@ import Testing
             try m.handle(.noShow, by: .driver(Fixtures.driver), at: arrived.adding(seconds: 299))
         }
         #expect(early?.code == .tooEarly)
-        #expect(early?.message == "The rider still has time to come (the wait is 5 minutes): you can report a no-show in 1 minute.")
+        #expect(
+            early?.message
+                == "The rider still has time to come (the wait is 5 minutes): you can report a no-show in 1 minute.")
         let step = try m.handle(.noShow, by: .driver(Fixtures.driver), at: arrived.adding(seconds: 300))
         #expect(m.state == .cancelledByDriver && m.booking.cancellation?.reason == "no_show")
         #expect(step.actions.contains(.chargeRider(Money(minorUnits: 500, currency: .eur))))
         let requested = TripStateMachine(booking: Fixtures.booking(in: .requested), tariff: Fixtures.tariff())
         #expect(requested.nextDeadline?.command == .expire)
-        #expect(TripStateMachine(booking: Fixtures.booking(in: .inProgress), tariff: Fixtures.tariff()).nextDeadline == nil)
+        #expect(
+            TripStateMachine(booking: Fixtures.booking(in: .inProgress), tariff: Fixtures.tariff()).nextDeadline == nil)
     }
 
     @Test func riderCancellationFeeFollowsTheTariffAndIsChargedOnce() throws {
         var b = Fixtures.booking(in: .accepted)
         let acceptedAt = try #require(b.acceptedAt)
         var free = TripStateMachine(booking: b, tariff: Fixtures.tariff())
-        let inGrace = try free.handle(.riderCancel(reason: "oops"), by: .rider(Fixtures.rider), at: acceptedAt.adding(seconds: 60))
+        let inGrace = try free.handle(
+            .riderCancel(reason: "oops"), by: .rider(Fixtures.rider), at: acceptedAt.adding(seconds: 60))
         #expect(free.booking.cancellation?.fee.isZero == true)
         #expect(!inGrace.actions.contains { if case .chargeRider = $0 { true } else { false } })
         #expect(inGrace.actions.contains(.notifyDriver(Fixtures.driver, .cancelledByRider)))
@@ -123,11 +130,13 @@ import Testing
 
         b.statusChangedAt = acceptedAt
         var late = TripStateMachine(booking: b, tariff: Fixtures.tariff())
-        let first = try late.handle(.riderCancel(reason: "too slow"), by: .rider(Fixtures.rider), at: acceptedAt.adding(seconds: 600))
+        let first = try late.handle(
+            .riderCancel(reason: "too slow"), by: .rider(Fixtures.rider), at: acceptedAt.adding(seconds: 600))
         #expect(first.actions.contains(.chargeRider(Money(minorUnits: 500, currency: .eur))))
         let cancellation = try #require(late.booking.cancellation)
         #expect(cancellation.by == .rider(Fixtures.rider) && cancellation.reason == "too slow")
-        let second = try late.handle(.riderCancel(reason: "again"), by: .rider(Fixtures.rider), at: acceptedAt.adding(seconds: 700))
+        let second = try late.handle(
+            .riderCancel(reason: "again"), by: .rider(Fixtures.rider), at: acceptedAt.adding(seconds: 700))
         #expect(second.record == nil && second.actions.isEmpty)
         #expect(late.booking.cancellation == cancellation)
     }
@@ -187,7 +196,8 @@ import Testing
         let promised = Fixtures.created.adding(seconds: 400)
         let table = TripTransitionTable(timeouts: TripTimeouts(pickupOverdueSeconds: 120))
         var m = TripStateMachine(
-            booking: Fixtures.booking(in: .arriving, promisedPickupAt: promised), tariff: Fixtures.tariff(), table: table)
+            booking: Fixtures.booking(in: .arriving, promisedPickupAt: promised), tariff: Fixtures.tariff(),
+            table: table)
         let deadline = try #require(m.nextDeadline)
         #expect(deadline.command == .redispatch(reason: .pickupOverdue) && deadline.at == promised.adding(seconds: 120))
         #expect(m.dueTimeout(at: promised.adding(seconds: 119)) == nil)
@@ -204,7 +214,8 @@ import Testing
         _ = try m.handle(.accept(Fixtures.otherDriver), by: .driver(Fixtures.otherDriver), at: at.adding(seconds: 5))
         #expect(m.booking.isLate(at: at.adding(seconds: 6)) && m.booking.redispatchCount == 1)
         // Without a promised time there is no overdue deadline.
-        let unpromised = TripStateMachine(booking: Fixtures.booking(in: .accepted), tariff: Fixtures.tariff(), table: table)
+        let unpromised = TripStateMachine(
+            booking: Fixtures.booking(in: .accepted), tariff: Fixtures.tariff(), table: table)
         #expect(unpromised.nextDeadline == nil)
     }
 
@@ -212,8 +223,11 @@ import Testing
     @Test func completionKeepsTheReceiptsBasis() throws {
         var m = TripStateMachine(booking: Fixtures.booking(in: .inProgress), tariff: Fixtures.tariff())
         _ = try m.handle(
-            .complete(distanceMeters: 10_000, durationSeconds: 900, basis: .bookedRoute), by: .driver(Fixtures.driver), at: later)
-        #expect(m.booking.receipt == TripReceipt(distanceMeters: 10_000, durationSeconds: 900, basis: .bookedRoute, trailPolyline: nil))
+            .complete(distanceMeters: 10_000, durationSeconds: 900, basis: .bookedRoute), by: .driver(Fixtures.driver),
+            at: later)
+        #expect(
+            m.booking.receipt
+                == TripReceipt(distanceMeters: 10_000, durationSeconds: 900, basis: .bookedRoute, trailPolyline: nil))
         #expect(m.booking.finalFare == Money(minorUnits: 1200, currency: .eur))
     }
 }

@@ -20,9 +20,10 @@ import Testing
             let exits = table.transitions.filter { $0.from == state }
             #expect(exits.isEmpty == state.isTerminal, "\(state)")
         }
-        #expect(table.states.filter(\.terminal).map(\.name) == [
-            .completed, .cancelledByRider, .cancelledByDriver, .noDriverFound, .expired,
-        ])
+        #expect(
+            table.states.filter(\.terminal).map(\.name) == [
+                .completed, .cancelledByRider, .cancelledByDriver, .noDriverFound, .expired,
+            ])
     }
 
     @Test func eachStateAndEventLeadsToAtMostOneState() {

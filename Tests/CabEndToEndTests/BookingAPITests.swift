@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 /// Accounts, estimates and bookings over a real `cab serve` on 127.0.0.1 with a real SQLite file (issue 5).
 @Suite(.serialized) struct BookingAPITests {
@@ -27,7 +26,9 @@ import CabTestSupport
         #expect(route["distance_m"] as? Int == estimated["distance_m"] as? Int)
         #expect(((route["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])?.count ?? 0 > 2)
         let fare = try #require(booking["fare"] as? [String: Any])
-        #expect(NSDictionary(dictionary: fare) == NSDictionary(dictionary: try #require(estimated["fare"] as? [String: Any])))
+        #expect(
+            NSDictionary(dictionary: fare)
+                == NSDictionary(dictionary: try #require(estimated["fare"] as? [String: Any])))
         #expect(created.headers["location"] == "/v1/bookings/\(id)")
 
         let read = try client.send("GET", "/v1/bookings/\(id)", token: rider)
@@ -37,7 +38,8 @@ import CabTestSupport
         #expect((list.jsonObject?["bookings"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
         #expect(list.jsonObject?["next_cursor"] is NSNull)
 
-        let cancelled = try client.send("POST", "/v1/bookings/\(id)/cancel", token: rider, json: ["reason": "plans changed"])
+        let cancelled = try client.send(
+            "POST", "/v1/bookings/\(id)/cancel", token: rider, json: ["reason": "plans changed"])
         #expect(cancelled.status == 200, "\(cancelled.text)")
         let record = try #require(cancelled.jsonObject?["cancellation"] as? [String: Any])
         #expect(cancelled.jsonObject?["status"] as? String == "cancelled_by_rider")
@@ -97,7 +99,8 @@ import CabTestSupport
             ("GET", "/v1/bookings/\(id)"), ("GET", "/v1/bookings/\(id)/qr.svg"), ("GET", "/v1/bookings/\(id)/qr.png"),
             ("POST", "/v1/bookings/\(id)/cancel"),
         ] {
-            let response = try client.send(method, path, token: bob, json: method == "POST" ? [:] as [String: Any] : nil)
+            let response = try client.send(
+                method, path, token: bob, json: method == "POST" ? [:] as [String: Any] : nil)
             #expect(response.status == 404, "\(method) \(path): \(response.text)")
             #expect(response.problemDetail != nil)
         }
@@ -119,7 +122,9 @@ import CabTestSupport
     func aWrongOrMissingTokenIs401(_ token: String?) throws {
         let client = try BookingTestClient()
         let headers = token.map { ["Authorization": "Bearer \($0)"] } ?? [:]
-        for (method, path) in [("GET", "/v1/bookings"), ("POST", "/v1/bookings"), ("GET", "/v1/bookings/bk_0000000000000000")] {
+        for (method, path) in [
+            ("GET", "/v1/bookings"), ("POST", "/v1/bookings"), ("GET", "/v1/bookings/bk_0000000000000000"),
+        ] {
             let response = try client.send(
                 method, path, json: method == "POST" ? ["pickup": BookingTestClient.railwayStation] : nil,
                 headers: headers)
@@ -134,12 +139,16 @@ import CabTestSupport
         let client = try BookingTestClient()
         let rider = try client.newRider()
         let responses = try ThreadTask.all(16) { i in
-            try client.book(rider, key: "crash-\(i)", to: i.isMultiple(of: 2) ? BookingTestClient.esplanadi : BookingTestClient.kamppi)
+            try client.book(
+                rider, key: "crash-\(i)",
+                to: i.isMultiple(of: 2) ? BookingTestClient.esplanadi : BookingTestClient.kamppi)
         }
         let acknowledged = responses.filter { $0.status == 201 }.compactMap { $0.jsonObject?["id"] as? String }
         #expect(acknowledged.count == 16)
         let cancelledID = acknowledged[0]
-        #expect(try client.send("POST", "/v1/bookings/\(cancelledID)/cancel", token: rider, json: ["reason": "x"]).status == 200)
+        #expect(
+            try client.send("POST", "/v1/bookings/\(cancelledID)/cancel", token: rider, json: ["reason": "x"]).status
+                == 200)
 
         try client.crashAndRestart()
         #expect(Set(try client.allBookingIDs()) == Set(acknowledged))
@@ -150,12 +159,14 @@ import CabTestSupport
             if id == cancelledID {
                 #expect(status == "cancelled_by_rider")
             } else {
-                #expect(status == "requested" || status == "dispatching", "an open booking stays open: \(status ?? "nil")")
+                #expect(
+                    status == "requested" || status == "dispatching", "an open booking stays open: \(status ?? "nil")")
             }
         }
         // A retry after the crash still finds the first booking.
         let retry = try client.book(rider, key: "crash-1", to: BookingTestClient.kamppi)
-        #expect(retry.status == 200 && retry.jsonObject?["id"] as? String == (responses[1].jsonObject?["id"] as? String))
+        #expect(
+            retry.status == 200 && retry.jsonObject?["id"] as? String == (responses[1].jsonObject?["id"] as? String))
     }
 
     /// The QR names the booking (the id before the dot) and carries the rider's secret after it.

@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 /// Bad input to the booking endpoints is a 4xx `application/problem+json` whose `detail` says what to fix, and
 /// nothing is written to the store.
@@ -9,7 +8,9 @@ import CabTestSupport
     static let station = #"{"lat": 60.1699, "lon": 24.9384}"#
     static let esplanadi = #"{"lat": 60.1655, "lon": 24.9466}"#
 
-    static func trip(_ pickup: String, _ dropoff: String) -> String { #"{"pickup": \#(pickup), "dropoff": \#(dropoff)}"# }
+    static func trip(_ pickup: String, _ dropoff: String) -> String {
+        #"{"pickup": \#(pickup), "dropoff": \#(dropoff)}"#
+    }
 
     static let cases: [(label: String, body: String, status: Int, detail: String)] = [
         ("malformed JSON", #"{"pickup": {"lat": 60.1699,"#, 400, "not valid JSON"),
@@ -24,7 +25,10 @@ import CabTestSupport
         ("infinite", trip(#"{"lat": 1e999, "lon": 24.9384}"#, esplanadi), 400, "not valid JSON"),
         ("pickup equals dropoff", trip(station, station), 422, "same place"),
         ("unroutable", trip(station, #"{"lat": 61.5, "lon": 25.5}"#), 422, "no road within"),
-        ("bad vehicle type", #"{"pickup": \#(station), "dropoff": \#(esplanadi), "vehicle_type": "rocket"}"#, 400, "vehicle_type"),
+        (
+            "bad vehicle type", #"{"pickup": \#(station), "dropoff": \#(esplanadi), "vehicle_type": "rocket"}"#, 400,
+            "vehicle_type"
+        ),
     ]
 
     @Test func badBookingsAreProblemsAndWriteNothing() throws {
@@ -32,10 +36,14 @@ import CabTestSupport
         let rider = try client.newRider()
         let kept = try #require(try client.book(rider).jsonObject?["id"] as? String)
         for c in Self.cases {
-            for path in ["/v1/bookings", "/v1/estimates"] where path == "/v1/bookings" || c.label != "bad vehicle type" {
+            for path in ["/v1/bookings", "/v1/estimates"] where path == "/v1/bookings" || c.label != "bad vehicle type"
+            {
                 let response = try client.server.request(
                     "POST", path,
-                    headers: ["Authorization": "Bearer \(rider)", "Content-Type": "application/json", "Idempotency-Key": c.label],
+                    headers: [
+                        "Authorization": "Bearer \(rider)", "Content-Type": "application/json",
+                        "Idempotency-Key": c.label,
+                    ],
                     body: Array(c.body.utf8))
                 #expect(response.status == c.status, "\(c.label) \(path): \(response.text)")
                 #expect(response.problemDetail?.contains(c.detail) == true, "\(c.label) \(path): \(response.text)")
@@ -95,7 +103,8 @@ import CabTestSupport
     @Test func badDriversAreProblems() throws {
         let client = try BookingTestClient()
         let missing = try client.send("POST", "/v1/drivers", json: ["name": "Dan", "vehicle": "Prius"])
-        #expect(missing.status == 400 && missing.problemDetail?.contains("'plate' is missing") == true, "\(missing.text)")
+        #expect(
+            missing.status == 400 && missing.problemDetail?.contains("'plate' is missing") == true, "\(missing.text)")
         let type = try client.send(
             "POST", "/v1/drivers", json: ["name": "Dan", "vehicle": "Prius", "plate": "A-1", "vehicle_type": "tank"])
         #expect(type.status == 400 && type.problemDetail?.contains("standard, large") == true, "\(type.text)")

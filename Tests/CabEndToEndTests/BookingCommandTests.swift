@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 /// The commands and documents around bookings: `cab admin create-dispatcher`, `cab serve --tariff`,
 /// `GET /v1/trip-states`, `GET /openapi.json`.
@@ -40,23 +39,34 @@ import CabTestSupport
         let meters = try #require(json["distance_m"] as? Int)
         let fare = try #require(json["fare"] as? [String: Any])
         #expect((fare["total"] as? [String: Any])?["amount_minor"] as? Int == 250 + (meters * 100 + 500) / 1000 + 50)
-        #expect((fare["lines"] as? [[String: Any]])?.compactMap { $0["label"] as? String } == ["base", "distance", "booking_fee"])
+        #expect(
+            (fare["lines"] as? [[String: Any]])?.compactMap { $0["label"] as? String } == [
+                "base", "distance", "booking_fee",
+            ])
     }
 
     @Test func anUnknownTariffCurrencyStopsTheServerWithAMessage() throws {
         let file = try TestData.temporaryDirectory("tariff").appendingPathComponent("tariff.json")
         try Data(#"{"currency": "XYZ", "per_km": 120}"#.utf8).write(to: file)
-        let result = try CabProcess.run(["serve", "--data", try ImportedMap.dataDirectory().path, "--port", "0", "--tariff", file.path])
+        let result = try CabProcess.run([
+            "serve", "--data", try ImportedMap.dataDirectory().path, "--port", "0", "--tariff", file.path,
+        ])
         #expect(result.status == 64)
-        #expect(result.standardError.contains("XYZ") && result.standardError.contains("ISO 4217"), "\(result.standardError)")
+        #expect(
+            result.standardError.contains("XYZ") && result.standardError.contains("ISO 4217"), "\(result.standardError)"
+        )
     }
 
     @Test func servesTheTripStateTableAndTheOpenAPIDocument() throws {
-        let client = try BookingTestClient(extraArguments: ["--public", TestData.repositoryRoot.appendingPathComponent("Public").path])
+        let client = try BookingTestClient(extraArguments: [
+            "--public", TestData.repositoryRoot.appendingPathComponent("Public").path,
+        ])
         let table = try client.send("GET", "/v1/trip-states")
         #expect(table.status == 200)
         let transitions = try #require(table.jsonObject?["transitions"] as? [[String: Any]])
-        let riderCancels = transitions.filter { $0["event"] as? String == "rider_cancel" }.compactMap { $0["from"] as? String }
+        let riderCancels = transitions.filter { $0["event"] as? String == "rider_cancel" }.compactMap {
+            $0["from"] as? String
+        }
         #expect(Set(riderCancels) == ["requested", "dispatching", "accepted", "arriving", "arrived"])
         let openapi = try client.send("GET", "/openapi.json")
         #expect(openapi.status == 200)

@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 /// A real `cab serve` on a fresh copy of the imported Helsinki map, with helpers for the booking tests:
 /// accounts, bookings, and counting what the store holds (through a dispatcher made with `cab admin`).

@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 @Suite struct CommandLineTests {
     @Test func unknownCommandExits64() throws {
@@ -15,10 +14,13 @@ import CabTestSupport
         ([], ["serve", "import", "route", "search", "reverse", "admin", "migrate", "simulate", "bench"]),
         (["import"], ["--data", "--quiet", "--log-level"]),
         (["route"], ["--from", "--to", "--json", "--data"]),
-        (["serve"], [
-            "--config", "--print-config", "--data", "--host", "--port", "--threads", "--public", "--tariff",
-            "--pickup-overdue", "--arrival-radius", "--arrival-fix-age", "--max-per-address", "--log-level",
-        ]),
+        (
+            ["serve"],
+            [
+                "--config", "--print-config", "--data", "--host", "--port", "--threads", "--public", "--tariff",
+                "--pickup-overdue", "--arrival-radius", "--arrival-fix-age", "--max-per-address", "--log-level",
+            ]
+        ),
         (["search"], ["--near", "--limit", "TEXT"]),
         (["admin", "create-dispatcher"], ["--data", "NAME"]),
         (["migrate"], ["--postgres", "--from"]),
@@ -73,7 +75,9 @@ import CabTestSupport
         }
         #expect(result.standardError.contains("dispatcher created"))
         #expect(!result.standardError.contains(token))
-        let quiet = try CabProcess.run(["admin", "create-dispatcher", "--data", data.path, "Desk", "--log-level", "warning"])
+        let quiet = try CabProcess.run([
+            "admin", "create-dispatcher", "--data", data.path, "Desk", "--log-level", "warning",
+        ])
         #expect(quiet.status == 0 && quiet.standardError.isEmpty, "\(quiet.standardError)")
         let quietByEnvironment = try CabProcess.run(
             ["admin", "create-dispatcher", "--data", data.path, "Desk"], environment: ["CAB_LOG_LEVEL": "error"])
@@ -84,8 +88,9 @@ import CabTestSupport
 
     @Test func importPrintsCountsAndRouteAnswers() throws {
         let data = try ImportedMap.dataDirectory("helsinki")
-        let manifest = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: data.appendingPathComponent("map.json"))) as? [String: Any]
+        let manifest =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: data.appendingPathComponent("map.json"))) as? [String: Any]
         let counts = try #require(manifest?["counts"] as? [String: Int])
         #expect(counts["osm_nodes"] == 24_260)
         #expect(counts["osm_ways"] == 5_130)
@@ -119,7 +124,9 @@ import CabTestSupport
     @Test func importOfACorruptFileFailsAndKeepsThePreviousMap() throws {
         let dir = try TestData.temporaryDirectory("corrupt-import")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let good = try CabProcess.run(["import", TestData.sharedExtract("helsinki").path, "--data", dir.path, "--quiet"])
+        let good = try CabProcess.run([
+            "import", TestData.sharedExtract("helsinki").path, "--data", dir.path, "--quiet",
+        ])
         #expect(good.status == 0)
         let before = try Data(contentsOf: dir.appendingPathComponent("map.json"))
         var bytes = try Data(contentsOf: TestData.sharedExtract("monaco"))

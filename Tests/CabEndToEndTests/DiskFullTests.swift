@@ -76,7 +76,8 @@ import Testing
         // Fill the disk but for a little room, then write until the store refuses.
         let filler = Self.mountPoint.appendingPathComponent("filler")
         let free = try #require(
-            (try FileManager.default.attributesOfFileSystem(forPath: Self.mountPoint.path)[.systemFreeSize] as? NSNumber)?.intValue)
+            (try FileManager.default.attributesOfFileSystem(forPath: Self.mountPoint.path)[.systemFreeSize] as? NSNumber)?
+                .intValue)
         #expect(FileManager.default.createFile(atPath: filler.path, contents: Data(count: max(0, free - 96 * 1024))))
         var accepted = 0
         var refused = 0

@@ -8,7 +8,8 @@ import Testing
     @Test func aHeadingOf1e19DoesNotKillTheServer() throws {
         let server = try ServerProcess(dataDirectory: try ImportedMap.freshCopy())
         defer { server.stop() }
-        let signUp = try server.request("POST", "/v1/drivers", json: ["name": "Mallory", "vehicle": "car", "plate": "X-1"])
+        let signUp = try server.request(
+            "POST", "/v1/drivers", json: ["name": "Mallory", "vehicle": "car", "plate": "X-1"])
         let token = try #require(signUp.jsonObject?["token"] as? String)
         let time = ISO8601DateFormatter().string(from: Date())
         let fix: [String: Any] = ["lat": 60.17, "lon": 24.94, "time": time, "accuracy": 5, "heading": 1e19]
@@ -18,7 +19,9 @@ import Testing
         let device = try server.request("POST", "/v1/driver/devices", headers: ["Authorization": "Bearer \(token)"])
         let id = try #require(device.jsonObject?["device_id"] as? String)
         #expect(try server.request("GET", "/osmand?id=\(id)&lat=60.17&lon=24.94&bearing=1e19").status == 400)
-        #expect(try server.request("GET", "/osmand?id=\(id)&lat=60.17&lon=24.94&timestamp=-9223372036854775807").status == 400)
+        #expect(
+            try server.request("GET", "/osmand?id=\(id)&lat=60.17&lon=24.94&timestamp=-9223372036854775807").status
+                == 400)
         #expect(try server.request("GET", "/healthz").status == 200)
         #expect(server.stop() == 0)  // a clean stop: it was alive all along
     }
@@ -29,8 +32,9 @@ import Testing
         let result = try CabProcess.run(
             ["serve", "--data", try ImportedMap.dataDirectory().path, "--port", "0", "--tariff", file.path])
         #expect(result.status == 64)
-        #expect(result.standardError.contains("'per_km' is 1.2") && result.standardError.contains("write 120"),
-                "\(result.standardError)")
+        #expect(
+            result.standardError.contains("'per_km' is 1.2") && result.standardError.contains("write 120"),
+            "\(result.standardError)")
         #expect(!result.standardError.contains("DecodingError"))
     }
 
@@ -47,7 +51,8 @@ import Testing
         try Data().write(to: store)
         let result = try CabProcess.run(["serve", "--data", data.path, "--port", "0"])
         #expect(result.status == 65)
-        #expect(result.standardError.contains("is empty (0 bytes)") && result.standardError.contains("Restore"),
-                "\(result.standardError)")
+        #expect(
+            result.standardError.contains("is empty (0 bytes)") && result.standardError.contains("Restore"),
+            "\(result.standardError)")
     }
 }

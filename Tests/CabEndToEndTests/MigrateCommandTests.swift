@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 /// `cab migrate` against a real PostgreSQL, as an operator runs it.
 @Suite struct MigrateCommandTests {
@@ -14,7 +13,9 @@ import CabTestSupport
         let again = try CabProcess.run(["migrate", "--postgres", server.conninfo])
         #expect(again.standardOutput.contains("schema up to date"))
 
-        let badLogin = try CabProcess.run(["migrate", "--postgres", server.conninfo(database: "postgres", password: "wrong")])
+        let badLogin = try CabProcess.run([
+            "migrate", "--postgres", server.conninfo(database: "postgres", password: "wrong"),
+        ])
         #expect(badLogin.status == 64)
         #expect(badLogin.standardError.contains("password authentication failed"))
         let noCity = try CabProcess.run(["migrate", "--postgres", server.conninfo, "--from", "/nonexistent/city"])

@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 @Suite(.serialized) struct PlacesAPITests {
     @Test func searchAndReverseOverHTTP() throws {

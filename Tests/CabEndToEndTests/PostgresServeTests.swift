@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 /// `cab serve --postgres`: several nodes on one PostgreSQL (Debian's server, started on a Unix socket in a temporary
 /// folder by `PostgresTestServer`) are one city: what one node stores, every node reads, and a node killed takes
@@ -62,7 +61,10 @@ struct PostgresServeTests {
         let data = try ImportedMap.freshCopy("helsinki")
         defer { try? FileManager.default.removeItem(at: data) }
         let wrongPassword = try CabProcess.run(
-            ["serve", "--data", data.path, "--port", "0", "--postgres", postgres.conninfo(database: "postgres", password: "nope")])
+            [
+                "serve", "--data", data.path, "--port", "0", "--postgres",
+                postgres.conninfo(database: "postgres", password: "nope"),
+            ])
         #expect(wrongPassword.status == 64, "\(wrongPassword.standardError)")
         #expect(wrongPassword.standardError.lowercased().contains("password"), "\(wrongPassword.standardError)")
         #expect(!wrongPassword.standardError.contains("nope"), "the password is never printed")

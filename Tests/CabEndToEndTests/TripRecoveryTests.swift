@@ -1,7 +1,6 @@
+import CabTestSupport
 import Foundation
 import Testing
-
-import CabTestSupport
 
 /// `cab serve` picks up the trips a stopped server left open (dispatch state lives in memory).
 @Suite("Trip recovery after a restart")
@@ -51,14 +50,17 @@ struct TripRecoveryTests {
     }
 
     /// A driver's app: the driver stream opened first, then online with a fix next to the pickup.
-    private func onlineDriver(_ client: BookingTestClient, token: String, streamTimeoutSeconds: Int) throws -> HTTPTestConnection {
+    private func onlineDriver(_ client: BookingTestClient, token: String, streamTimeoutSeconds: Int) throws
+        -> HTTPTestConnection
+    {
         let stream = try HTTPTestConnection(port: client.server.port, timeoutSeconds: streamTimeoutSeconds)
         try stream.sendRequest("GET", "/v1/driver/stream", headers: ["Authorization": "Bearer \(token)"])
         #expect(try stream.readHead().status == 200)
         let online = try client.send("POST", "/v1/driver/status", token: token, json: ["status": "online"])
         #expect(online.status == 200, "\(online.text)")
         let fix: [String: Any] = [
-            "lat": 60.1701, "lon": 24.9386, "accuracy": 5, "time": Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+            "lat": 60.1701, "lon": 24.9386, "accuracy": 5,
+            "time": Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
         ]
         let located = try client.send("POST", "/v1/driver/locations", token: token, json: ["fixes": [fix]])
         #expect(located.jsonObject?["accepted"] as? Int == 1, "\(located.text)")

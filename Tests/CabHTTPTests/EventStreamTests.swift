@@ -152,10 +152,11 @@ import Testing
         _ = try connection?.readChunk()
         connection = nil  // closes the socket
         // A parked connection learns of the disconnect on its next write (a heartbeat or an event).
-        #expect(server.eventually {
-            stream.comment("probe")
-            return stream.isClosed
-        })
+        #expect(
+            server.eventually {
+                stream.comment("probe")
+                return stream.isClosed
+            })
         #expect(server.eventually { server.accessLog.contains { $0.contains("\"route\":\"/events\"") } })
     }
 }

@@ -66,7 +66,8 @@ import Testing
         #expect(response.headers["content-type"] == "application/problem+json")
         let problem = try #require(response.jsonObject)
         #expect(problem["title"] as? String == "Not Found")
-        #expect(problem["type"] as? String == "/problems/not_found")  // issue 14: a type URI per problem (was about:blank)
+        // issue 14: a type URI per problem (was about:blank)
+        #expect(problem["type"] as? String == "/problems/not_found")
         #expect(problem["request_id"] as? String == response.headers["x-request-id"])
     }
 

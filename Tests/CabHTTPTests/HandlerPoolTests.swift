@@ -23,9 +23,10 @@ import Testing
     }
 
     /// One epoll thread, so that a single handler blocking inline would stall every connection.
-    static func server(handlerThreads: Int, queue: Int = 16, gate: Gate, stream: EventStream? = nil,
-        grace: Duration = .seconds(10)) throws -> TestServer
-    {
+    static func server(
+        handlerThreads: Int, queue: Int = 16, gate: Gate, stream: EventStream? = nil,
+        grace: Duration = .seconds(10)
+    ) throws -> TestServer {
         try TestServer(
             configuration: HTTPServerConfiguration(
                 workerThreads: 1, shutdownGracePeriod: grace, handlerThreads: handlerThreads, handlerQueueLength: queue)

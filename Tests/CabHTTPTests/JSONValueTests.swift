@@ -16,13 +16,17 @@ import Testing
 
     @Test func decodesEscapesAndSurrogatePairs() throws {
         let value = try parse(#"["a\"b\\c\/d\n\t\r\b\f", "\u00e4\u20ac", "\ud83d\ude95", "plain äö"]"#)
-        #expect(value == .array([.string("a\"b\\c/d\n\t\r\u{08}\u{0C}"), .string("ä€"), .string("🚕"), .string("plain äö")]))
+        #expect(
+            value == .array([.string("a\"b\\c/d\n\t\r\u{08}\u{0C}"), .string("ä€"), .string("🚕"), .string("plain äö")]))
     }
 
     @Test func agreesWithFoundationOnNumbers() throws {
-        for text in ["0", "-0", "60.1699", "24.93840000000001", "1e-7", "123456789012345678", "2.2250738585072014e-308"] {
+        for text in [
+            "0", "-0", "60.1699", "24.93840000000001", "1e-7", "123456789012345678", "2.2250738585072014e-308",
+        ] {
             let ours = try parse(text)
-            let theirs = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) as? NSNumber
+            let theirs =
+                try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) as? NSNumber
             #expect(ours == .number(theirs?.doubleValue ?? .nan), "\(text)")
         }
     }
@@ -96,7 +100,8 @@ import Testing
 
     @Test func readsFieldsAndLeavesOptionalsNil() throws {
         let request = HTTPRequest(
-            method: "POST", path: "/", body: Array(#"{"points": [{"lat": 1.5, "name": null}, {"lat": 2, "count": 7}]}"#.utf8))
+            method: "POST", path: "/",
+            body: Array(#"{"points": [{"lat": 1.5, "name": null}, {"lat": 2, "count": 7}]}"#.utf8))
         let trip = try request.decodeJSONBody(Trip.self)
         #expect(trip.points.map(\.lat) == [1.5, 2])
         #expect(trip.points[0].name == nil && trip.points[1].count == 7)
@@ -110,7 +115,9 @@ import Testing
         #expect(detail(#"{"points": [{}]}"#) == "The field 'lat' is missing in 'points.[0]'.")
         #expect(detail(#"{"points": [{"lat": "x"}]}"#) == "'points.[0].lat' has the wrong type; expected a number.")
         #expect(detail(#"{"points": [{"lat": null}]}"#) == "'points.[0].lat' is null; give a value.")
-        #expect(detail(#"{"points": [{"lat": 1, "count": 1.5}]}"#) == "'points.[0].count' has the wrong type; expected an integer.")
+        #expect(
+            detail(#"{"points": [{"lat": 1, "count": 1.5}]}"#)
+                == "'points.[0].count' has the wrong type; expected an integer.")
         #expect(detail(#"{"points": [{"lat": 1,}]}"#)?.hasPrefix("The body is not valid JSON") == true)
     }
 }
@@ -135,7 +142,9 @@ import Testing
 @Suite struct JSONStringTests {
     /// Both forms escape exactly as `JSONEncoder` does, and the byte form equals the text form.
     @Test func escapesLikeJSONEncoderInTextAndInBytes() throws {
-        let samples = ["plain", "quote \" and \\ back", "lines\n\r\t\u{08}\u{0C}", "\u{01}\u{1F}", "Käpylä 🚕 €", "", "/a/b"]
+        let samples = [
+            "plain", "quote \" and \\ back", "lines\n\r\t\u{08}\u{0C}", "\u{01}\u{1F}", "Käpylä 🚕 €", "", "/a/b",
+        ]
         for sample in samples {
             var text = ""
             JSONString.append(sample, to: &text)

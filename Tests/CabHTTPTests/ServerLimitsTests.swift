@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One client cannot lock everyone out: read deadlines, a per-address connection cap, the descriptor limit, and

@@ -18,14 +18,16 @@ import Testing
         try Data("TOP-SECRET-ENV".utf8).write(to: root.appendingPathComponent(".env"))
         try Data(repeating: 1, count: 2048).write(to: root.appendingPathComponent("big.png"))
         // A file outside the root that traversal attempts aim at.
-        try Data("TOP-SECRET-OUTSIDE".utf8).write(to: root.deletingLastPathComponent().appendingPathComponent("outside.txt"))
+        try Data("TOP-SECRET-OUTSIDE".utf8).write(
+            to: root.deletingLastPathComponent().appendingPathComponent("outside.txt"))
         // Symbolic links: one leading out of the root (refused), one staying inside it (served).
         try? fm.removeItem(at: root.appendingPathComponent("leak.txt"))
         try fm.createSymbolicLink(
             atPath: root.appendingPathComponent("leak.txt").path,
             withDestinationPath: root.deletingLastPathComponent().appendingPathComponent("outside.txt").path)
         try fm.createSymbolicLink(atPath: root.appendingPathComponent("etc").path, withDestinationPath: "/etc")
-        try fm.createSymbolicLink(atPath: root.appendingPathComponent("alias.css").path, withDestinationPath: "style.css")
+        try fm.createSymbolicLink(
+            atPath: root.appendingPathComponent("alias.css").path, withDestinationPath: "style.css")
         let files = StaticFiles(root: root.path, maxFileBytes: 1024, cacheControl: "public, max-age=60")
         server = try TestServer { r in
             r.get("/vendor/leaflet/{path*}", handler: StaticFiles(root: "/usr/share/javascript/leaflet").handler())

@@ -11,8 +11,10 @@ final class TestServer: Sendable {
     private let lines = LineCollector()
     private let errors = LineCollector()
 
-    init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0),
-         errorMapper: HTTPErrorMapper? = nil, routes: (inout Router) -> Void) throws {
+    init(
+        configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0),
+        errorMapper: HTTPErrorMapper? = nil, routes: (inout Router) -> Void
+    ) throws {
         var router = Router()
         routes(&router)
         let metrics = MetricsRegistry()
@@ -21,7 +23,8 @@ final class TestServer: Sendable {
         var configuration = configuration
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        let lines = self.lines, errors = self.errors
+        let lines = self.lines
+        let errors = self.errors
         server = HTTPServer(
             configuration: configuration, router: router, metrics: metrics,
             accessLog: { lines.append($0) },

@@ -32,10 +32,14 @@ import Testing
         let db = try PostgresConnection(conninfo: server.conninfo)
         try db.execute("CREATE TABLE riders (id text PRIMARY KEY, name text NOT NULL CHECK (name <> ''))")
         try db.query("INSERT INTO riders VALUES ($1, $2)", ["r1", "Aino"])
-        let duplicate = #expect(throws: PostgresError.self) { try db.query("INSERT INTO riders VALUES ($1, $2)", ["r1", "Eero"]) }
+        let duplicate = #expect(throws: PostgresError.self) {
+            try db.query("INSERT INTO riders VALUES ($1, $2)", ["r1", "Eero"])
+        }
         #expect(duplicate?.code == .uniqueViolation)
         #expect(duplicate?.constraint == "riders_pkey")
-        let empty = #expect(throws: PostgresError.self) { try db.query("INSERT INTO riders VALUES ($1, $2)", ["r2", ""]) }
+        let empty = #expect(throws: PostgresError.self) {
+            try db.query("INSERT INTO riders VALUES ($1, $2)", ["r2", ""])
+        }
         #expect(empty?.code == .checkViolation)
         let missing = #expect(throws: PostgresError.self) { try db.query("SELECT * FROM nowhere") }
         #expect(missing?.code == .undefinedTable)
@@ -98,8 +102,10 @@ import Testing
         #expect(results.first?.affectedRows == 1)
         #expect(try results.last?.first?.int(0) == 200)
         // One duplicate in a batch: nothing of that batch is kept, and the connection works afterwards.
-        let bad = [PostgresStatement("INSERT INTO bookings VALUES ($1, $2)", ["new", 1]),
-                   PostgresStatement("INSERT INTO bookings VALUES ($1, $2)", ["b7", 1])]
+        let bad = [
+            PostgresStatement("INSERT INTO bookings VALUES ($1, $2)", ["new", 1]),
+            PostgresStatement("INSERT INTO bookings VALUES ($1, $2)", ["b7", 1]),
+        ]
         let failure = #expect(throws: PostgresError.self) { try db.pipeline(bad, transaction: true) }
         #expect(failure?.code == .uniqueViolation)
         #expect(try db.query("SELECT count(*) FROM bookings").first?.int(0) == 200)

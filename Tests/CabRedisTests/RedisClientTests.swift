@@ -8,10 +8,17 @@ import Testing
 /// The hiredis wrapper against a real `redis-server` started for each test (`RedisTestServer`).
 @Suite struct RedisClientTests {
     @Test func parsesEndpoints() {
-        #expect(RedisEndpoint(url: "redis://127.0.0.1:6380/2") == RedisEndpoint(address: .tcp(host: "127.0.0.1", port: 6380), database: 2))
+        #expect(
+            RedisEndpoint(url: "redis://127.0.0.1:6380/2")
+                == RedisEndpoint(address: .tcp(host: "127.0.0.1", port: 6380), database: 2))
         #expect(RedisEndpoint(url: "redis://cache") == RedisEndpoint(address: .tcp(host: "cache", port: 6379)))
-        #expect(RedisEndpoint(url: "unix:///run/redis.sock?db=3") == RedisEndpoint(address: .unix(path: "/run/redis.sock"), database: 3))
-        for bad in ["http://x", "redis://", "redis://h:0", "redis://h:99999", "redis://h/x", "unix://relative", "unix:///s?db=-1"] {
+        #expect(
+            RedisEndpoint(url: "unix:///run/redis.sock?db=3")
+                == RedisEndpoint(address: .unix(path: "/run/redis.sock"), database: 3))
+        for bad in [
+            "http://x", "redis://", "redis://h:0", "redis://h:99999", "redis://h/x", "unix://relative",
+            "unix:///s?db=-1",
+        ] {
             #expect(RedisEndpoint(url: bad) == nil, "\(bad)")
         }
     }
@@ -36,7 +43,8 @@ import Testing
         let server = try RedisTestServer()
         defer { server.stop() }
         let redis = try RedisConnection(#require(RedisEndpoint(url: server.url)))
-        let replies = try redis.pipeline(Array(repeating: ["INCR", "n"], count: 1_000) + [["LPUSH", "n", "x"], ["GET", "n"]])
+        let replies = try redis.pipeline(
+            Array(repeating: ["INCR", "n"], count: 1_000) + [["LPUSH", "n", "x"], ["GET", "n"]])
         #expect(replies.count == 1_002)
         #expect(replies.prefix(1_000).map(\.integer) == (1...1_000).map { Int64($0) })
         if case .error = replies[1_000] {} else { Issue.record("LPUSH should fail inside the pipeline") }
@@ -72,7 +80,9 @@ import Testing
         let server = try RedisTestServer()
         defer { server.stop() }
         let events = Recorded<RedisEvent>()
-        let client = RedisClient(try #require(RedisEndpoint(url: server.url)), timeoutMilliseconds: 300) { events.append($0) }
+        let client = RedisClient(try #require(RedisEndpoint(url: server.url)), timeoutMilliseconds: 300) {
+            events.append($0)
+        }
         try client.command("SET", "k", "v")
         let before = try #require(client.runID)
         server.stopServer()

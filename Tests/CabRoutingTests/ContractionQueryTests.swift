@@ -1,7 +1,7 @@
+import CabRoutingBench
 import Testing
 
 @testable import CabRouting
-import CabRoutingBench
 
 @Suite struct ContractionQueryTests {
     /// Unpacking through the precomputed lists of short shortcuts gives, for every arc, the edges that splitting

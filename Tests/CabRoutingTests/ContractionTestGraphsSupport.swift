@@ -69,7 +69,9 @@ enum ContractionTestGraphs {
                 edges[i].to = Int32(twin)
             }
             for edge in departing where Bool.random(using: &rng) {
-                edges.append(.init(from: twin, to: Int(edge.to), durationMilliseconds: edge.durationMilliseconds, lengthMeters: 1))
+                edges.append(
+                    .init(
+                        from: twin, to: Int(edge.to), durationMilliseconds: edge.durationMilliseconds, lengthMeters: 1))
             }
         }
         // A self-loop and an isolated node.
@@ -92,13 +94,15 @@ enum ContractionTestGraphs {
         let lenBefore = edge.lengthMeters * Float(t)
         if source {
             return [
-                ContractionSeed(node: Int(edge.to), durationMilliseconds: after, lengthMeters: edge.lengthMeters - lenBefore),
+                ContractionSeed(
+                    node: Int(edge.to), durationMilliseconds: after, lengthMeters: edge.lengthMeters - lenBefore),
                 ContractionSeed(node: Int(edge.from), durationMilliseconds: before, lengthMeters: lenBefore),
             ]
         }
         return [
             ContractionSeed(node: Int(edge.from), durationMilliseconds: before, lengthMeters: lenBefore),
-            ContractionSeed(node: Int(edge.to), durationMilliseconds: after, lengthMeters: edge.lengthMeters - lenBefore),
+            ContractionSeed(
+                node: Int(edge.to), durationMilliseconds: after, lengthMeters: edge.lengthMeters - lenBefore),
         ]
     }
 
@@ -164,7 +168,9 @@ enum ContractionTestGraphs {
     {
         let dist = dijkstra(graph, from: sources)
         var best = UInt32.max
-        for t in targets where dist[Int(t.node)] != .max { best = min(best, dist[Int(t.node)] + t.durationMilliseconds) }
+        for t in targets where dist[Int(t.node)] != .max {
+            best = min(best, dist[Int(t.node)] + t.durationMilliseconds)
+        }
         return best
     }
 }

@@ -16,7 +16,8 @@ import Testing
         func point() throws -> SnappedPoint {
             try snapper.snap(
                 Coordinate(
-                    latitude: box.southWest.latitude + random.nextDouble() * (box.northEast.latitude - box.southWest.latitude),
+                    latitude: box.southWest.latitude + random.nextDouble()
+                        * (box.northEast.latitude - box.southWest.latitude),
                     longitude: box.southWest.longitude + random.nextDouble()
                         * (box.northEast.longitude - box.southWest.longitude)))
         }

@@ -14,7 +14,8 @@ import Testing
         let box = BoundingBox(enclosing: graph.coordinates)!
         return (0..<count).map { _ in
             Coordinate(
-                latitude: box.southWest.latitude + random.nextDouble() * (box.northEast.latitude - box.southWest.latitude),
+                latitude: box.southWest.latitude + random.nextDouble()
+                    * (box.northEast.latitude - box.southWest.latitude),
                 longitude: box.southWest.longitude + random.nextDouble()
                     * (box.northEast.longitude - box.southWest.longitude))
         }
@@ -49,9 +50,13 @@ import Testing
         let drivers = points.prefix(20).compactMap { $0 }
         if let pickup = points.last ?? nil {
             let many = router.durationsMilliseconds(from: drivers, to: pickup)
-            #expect(many == drivers.map { dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph)) })
+            #expect(
+                many == drivers.map { dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph)) }
+            )
             let reverse = router.durationsMilliseconds(from: pickup, to: drivers)
-            #expect(reverse == drivers.map { dijkstra.durationMilliseconds(RouteEndpoints(start: pickup, end: $0, in: graph)) })
+            #expect(
+                reverse
+                    == drivers.map { dijkstra.durationMilliseconds(RouteEndpoints(start: pickup, end: $0, in: graph)) })
             let matrix = router.matrix(from: Array(drivers.prefix(4)), to: Array(drivers.prefix(4)))
             for (i, row) in matrix.enumerated() {
                 for (j, cell) in row.enumerated() {
@@ -75,8 +80,10 @@ import Testing
         let piece = graph.coordinateRange(ofPiece: 0)
         let a = graph.coordinates[piece.lowerBound]
         let b = graph.coordinates[piece.lowerBound + 1]
-        let p = Coordinate(latitude: a.latitude * 0.7 + b.latitude * 0.3, longitude: a.longitude * 0.7 + b.longitude * 0.3)
-        let q = Coordinate(latitude: a.latitude * 0.4 + b.latitude * 0.6, longitude: a.longitude * 0.4 + b.longitude * 0.6)
+        let p = Coordinate(
+            latitude: a.latitude * 0.7 + b.latitude * 0.3, longitude: a.longitude * 0.7 + b.longitude * 0.3)
+        let q = Coordinate(
+            latitude: a.latitude * 0.4 + b.latitude * 0.6, longitude: a.longitude * 0.4 + b.longitude * 0.6)
         let snapper = Snapper(graph: graph)
         for endpoints in [try snapper.endpoints(from: p, to: q), try snapper.endpoints(from: q, to: p)] {
             #expect(router.durationMilliseconds(endpoints) == dijkstra.durationMilliseconds(endpoints))

@@ -70,7 +70,8 @@ import Testing
             for i in points.indices {
                 for j in points.indices {
                     #expect(
-                        matrix[i][j]?.durationMilliseconds ?? .max == router.duration(from: points[i], to: points[j])?.durationMilliseconds
+                        matrix[i][j]?.durationMilliseconds ?? .max == router.duration(from: points[i], to: points[j])?
+                            .durationMilliseconds
                             ?? .max)
                 }
             }

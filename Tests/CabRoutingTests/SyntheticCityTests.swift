@@ -72,7 +72,8 @@ import Testing
                 let path = router.shortestPath(from: [seedS], to: [seedT])
                 #expect(path?.costMilliseconds == (best[target] == .max ? nil : best[target]))
                 if let path {
-                    #expect(path.edges.reduce(0) { $0 + Int(graph.edgeDurationsMilliseconds[$1]) } == path.costMilliseconds)
+                    #expect(
+                        path.edges.reduce(0) { $0 + Int(graph.edgeDurationsMilliseconds[$1]) } == path.costMilliseconds)
                 }
             }
         }

@@ -22,13 +22,14 @@ import Testing
         #expect(TravelProfile.taxi.rule(forWay: ["highway": "residential", "maxspeed": "50"])?.speedKmh == 40)
     }
 
-    @Test(arguments: [
-        (["oneway": "yes"], true, false), (["oneway": "true"], true, false), (["oneway": "1"], true, false),
-        (["oneway": "-1"], false, true), (["oneway": "no"], true, true), ([:], true, true),
-        (["junction": "roundabout"], true, false), (["junction": "circular"], true, false),
-        (["junction": "roundabout", "oneway": "no"], true, true),
-        (["oneway": "yes", "oneway:psv": "no"], true, true),
-    ] as [([String: String], Bool, Bool)])
+    @Test(
+        arguments: [
+            (["oneway": "yes"], true, false), (["oneway": "true"], true, false), (["oneway": "1"], true, false),
+            (["oneway": "-1"], false, true), (["oneway": "no"], true, true), ([:], true, true),
+            (["junction": "roundabout"], true, false), (["junction": "circular"], true, false),
+            (["junction": "roundabout", "oneway": "no"], true, true),
+            (["oneway": "yes", "oneway:psv": "no"], true, true),
+        ] as [([String: String], Bool, Bool)])
     func readsDirections(tags: [String: String], forward: Bool, backward: Bool) {
         let rule = TravelProfile.taxi.rule(forWay: tags.merging(["highway": "tertiary"]) { $1 })
         #expect(rule?.forward == forward)
@@ -40,14 +41,15 @@ import Testing
         #expect(TravelProfile.taxi.rule(forWay: ["highway": "motorway"])?.backward == false)
     }
 
-    @Test(arguments: [
-        (["access": "no"], false), (["access": "private"], false), (["motor_vehicle": "no"], false),
-        (["motorcar": "private"], false), (["vehicle": "no"], false),
-        (["access": "no", "taxi": "yes"], true), (["access": "no", "psv": "yes"], true),
-        (["motor_vehicle": "private", "taxi": "designated"], true), (["access": "destination"], true),
-        (["access": "no", "psv": "yes", "taxi": "no"], false), (["access": "no", "bus": "yes"], false),
-        (["access": "psv"], true),
-    ] as [([String: String], Bool)])
+    @Test(
+        arguments: [
+            (["access": "no"], false), (["access": "private"], false), (["motor_vehicle": "no"], false),
+            (["motorcar": "private"], false), (["vehicle": "no"], false),
+            (["access": "no", "taxi": "yes"], true), (["access": "no", "psv": "yes"], true),
+            (["motor_vehicle": "private", "taxi": "designated"], true), (["access": "destination"], true),
+            (["access": "no", "psv": "yes", "taxi": "no"], false), (["access": "no", "bus": "yes"], false),
+            (["access": "psv"], true),
+        ] as [([String: String], Bool)])
     func letsACabThroughWhereTaxisMayGo(tags: [String: String], open: Bool) {
         #expect((TravelProfile.taxi.rule(forWay: tags.merging(["highway": "service"]) { $1 }) != nil) == open)
     }

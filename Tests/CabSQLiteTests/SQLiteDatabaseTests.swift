@@ -7,7 +7,9 @@ import Testing
         let db = try SQLiteDatabase(path: ":memory:")
         try db.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB)")
         try db.run("INSERT INTO t VALUES (?, ?, ?, ?)", [42, 1.5, "Kämp", [UInt8]([1, 2, 3])])
-        let rows = try db.query("SELECT i, r, s, b FROM t") { row in (row.int(0), row.double(1), row.string(2), row.blob(3)) }
+        let rows = try db.query("SELECT i, r, s, b FROM t") { row in
+            (row.int(0), row.double(1), row.string(2), row.blob(3))
+        }
         #expect(rows.count == 1)
         #expect(rows[0].0 == 42 && rows[0].1 == 1.5 && rows[0].2 == "Kämp" && rows[0].3 == [1, 2, 3])
     }

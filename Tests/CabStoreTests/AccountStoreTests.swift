@@ -75,10 +75,14 @@ import Testing
         }
         #expect(try f.store.append(fixes) == 10)
         #expect(try f.store.append(Array(fixes[5...]) + [fixes[0]]) == 0)  // a retried upload changes nothing
-        let trail = try f.store.trail(of: f.driver, from: f.clockStart.adding(seconds: 10), to: f.clockStart.adding(seconds: 30), limit: 100)
+        let trail = try f.store.trail(
+            of: f.driver, from: f.clockStart.adding(seconds: 10), to: f.clockStart.adding(seconds: 30), limit: 100)
         #expect(trail == Array(fixes[2..<6]))
-        #expect(try f.store.trail(of: f.driver, from: f.clockStart, to: f.clockStart.adding(seconds: 100), limit: 3) == Array(fixes[0..<3]))
-        let stranger = DriverLocationRecord(driverID: .random(), time: f.clockStart, coordinate: Coordinate(latitude: 0, longitude: 0))
+        #expect(
+            try f.store.trail(of: f.driver, from: f.clockStart, to: f.clockStart.adding(seconds: 100), limit: 3)
+                == Array(fixes[0..<3]))
+        let stranger = DriverLocationRecord(
+            driverID: .random(), time: f.clockStart, coordinate: Coordinate(latitude: 0, longitude: 0))
         #expect(throws: StoreError.self) { try f.store.append([stranger]) }
     }
 }

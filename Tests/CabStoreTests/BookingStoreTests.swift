@@ -64,7 +64,8 @@ import Testing
         #expect(try f.store.bookings(BookingQuery(riderID: rider)).items.count == 1)
 
         let conflict = #expect(throws: CoreError.self) {
-            try f.store.create(f.newBooking(for: rider), idempotencyKey: IdempotencyKey(key: "k-1", requestFingerprint: "sha256:bbbb"))
+            try f.store.create(
+                f.newBooking(for: rider), idempotencyKey: IdempotencyKey(key: "k-1", requestFingerprint: "sha256:bbbb"))
         }
         #expect(conflict?.code == .idempotencyConflict)
 
@@ -85,7 +86,9 @@ import Testing
         #expect(error?.code == .constraint)
         #expect(try f.store.booking(booking.id) == nil)
         #expect(try f.store.history(booking.id).isEmpty)
-        for table in ["bookings", "booking_history", "idempotency_keys"] { #expect(try f.count(table) == 0, "\(table)") }
+        for table in ["bookings", "booking_history", "idempotency_keys"] {
+            #expect(try f.count(table) == 0, "\(table)")
+        }
     }
 
     @Test func aCancelledBookingStaysCancelledAfterReopening() throws {
@@ -121,7 +124,8 @@ import Testing
             var accepter = TripStateMachine(booking: booking, tariff: .standard)
             let accept = try #require(try accepter.handle(.accept(f.driver), by: .driver(f.driver), at: at).record)
             var canceller = TripStateMachine(booking: booking, tariff: .standard)
-            let cancel = try #require(try canceller.handle(.riderCancel(reason: "race"), by: .rider(rider), at: at).record)
+            let cancel = try #require(
+                try canceller.handle(.riderCancel(reason: "race"), by: .rider(rider), at: at).record)
             let attempts: [(Booking, TripTransitionRecord)] = [(accepter.booking, accept), (canceller.booking, cancel)]
             let outcomes = Outcomes()
             let store = f.store

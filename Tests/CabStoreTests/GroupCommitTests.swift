@@ -24,10 +24,12 @@ import Testing
                 let booking = StoreFixture.newBooking(
                     for: doomed ? RiderID.random() : rider, at: start.adding(seconds: t * perThread + i))
                 do {
-                    let b = try store.create(booking, idempotencyKey: IdempotencyKey(key: "t\(t)-\(i)", requestFingerprint: "f"))
+                    let b = try store.create(
+                        booking, idempotencyKey: IdempotencyKey(key: "t\(t)-\(i)", requestFingerprint: "f"))
                     created.append(b.booking)
                     let step = try store.apply(
-                        .dispatch, to: booking.id, by: .system, at: booking.createdAt.adding(seconds: 1), tariff: .standard)
+                        .dispatch, to: booking.id, by: .system, at: booking.createdAt.adding(seconds: 1),
+                        tariff: .standard)
                     #expect(step.booking.status == .dispatching)
                 } catch {
                     failures.record(loss: nil)
@@ -79,7 +81,9 @@ import Testing
         var largest = 0
         for i in 0..<2_500 {
             _ = try store.create(f.newBooking(for: rider, at: i), idempotencyKey: nil)
-            if i % 50 == 0 { largest = max(largest, try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0) }
+            if i % 50 == 0 {
+                largest = max(largest, try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0)
+            }
         }
         let frameBytes = 24 + 4_096
         #expect(store.writeStatistics.batches >= 2_500)  // one commit per booking, several frames each
@@ -92,7 +96,9 @@ import Testing
         let f = try StoreFixture()
         let rider = try f.makeRider()
         f.store.close()
-        let error = #expect(throws: StoreError.self) { try f.store.create(f.newBooking(for: rider), idempotencyKey: nil) }
+        let error = #expect(throws: StoreError.self) {
+            try f.store.create(f.newBooking(for: rider), idempotencyKey: nil)
+        }
         #expect(error?.code == .closed)
     }
 }

@@ -23,7 +23,9 @@ import Testing
         let rider = try f.makeRider()
         for i in 0..<3 { _ = try f.store.create(f.newBooking(for: rider, at: i), idempotencyKey: nil) }
         let db = try SQLiteDatabase(path: f.path)
-        let definition = try db.query("SELECT sql FROM sqlite_schema WHERE name = 'bookings_by_driver'") { $0.string(0) }
+        let definition = try db.query("SELECT sql FROM sqlite_schema WHERE name = 'bookings_by_driver'") {
+            $0.string(0)
+        }
         #expect(definition.first?.hasSuffix("WHERE driver_id IS NOT NULL") == true, "\(definition)")
         let plan = try db.query(
             "EXPLAIN QUERY PLAN SELECT id FROM bookings WHERE driver_id = ? ORDER BY created_ms DESC, id DESC LIMIT 21",

@@ -92,7 +92,9 @@ import Testing
         let s = try Stores(postgres: store)
         let (rider, _) = try s.makeRider()
         try server.stopServer()
-        let write = #expect(throws: StoreError.self) { try store.create(Stores.booking(for: rider), idempotencyKey: nil) }
+        let write = #expect(throws: StoreError.self) {
+            try store.create(Stores.booking(for: rider), idempotencyKey: nil)
+        }
         #expect(write?.code == .unavailable)
         let read = #expect(throws: StoreError.self) { try store.booking(.random()) }
         #expect(read?.code == .unavailable)

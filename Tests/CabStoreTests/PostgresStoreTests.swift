@@ -55,7 +55,8 @@ import Testing
                     defer { group.leave() }
                     for i in 0..<10 {
                         do {
-                            let b = try store.create(Stores.booking(for: rider, at: n * 100 + k * 10 + i), idempotencyKey: nil)
+                            let b = try store.create(
+                                Stores.booking(for: rider, at: n * 100 + k * 10 + i), idempotencyKey: nil)
                             made.withLock { $0.append(b.booking.id) }
                         } catch {
                             failures.add(1, ordering: .relaxed)
@@ -83,7 +84,8 @@ import Testing
         let (rider, _) = try s.makeRider()
         let answered = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<BookingCreation, any Error>?>(nil)
-        s.store.create(Stores.booking(for: rider), idempotencyKey: IdempotencyKey(key: "a", requestFingerprint: "f")) { result in
+        s.store.create(Stores.booking(for: rider), idempotencyKey: IdempotencyKey(key: "a", requestFingerprint: "f")) {
+            result in
             outcome.withLock { $0 = result }
             answered.signal()
         }
@@ -105,7 +107,10 @@ import Testing
         let database = try SharedPostgres.newDatabase()
         let a = try PostgresStore(.init(conninfo: database, connections: 2, writers: 1))
         let b = try PostgresStore(.init(conninfo: database, connections: 2, writers: 1))
-        defer { a.close(); b.close() }
+        defer {
+            a.close()
+            b.close()
+        }
         let s = try Stores(postgres: a)
         let (first, _) = try s.makeRider("first")
         let (second, _) = try s.makeRider("second")
@@ -182,7 +187,8 @@ import Testing
         let driver = DriverID.random()
         try c.query(
             "INSERT INTO drivers (id, name, vehicle, plate, vehicle_type, created_ms) VALUES ($1, $2, $3, $4, $5, $6)",
-            [driver.rawValue, "Aino", "Octavia", "ABC-1", VehicleType.standard.rawValue, Int64(0)] as [any PostgresBindable])
+            [driver.rawValue, "Aino", "Octavia", "ABC-1", VehicleType.standard.rawValue, Int64(0)]
+                as [any PostgresBindable])
         let day: Int64 = 20_000  // 2024-10-03: far in the past of any partition the store makes
         for i in 0..<50 {
             try c.query(
@@ -215,7 +221,8 @@ import Testing
         func fixes(day: Int64, count: Int) -> [DriverLocationRecord] {
             (0..<count).map { i in
                 DriverLocationRecord(
-                    driverID: s.driver, time: Instant(millisecondsSinceEpoch: day * PostgresStore.dayMilliseconds + Int64(i) * 60_000),
+                    driverID: s.driver,
+                    time: Instant(millisecondsSinceEpoch: day * PostgresStore.dayMilliseconds + Int64(i) * 60_000),
                     coordinate: Coordinate(latitude: 60.17, longitude: 24.94))
             }
         }
@@ -244,8 +251,11 @@ import Testing
     }
 
     @Test func theDatabaseIsNamedWithoutItsPassword() {
-        #expect(PostgresStore.redacted("postgres://cab:s3cret@db.example:5432/city?sslmode=require") == "postgres://db.example:5432/city")
-        #expect(PostgresStore.redacted("host=/run/pg dbname=city user=cab password=s3cret") == "PostgreSQL /run/pg/city")
+        #expect(
+            PostgresStore.redacted("postgres://cab:s3cret@db.example:5432/city?sslmode=require")
+                == "postgres://db.example:5432/city")
+        #expect(
+            PostgresStore.redacted("host=/run/pg dbname=city user=cab password=s3cret") == "PostgreSQL /run/pg/city")
         #expect(!PostgresStore.redacted("postgresql://cab:s3cret@a,b/city").contains("s3cret"))
     }
 

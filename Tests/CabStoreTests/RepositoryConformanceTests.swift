@@ -45,7 +45,8 @@ import Testing
         #expect(!again.created)
         #expect(again.booking == first.booking)
         let other = #expect(throws: CoreError.self) {
-            try s.store.create(Stores.booking(for: rider), idempotencyKey: IdempotencyKey(key: "trip-1", requestFingerprint: "f2"))
+            try s.store.create(
+                Stores.booking(for: rider), idempotencyKey: IdempotencyKey(key: "trip-1", requestFingerprint: "f2"))
         }
         #expect(other?.code == .idempotencyConflict)
         // Keys are per rider.
@@ -68,11 +69,13 @@ import Testing
         var stale = booking
         stale.status = .cancelledByRider
         let record = TripTransitionRecord(
-            bookingID: booking.id, from: .requested, to: .cancelledByRider, event: .riderCancel, actor: .rider(rider), at: t)
+            bookingID: booking.id, from: .requested, to: .cancelledByRider, event: .riderCancel, actor: .rider(rider),
+            at: t)
         let lost = #expect(throws: CoreError.self) { try s.store.transition(stale, record: record) }
         #expect(lost?.code == .transitionConflict)
         #expect((lost?.underlying as? TripRefusal)?.currentState == .dispatching)
-        let (accepted, _) = try s.store.apply(.accept(s.driver), to: booking.id, by: .driver(s.driver), at: t, tariff: .standard)
+        let (accepted, _) = try s.store.apply(
+            .accept(s.driver), to: booking.id, by: .driver(s.driver), at: t, tariff: .standard)
         #expect(accepted.driverID == s.driver)
         #expect(try s.store.booking(booking.id) == accepted)
         #expect(try s.store.history(booking.id).map(\.event) == [.book, .dispatch, .accept])
@@ -109,7 +112,8 @@ import Testing
             cursor = page.nextCursor
         } while cursor != nil
         #expect(seen == ids.reversed())
-        _ = try s.store.apply(.dispatch, to: ids[2], by: .system, at: Stores.start.adding(seconds: 60), tariff: .standard)
+        _ = try s.store.apply(
+            .dispatch, to: ids[2], by: .system, at: Stores.start.adding(seconds: 60), tariff: .standard)
         #expect(try s.store.bookings(BookingQuery(statuses: [.dispatching])).items.map(\.id) == [ids[2]])
         #expect(try s.store.bookings(BookingQuery(limit: 100)).items.count == 8)
         #expect(throws: CoreError.self) { try s.store.bookings(BookingQuery(limit: 0)) }
@@ -127,9 +131,12 @@ import Testing
         }
         #expect(try s.store.append(Array(fixes.prefix(700))) == 700)
         #expect(try s.store.append(fixes) == 500)  // the first 700 are repeats
-        let trail = try s.store.trail(of: s.driver, from: Stores.start.adding(seconds: 100), to: Stores.start.adding(seconds: 200), limit: 1_000)
+        let trail = try s.store.trail(
+            of: s.driver, from: Stores.start.adding(seconds: 100), to: Stores.start.adding(seconds: 200), limit: 1_000)
         #expect(trail == Array(fixes[100..<200]))
-        #expect(try s.store.trail(of: s.driver, from: Stores.start, to: Stores.start.adding(seconds: 2_000), limit: 10).count == 10)
+        #expect(
+            try s.store.trail(of: s.driver, from: Stores.start, to: Stores.start.adding(seconds: 2_000), limit: 10)
+                .count == 10)
     }
 
     // MARK: PostgreSQL only: several nodes on one database
@@ -200,7 +207,8 @@ import Testing
         group.wait()
         let all = applied.withLock { $0 }
         #expect(all.count == 3)
-        #expect(all.flatMap { $0 }.sorted() == Array(1...PostgresStore.schemaVersion))  // each version by exactly one node
+        // each version by exactly one node
+        #expect(all.flatMap { $0 }.sorted() == Array(1...PostgresStore.schemaVersion))
         let store = try PostgresStore(.init(conninfo: database, migrates: false))
         #expect(try store.bookings(BookingQuery()).items.isEmpty)
     }
@@ -325,11 +333,15 @@ final class Stores {
             let key = IdempotencyKey(key: "k\(i)", requestFingerprint: "f")
             var booking = try sqlite.store.create(Stores.booking(for: rider, at: i), idempotencyKey: key).booking
             if i.isMultiple(of: 3) {
-                booking = try sqlite.store.apply(.dispatch, to: booking.id, by: .system, at: Stores.start.adding(seconds: 100 + i), tariff: .standard).booking
+                booking = try sqlite.store.apply(
+                    .dispatch, to: booking.id, by: .system, at: Stores.start.adding(seconds: 100 + i), tariff: .standard
+                ).booking
             }
             made.append(booking)
         }
-        _ = try sqlite.store.apply(.accept(sqlite.driver), to: made[0].id, by: .driver(sqlite.driver), at: Stores.start.adding(seconds: 200), tariff: .standard)
+        _ = try sqlite.store.apply(
+            .accept(sqlite.driver), to: made[0].id, by: .driver(sqlite.driver), at: Stores.start.adding(seconds: 200),
+            tariff: .standard)
         let fixes = (0..<2_500).map { i in
             DriverLocationRecord(
                 driverID: sqlite.driver, time: Stores.start.adding(seconds: i),
@@ -360,9 +372,11 @@ final class Stores {
             #expect(try postgres.history(booking.id) == (try sqlite.store.history(booking.id)))
         }
         // The copied city goes on working: the same key finds the same booking, and dispatch can move it.
-        let repeatKey = try postgres.create(Stores.booking(for: rider), idempotencyKey: IdempotencyKey(key: "k3", requestFingerprint: "f"))
+        let repeatKey = try postgres.create(
+            Stores.booking(for: rider), idempotencyKey: IdempotencyKey(key: "k3", requestFingerprint: "f"))
         #expect(!repeatKey.created && repeatKey.booking.id == made[3].id)
-        let trail = try postgres.trail(of: sqlite.driver, from: Stores.start, to: Stores.start.adding(seconds: 10_000), limit: 10_000)
+        let trail = try postgres.trail(
+            of: sqlite.driver, from: Stores.start, to: Stores.start.adding(seconds: 10_000), limit: 10_000)
         #expect(trail == fixes)
         #expect(try postgres.declines(of: made[1].id) == [sqlite.driver])
         #expect(try postgres.savedPlaces(of: rider) == [home])

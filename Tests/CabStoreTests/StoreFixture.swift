@@ -55,7 +55,8 @@ final class StoreFixture {
 
     /// Moves a stored booking by `command` through the state machine and the repository.
     @discardableResult
-    func apply(_ command: TripCommand, to id: BookingID, by actor: Principal, at seconds: Int = 1_000) throws -> Booking {
+    func apply(_ command: TripCommand, to id: BookingID, by actor: Principal, at seconds: Int = 1_000) throws -> Booking
+    {
         try store.apply(command, to: id, by: actor, at: clockStart.adding(seconds: seconds), tariff: .standard).booking
     }
 

@@ -21,7 +21,8 @@ protocol StoreParity: Sendable {
     func rate(_ booking: BookingID, _ rating: TripRating) throws -> Booking
     func ratings(of drivers: [DriverID]) throws -> [DriverID: DriverRatingSummary]
     func serverSecret(
-        named name: String, at time: Instant, make: @escaping @Sendable () throws -> [UInt8]) throws -> [UInt8]
+        named name: String, at time: Instant, make: @escaping @Sendable () throws -> [UInt8]
+    ) throws -> [UInt8]
     func pickupStatistics(limit: Int, now: Instant?) throws -> PickupStatistics
     func newestLocation(of driver: DriverID) throws -> DriverLocationRecord?
     var health: StoreHealth { get }
@@ -94,7 +95,11 @@ extension PostgresStore: StoreParity {}
             var booking = try #require(try s.store.booking(id))
             booking.status = .dispatching
             booking.statusChangedAt = t
-            return (booking, TripTransitionRecord(bookingID: id, from: from, to: .dispatching, event: .dispatch, actor: .system, at: t))
+            return (
+                booking,
+                TripTransitionRecord(
+                    bookingID: id, from: from, to: .dispatching, event: .dispatch, actor: .system, at: t)
+            )
         }
         // The second change expects a state the booking is not in: it loses, the first is written.
         let changes = [try dispatched(a, from: .requested), try dispatched(b, from: .dispatching)]
@@ -115,9 +120,13 @@ extension PostgresStore: StoreParity {}
         let first = try Self.trip(s, Self.toCompletion(s.driver), at: 100)
         let second = try Self.trip(s, Self.toCompletion(s.driver), at: 200)
         #expect(try s.store.rate(first, TripRating(stars: 3, comment: "ok", at: at)).rating?.stars == 3)
-        let again = #expect(throws: CoreError.self) { try s.store.rate(first, TripRating(stars: 5, comment: nil, at: at)) }
+        let again = #expect(throws: CoreError.self) {
+            try s.store.rate(first, TripRating(stars: 5, comment: nil, at: at))
+        }
         #expect(again?.code == .alreadyRated)
-        let missing = #expect(throws: CoreError.self) { try s.store.rate(.random(), TripRating(stars: 5, comment: nil, at: at)) }
+        let missing = #expect(throws: CoreError.self) {
+            try s.store.rate(.random(), TripRating(stars: 5, comment: nil, at: at))
+        }
         #expect(missing?.code == .notFound)
         _ = try s.store.rate(second, TripRating(stars: 4, comment: nil, at: at))
         #expect(try s.store.booking(first)?.rating == (try TripRating(stars: 3, comment: "ok", at: at)))
@@ -132,7 +141,8 @@ extension PostgresStore: StoreParity {}
         let (rider, _) = try s.makeRider()
         func place(_ label: String, _ i: Int) throws -> SavedPlace {
             try SavedPlace(
-                label: label, name: "Place \(i)", coordinate: Coordinate(latitude: 60.17 + Double(i) * 0.001, longitude: 24.94),
+                label: label, name: "Place \(i)",
+                coordinate: Coordinate(latitude: 60.17 + Double(i) * 0.001, longitude: 24.94),
                 address: "Street \(i)", updatedAt: Stores.start.adding(seconds: i))
         }
         #expect(try s.store.save(try place("Work", 1), for: rider))
@@ -186,14 +196,18 @@ extension PostgresStore: StoreParity {}
         let bookings = riders.enumerated().map { i, rider in Stores.booking(for: rider, at: i * 60) }
         func day(_ s: Stores) throws {
             for rider in riders {
-                try s.store.createRider(Rider(id: rider, name: "R", createdAt: Stores.start), tokenHash: Stores.randomHash())
+                try s.store.createRider(
+                    Rider(id: rider, name: "R", createdAt: Stores.start), tokenHash: Stores.randomHash())
             }
-            for b in bookings { _ = try s.store.create(b, idempotencyKey: IdempotencyKey(key: b.id.rawValue, requestFingerprint: "f")) }
+            for b in bookings {
+                _ = try s.store.create(b, idempotencyKey: IdempotencyKey(key: b.id.rawValue, requestFingerprint: "f"))
+            }
             func run(_ id: BookingID, _ commands: [TripCommand], from offset: Int) throws {
                 for (i, command) in commands.enumerated() {
                     let actor: Principal = command == .dispatch || command == .noDriverFound ? .system : .driver(driver)
                     _ = try s.store.apply(
-                        command, to: id, by: actor, at: Stores.start.adding(seconds: offset + 37 * (i + 1)), tariff: .standard)
+                        command, to: id, by: actor, at: Stores.start.adding(seconds: offset + 37 * (i + 1)),
+                        tariff: .standard)
                 }
             }
             try run(bookings[0].id, Self.toCompletion(driver), from: 0)
@@ -201,8 +215,10 @@ extension PostgresStore: StoreParity {}
             try run(bookings[2].id, [.dispatch, .accept(driver), .redispatch(reason: .driverCancelled)], from: 800)
             try run(bookings[3].id, [.dispatch, .noDriverFound], from: 900)
             try run(bookings[4].id, [.dispatch], from: 1_000)
-            _ = try s.store.rate(bookings[0].id, TripRating(stars: 5, comment: "kiitos", at: Stores.start.adding(seconds: 2_000)))
-            _ = try s.store.rate(bookings[1].id, TripRating(stars: 2, comment: nil, at: Stores.start.adding(seconds: 2_000)))
+            _ = try s.store.rate(
+                bookings[0].id, TripRating(stars: 5, comment: "kiitos", at: Stores.start.adding(seconds: 2_000)))
+            _ = try s.store.rate(
+                bookings[1].id, TripRating(stars: 2, comment: nil, at: Stores.start.adding(seconds: 2_000)))
             try s.store.recordDecline(of: bookings[4].id, by: driver, at: Stores.start.adding(seconds: 1_010))
             _ = try s.store.save(
                 try SavedPlace(label: "Home", name: "Kotona", coordinate: bookings[0].dropoff, updatedAt: Stores.start),

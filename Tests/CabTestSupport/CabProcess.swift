@@ -33,10 +33,12 @@ public enum CabProcess {
     /// Runs `executable arguments...` to completion (another tool the tests compare against, such as osmium), with
     /// CabLoopback's `ChildProcess`: standard output through a pipe read to its end (so a chatty child cannot fill
     /// it and block), standard error in a temporary file.
-    public static func run(executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    public static func run(executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Result
+    {
         let errorPath = NSTemporaryDirectory() + "cab-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).err"
         defer { try? FileManager.default.removeItem(atPath: errorPath) }
-        let child = try ChildProcess(executable: executable.path, arguments: arguments, stderrPath: errorPath, environment: environment)
+        let child = try ChildProcess(
+            executable: executable.path, arguments: arguments, stderrPath: errorPath, environment: environment)
         let output = child.readAll(limit: 256 << 20)
         let status = child.waitForExit()
         return Result(

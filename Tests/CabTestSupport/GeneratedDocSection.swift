@@ -12,7 +12,8 @@ public enum GeneratedDocSection {
         let url = TestData.repositoryRoot.appendingPathComponent(path)
         let text = try String(contentsOf: url, encoding: .utf8)
         if writing, let start = text.range(of: begin), let stop = text.range(of: end) {
-            try (text[..<start.upperBound] + content + text[stop.lowerBound...]).write(to: url, atomically: true, encoding: .utf8)
+            try (text[..<start.upperBound] + content + text[stop.lowerBound...]).write(
+                to: url, atomically: true, encoding: .utf8)
             return true
         }
         return text.contains(begin + content + end)

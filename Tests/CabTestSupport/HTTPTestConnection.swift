@@ -2,9 +2,9 @@ import CabLoopback
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A response as read off the wire: the loopback client's (CabLoopback), shared with the benchmarks.
@@ -61,7 +61,9 @@ public final class HTTPTestConnection {
     public func send(_ bytes: [UInt8]) throws -> Int {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 if errno == EPIPE || errno == ECONNRESET { return sent }
@@ -98,7 +100,8 @@ public final class HTTPTestConnection {
             let line = try readLine()
             if line.isEmpty { break }
             guard let colon = line.firstIndex(of: ":") else { throw HTTPTestError(description: "bad header: \(line)") }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return (status, headers)
     }

@@ -33,10 +33,12 @@ public final class PostgresTestServer: @unchecked Sendable {
         let passwordFile = directory.appendingPathComponent("pw")
         try password.write(to: passwordFile, atomically: true, encoding: .utf8)
         if let user = runAs { try SpawnedProcess.run("/bin/chown", [user, passwordFile.path]) }
-        try command("initdb", [
-            "-D", dataPath, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
-            "--no-sync",
-        ])
+        try command(
+            "initdb",
+            [
+                "-D", dataPath, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
+                "--no-sync",
+            ])
         try start()
     }
 
@@ -44,11 +46,13 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     /// Starts the server (again, after `stopServer`), waiting until it accepts connections.
     public func start() throws {
-        try command("pg_ctl", [
-            "-D", dataPath, "-w", "-t", "30", "-l", directory.appendingPathComponent("log").path, "-o",
-            "-k \(directory.path) -c listen_addresses='' -c max_connections=400 -c shared_buffers=32MB",
-            "start",
-        ])
+        try command(
+            "pg_ctl",
+            [
+                "-D", dataPath, "-w", "-t", "30", "-l", directory.appendingPathComponent("log").path, "-o",
+                "-k \(directory.path) -c listen_addresses='' -c max_connections=400 -c shared_buffers=32MB",
+                "start",
+            ])
     }
 
     /// Stops the server (fast shutdown: open connections are closed), leaving its files for `start()`.
@@ -84,6 +88,7 @@ public final class PostgresTestServer: @unchecked Sendable {
             if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
         }
         throw HTTPTestError(
-            description: "PostgreSQL server binaries not found under /usr/lib/postgresql: run scripts/install-deps.sh --test")
+            description:
+                "PostgreSQL server binaries not found under /usr/lib/postgresql: run scripts/install-deps.sh --test")
     }
 }

@@ -32,7 +32,8 @@ public final class RedisTestServer: @unchecked Sendable {
         let child = try SpawnedProcess(
             binary,
             [
-                "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
+                "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700", "--save", "", "--appendonly",
+                "no",
                 "--dir", directory.path, "--daemonize", "no",
             ],
             outputPath: directory.appendingPathComponent("log").path)

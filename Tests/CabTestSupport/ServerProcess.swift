@@ -79,8 +79,10 @@ public enum ImportedMap {
     public static func freshCopy(_ name: String = "helsinki") throws -> URL {
         let source = try dataDirectory(name)
         let dir = try TestData.temporaryDirectory("data-\(name)")
-        for file in try FileManager.default.contentsOfDirectory(atPath: source.path) where !file.hasPrefix("cab.sqlite") {
-            try FileManager.default.copyItem(at: source.appendingPathComponent(file), to: dir.appendingPathComponent(file))
+        for file in try FileManager.default.contentsOfDirectory(atPath: source.path) where !file.hasPrefix("cab.sqlite")
+        {
+            try FileManager.default.copyItem(
+                at: source.appendingPathComponent(file), to: dir.appendingPathComponent(file))
         }
         return dir
     }

@@ -40,7 +40,8 @@ public final class SpawnedProcess: Sendable {
         let code = child.wait()
         let text = child.output
         guard code == 0 else {
-            throw HTTPTestError(description: "\(path) \(arguments.first ?? "") failed (exit \(code)): \(text.suffix(800))")
+            throw HTTPTestError(
+                description: "\(path) \(arguments.first ?? "") failed (exit \(code)): \(text.suffix(800))")
         }
         return text
     }

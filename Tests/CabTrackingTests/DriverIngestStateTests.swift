@@ -17,8 +17,9 @@ let t0: Int64 = 1_750_000_000_000
 
     @Test func acceptsAnOrderedBatchAndReportsTheNewestAsLatest() {
         var state = DriverIngestState()
-        let outcome = state.ingest([fix(2, metersNorth: 20), fix(1), fix(3, metersNorth: 40)], now: t0 + 4000,
-                                   configuration: rules)
+        let outcome = state.ingest(
+            [fix(2, metersNorth: 20), fix(1), fix(3, metersNorth: 40)], now: t0 + 4000,
+            configuration: rules)
         #expect(outcome.accepted.map(\.timeMilliseconds) == [t0 + 1000, t0 + 2000, t0 + 3000])
         #expect(outcome.latest == fix(3, metersNorth: 40))
         #expect(outcome.dropped.total == 0)
@@ -44,8 +45,9 @@ let t0: Int64 = 1_750_000_000_000
 
     @Test func dropsInaccurateFixes() {
         var state = DriverIngestState()
-        let outcome = state.ingest([fix(1, accuracy: 250), fix(2, accuracy: 40)], now: t0 + 3000,
-                                   configuration: rules)
+        let outcome = state.ingest(
+            [fix(1, accuracy: 250), fix(2, accuracy: 40)], now: t0 + 3000,
+            configuration: rules)
         #expect(outcome.accepted == [fix(2, accuracy: 40)])
         #expect(outcome.dropped[.inaccurate] == 1)
     }
@@ -53,8 +55,9 @@ let t0: Int64 = 1_750_000_000_000
     @Test func dropsAFixImplyingAnImpossibleSpeedAndKeepsTheNextPlausibleOne() {
         var state = DriverIngestState()
         // 1 km in 2 s is 500 m/s; 60 m in 3 s from the first fix is 20 m/s.
-        let outcome = state.ingest([fix(1), fix(3, metersNorth: 1000), fix(4, metersNorth: 60)], now: t0 + 5000,
-                                   configuration: rules)
+        let outcome = state.ingest(
+            [fix(1), fix(3, metersNorth: 1000), fix(4, metersNorth: 60)], now: t0 + 5000,
+            configuration: rules)
         #expect(outcome.accepted.map(\.timeMilliseconds) == [t0 + 1000, t0 + 4000])
         #expect(outcome.dropped[.impossibleSpeed] == 1)
     }
@@ -81,8 +84,9 @@ let t0: Int64 = 1_750_000_000_000
     @Test func aRetriedSingleFixIsADuplicateAndSameTimeInOneBatchToo() {
         var state = DriverIngestState()
         _ = state.ingest([fix(1)], now: t0 + 2000, configuration: rules)
-        let outcome = state.ingest([fix(1), fix(2, metersNorth: 5), fix(2, metersNorth: 6)], now: t0 + 3000,
-                                   configuration: rules)
+        let outcome = state.ingest(
+            [fix(1), fix(2, metersNorth: 5), fix(2, metersNorth: 6)], now: t0 + 3000,
+            configuration: rules)
         #expect(outcome.accepted == [fix(2, metersNorth: 5)])
         #expect(outcome.dropped[.duplicate] == 2)
     }

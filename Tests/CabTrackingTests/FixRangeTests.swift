@@ -7,8 +7,10 @@ import Testing
 @Suite struct FixRangeTests {
     let rules = IngestConfiguration()
 
-    func hostile(heading: Double? = nil, speed: Double? = nil, accuracy: Double = 5, time: Int64 = t0 + 1000,
-                 seq: Int64? = nil) -> LocationFix {
+    func hostile(
+        heading: Double? = nil, speed: Double? = nil, accuracy: Double = 5, time: Int64 = t0 + 1000,
+        seq: Int64? = nil
+    ) -> LocationFix {
         LocationFix(
             coordinate: Coordinate(latitude: 60.17, longitude: 24.94), timeMilliseconds: time, accuracyMeters: accuracy,
             speedMetersPerSecond: speed, headingDegrees: heading, sequence: seq)
@@ -18,8 +20,9 @@ import Testing
     @Test(arguments: [1e19, -1e19, 1e308, -720, 1e6, 359.6, -0.4])
     func theIndexTakesAnyFiniteHeadingWithoutTrapping(heading: Double) throws {
         var index = NearestDriverIndex<Int>()
-        index.update(1, coordinate: Coordinate(latitude: 60.17, longitude: 24.94), timeMilliseconds: t0,
-                     headingDegrees: heading, speedMetersPerSecond: 1e308)
+        index.update(
+            1, coordinate: Coordinate(latitude: 60.17, longitude: 24.94), timeMilliseconds: t0,
+            headingDegrees: heading, speedMetersPerSecond: 1e308)
         let position = try #require(index.position(of: 1))
         let stored = try #require(position.headingDegrees)
         #expect((0..<360).contains(stored))

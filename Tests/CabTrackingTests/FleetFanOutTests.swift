@@ -29,8 +29,9 @@ import Testing
 
     @Test func aBoundingBoxSubscriberOnlySeesDriversInside() {
         var hub = FleetFanOut<String>()
-        let box = BoundingBox(southWest: Coordinate(latitude: 60.0, longitude: 24.8),
-                              northEast: Coordinate(latitude: 60.2, longitude: 25.0))
+        let box = BoundingBox(
+            southWest: Coordinate(latitude: 60.0, longitude: 24.8),
+            northEast: Coordinate(latitude: 60.2, longitude: 25.0))
         let (inside, _) = hub.subscribe(boundingBox: box)
         let (all, _) = hub.subscribe()
         hub.publish("in", at: at(60.1, 24.9))

@@ -17,7 +17,9 @@ import Testing
         #expect(applied.map(\.driver) == ["a"])
         #expect(fleet.position(of: "a")?.timeMilliseconds == t0 + 1000)
         #expect(fleet.status(of: "a") == .busy)
-        let near = fleet.nearest(to: Coordinate(latitude: 60.17, longitude: 24.94), k: 5, filter: DriverFilter(statuses: [.busy]), now: t0 + 2000)
+        let near = fleet.nearest(
+            to: Coordinate(latitude: 60.17, longitude: 24.94), k: 5, filter: DriverFilter(statuses: [.busy]),
+            now: t0 + 2000)
         #expect(near.map(\.driver) == ["a"])
     }
 

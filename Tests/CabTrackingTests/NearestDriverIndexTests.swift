@@ -26,13 +26,15 @@ import Testing
     func kNearestEqualsABruteForceScanWithFiltersAndStaleness(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         var index = NearestDriverIndex<Int>(
-            configuration: DriverIndexConfiguration(cellSizeMeters: 300, referenceLatitude: 60.2,
-                                                    maxAgeMilliseconds: 60_000))
+            configuration: DriverIndexConfiguration(
+                cellSizeMeters: 300, referenceLatitude: 60.2,
+                maxAgeMilliseconds: 60_000))
         var drivers: [Int: Driver] = [:]
         for id in 0..<3000 {
             let d = Driver(
-                coordinate: Coordinate(latitude: .random(in: 60.10...60.30, using: &random),
-                                       longitude: .random(in: 24.70...25.20, using: &random)),
+                coordinate: Coordinate(
+                    latitude: .random(in: 60.10...60.30, using: &random),
+                    longitude: .random(in: 24.70...25.20, using: &random)),
                 time: now - Int64.random(in: 0...90_000, using: &random),
                 status: DriverStatus.allCases.randomElement(using: &random)!,
                 vehicle: VehicleClass(rawValue: .random(in: 0...3, using: &random)))
@@ -43,8 +45,9 @@ import Testing
         // Move a third of them (changing cells) and remove a few, as a live fleet does.
         for id in stride(from: 0, to: 3000, by: 3) {
             drivers[id]!.coordinate.latitude += .random(in: -0.01...0.01, using: &random)
-            index.update(id, coordinate: drivers[id]!.coordinate, timeMilliseconds: drivers[id]!.time,
-                         vehicleClass: drivers[id]!.vehicle)
+            index.update(
+                id, coordinate: drivers[id]!.coordinate, timeMilliseconds: drivers[id]!.time,
+                vehicleClass: drivers[id]!.vehicle)
         }
         for id in stride(from: 1, to: 3000, by: 50) {
             index.remove(id)
@@ -53,16 +56,23 @@ import Testing
         #expect(index.count == drivers.count)
         let fresh = { (d: Driver) in d.time >= self.now - 60_000 }
         for query in 0..<200 {
-            let point = Coordinate(latitude: .random(in: 60.05...60.35, using: &random),
-                                   longitude: .random(in: 24.65...25.25, using: &random))
+            let point = Coordinate(
+                latitude: .random(in: 60.05...60.35, using: &random),
+                longitude: .random(in: 24.65...25.25, using: &random))
             let k = [1, 5, 10, 40][query % 4]
             let (filter, admits): (DriverFilter, (Driver) -> Bool) =
                 switch query % 3 {
                 case 0: (.available, { $0.status == .available && fresh($0) })
-                case 1: (DriverFilter(statuses: [.available, .busy], vehicleClasses: [.large, .premium]),
-                         { $0.status != .offline && [1, 3].contains($0.vehicle.rawValue) && fresh($0) })
-                default: (DriverFilter(maxDistanceMeters: 1500),
-                          { $0.status == .available && fresh($0) })
+                case 1:
+                    (
+                        DriverFilter(statuses: [.available, .busy], vehicleClasses: [.large, .premium]),
+                        { $0.status != .offline && [1, 3].contains($0.vehicle.rawValue) && fresh($0) }
+                    )
+                default:
+                    (
+                        DriverFilter(maxDistanceMeters: 1500),
+                        { $0.status == .available && fresh($0) }
+                    )
                 }
             var expected = oracle(drivers, point: point, k: k, filter: admits)
             if let limit = filter.maxDistanceMeters { expected = expected.filter { $0.1 <= limit } }
@@ -93,8 +103,9 @@ import Testing
 
     @Test func keepsPositionStatusAndHeadingPerDriver() throws {
         var index = NearestDriverIndex<Int>()
-        index.update(7, coordinate: Coordinate(latitude: 60.1234567, longitude: 24.7654321), timeMilliseconds: 5,
-                     headingDegrees: 359.6, vehicleClass: .premium)
+        index.update(
+            7, coordinate: Coordinate(latitude: 60.1234567, longitude: 24.7654321), timeMilliseconds: 5,
+            headingDegrees: 359.6, vehicleClass: .premium)
         index.setStatus(.busy, for: 7)
         let p = try #require(index.position(of: 7))
         #expect(abs(p.coordinate.latitude - 60.1234567) < 1e-9)

@@ -1,6 +1,6 @@
 import CabAPI
-import CabDispatch
 import CabCore
+import CabDispatch
 import CabHTTP
 import CabStore
 import CabTracking

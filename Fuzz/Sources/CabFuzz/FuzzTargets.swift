@@ -103,11 +103,14 @@ enum FuzzTargets {
             requestID: "fuzz")
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            request.headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            request.headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         request.body = head.count > 1 ? Array(head[1].utf8) : []
         _ = HTTPServer.loggedPath(path, route: "unmatched")
-        guard case .found(let route, let parameters) = router.match(method: request.method, path: request.path) else { return }
+        guard case .found(let route, let parameters) = router.match(method: request.method, path: request.path) else {
+            return
+        }
         request.pathParameters = parameters
         do {
             _ = try route.handler(request)

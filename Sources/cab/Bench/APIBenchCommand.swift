@@ -1,8 +1,8 @@
 import CabBench
+import CabGeo
 import CabLoopback
 import CabPlacesBench
 import CabRoutingBench
-import CabGeo
 import Foundation
 
 /// `cab bench api`: parses flags, runs `APIBenchmark`, prints the figures (or one JSON object with `--json`).
@@ -22,7 +22,8 @@ enum APIBenchCommand {
             name: "trips", valueName: nil,
             help: "instead: /healthz p99 and SSE heartbeat delay while riders and drivers play whole trips, "
                 + "handlers inline (--handler-threads 0) then on the pool (default --duration 20)"),
-        .init(name: "pairs", valueName: "N", help: "with --trips: rider/driver pairs playing trips at once (default 32)"),
+        .init(
+            name: "pairs", valueName: "N", help: "with --trips: rider/driver pairs playing trips at once (default 32)"),
     ]
 
     static let usage = """
@@ -56,10 +57,13 @@ enum APIBenchCommand {
             pickup: args.value("pickup").map { Arguments.parseCoordinate($0, what: "--pickup") } ?? central.0,
             dropoff: args.value("dropoff").map { Arguments.parseCoordinate($0, what: "--dropoff") } ?? central.1,
             serverLog: args.value("server-log") ?? "/dev/null",
-            serverThreads: args.value("server-threads").map { _ in args.integer("server-threads", default: 32, in: 1...512) })
+            serverThreads: args.value("server-threads").map { _ in
+                args.integer("server-threads", default: 32, in: 1...512)
+            })
         if !FileManager.default.fileExists(atPath: configuration.dataDirectory) {
-            Console.error("cab: \(configuration.dataDirectory) does not exist (run `make run` or `cab import`); "
-                + "the server starts without a map")
+            Console.error(
+                "cab: \(configuration.dataDirectory) does not exist (run `make run` or `cab import`); "
+                    + "the server starts without a map")
         }
         let result: APIBenchmark.Result
         do {
@@ -83,7 +87,9 @@ enum APIBenchCommand {
             pickup: args.value("pickup").map { Arguments.parseCoordinate($0, what: "--pickup") } ?? central.0,
             dropoff: args.value("dropoff").map { Arguments.parseCoordinate($0, what: "--dropoff") } ?? central.1,
             serverLog: args.value("server-log") ?? "/dev/null",
-            serverThreads: args.value("server-threads").map { _ in args.integer("server-threads", default: 32, in: 1...512) })
+            serverThreads: args.value("server-threads").map { _ in
+                args.integer("server-threads", default: 32, in: 1...512)
+            })
         let runs: [TripLoadBenchmark.Run]
         do {
             runs = try TripLoadBenchmark(configuration: configuration).run()
@@ -118,12 +124,15 @@ enum APIBenchCommand {
             lines.append("\(r.label):")
             lines.append(
                 "  trips completed    \(r.trips) (\(r.transitions) durable transitions, "
-                    + String(format: "%.0f/s", Double(r.transitions) / max(r.seconds, 0.001)) + ", \(r.failures) failures)")
+                    + String(format: "%.0f/s", Double(r.transitions) / max(r.seconds, 0.001))
+                    + ", \(r.failures) failures)")
             lines.append(
-                "  GET /healthz       p50 " + String(format: "%.2f ms  p99 %.2f ms  max %.1f ms", r.healthzP50, r.healthzP99, r.healthzMax)
+                "  GET /healthz       p50 "
+                    + String(format: "%.2f ms  p99 %.2f ms  max %.1f ms", r.healthzP50, r.healthzP99, r.healthzMax)
                     + " (\(r.healthzCount) answered, \(r.healthzFailures) failed)")
             lines.append(
-                "  SSE heartbeat late p50 " + String(format: "%.1f ms  max %.1f ms", r.heartbeatDelayP50, r.heartbeatDelayMax)
+                "  SSE heartbeat late p50 "
+                    + String(format: "%.1f ms  max %.1f ms", r.heartbeatDelayP50, r.heartbeatDelayMax)
                     + " (\(r.heartbeats) heartbeats on the drivers' streams)")
             if let first = r.firstFailure { lines.append("  first failure: \(first)") }
         }
@@ -152,14 +161,18 @@ enum APIBenchCommand {
         }
         if let d = r.diskSync {
             lines.append(
-                "disk fdatasync      p50 " + String(format: "%.2f ms  p99 %.2f ms  max %.1f ms", d.p50Milliseconds,
-                    d.p99Milliseconds, d.maxMilliseconds)
+                "disk fdatasync      p50 "
+                    + String(
+                        format: "%.2f ms  p99 %.2f ms  max %.1f ms", d.p50Milliseconds,
+                        d.p99Milliseconds, d.maxMilliseconds)
                     + " (\(d.syncs) syncs of 8 KiB in 2 s before the loads: a floor under a durable booking's latency)")
         }
         if let d = r.diskSyncDuringBookings {
             lines.append(
-                "  same, beside the bookings: p50 " + String(format: "%.2f ms  p99 %.2f ms  max %.1f ms", d.p50Milliseconds,
-                    d.p99Milliseconds, d.maxMilliseconds)
+                "  same, beside the bookings: p50 "
+                    + String(
+                        format: "%.2f ms  p99 %.2f ms  max %.1f ms", d.p50Milliseconds,
+                        d.p99Milliseconds, d.maxMilliseconds)
                     + " (\(d.syncs) syncs, one per 10 ms; \(d.over20Milliseconds) slower than 20 ms)")
         }
         if let peak = r.serverPeakResidentBytes { lines.append("server peak RSS     \(BenchFormat.mebibytes(peak))") }

@@ -150,9 +150,11 @@ private final class BenchRedis {
         var template = Array(temporaryPath("cab-redis-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("cannot create a temporary directory") }
         directory = String(cString: made)
-        guard let binary = ["/usr/bin/redis-server", "/usr/sbin/redis-server"].first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) else { throw BenchError("redis-server not found: run scripts/install-deps.sh --test") }
+        guard
+            let binary = ["/usr/bin/redis-server", "/usr/sbin/redis-server"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { throw BenchError("redis-server not found: run scripts/install-deps.sh --test") }
         child = try ChildProcess(
             executable: binary,
             arguments: [

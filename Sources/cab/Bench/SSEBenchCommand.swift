@@ -40,15 +40,19 @@ enum SSEBenchCommand {
             var object: [String: Any] = [
                 "sse_clients": f.clientsConnected, "sse_clients_failed": f.clientsFailed,
                 "sse_events_per_s": BenchFormat.round(f.eventsPerSecond, 1), "published": r.published,
-                "dropped": r.dropped, "connect_s": BenchFormat.round(f.connectSeconds, 3), "build": BenchFormat.buildMode,
+                "dropped": r.dropped, "connect_s": BenchFormat.round(f.connectSeconds, 3),
+                "build": BenchFormat.buildMode,
             ]
             object["sse_p50_ms"] = f.p50DeliveryMilliseconds.map { BenchFormat.round($0, 3) }
             object["sse_p99_ms"] = f.p99DeliveryMilliseconds.map { BenchFormat.round($0, 3) }
             object["peak_rss_bytes"] = r.residentBytes
             Console.line(BenchFormat.jsonLine(object))
         } else {
-            Console.line(SSEFanOutReport.lines(f, title: "cab bench sse (\(BenchFormat.buildMode) build, in-process "
-                + "CabHTTP, publisher tick \(String(format: "%.0f", r.tickMilliseconds)) ms)"))
+            Console.line(
+                SSEFanOutReport.lines(
+                    f,
+                    title: "cab bench sse (\(BenchFormat.buildMode) build, in-process "
+                        + "CabHTTP, publisher tick \(String(format: "%.0f", r.tickMilliseconds)) ms)"))
             Console.line("published           \(r.published) events; dropped by bounded buffers: \(r.dropped)")
             if let rss = r.residentBytes { Console.line("process peak RSS    \(BenchFormat.mebibytes(rss))") }
         }

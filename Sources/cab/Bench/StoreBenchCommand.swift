@@ -7,11 +7,14 @@ import Foundation
 /// by side in one run (`PostgresStoreBenchmark`).
 enum StoreBenchCommand {
     static let flags: [Arguments.Flag] = [
-        .init(name: "postgres", valueName: "URL", help: "PostgreSQL to measure (default $CAB_POSTGRES_URL); use an empty database"),
+        .init(
+            name: "postgres", valueName: "URL",
+            help: "PostgreSQL to measure (default $CAB_POSTGRES_URL); use an empty database"),
         .init(name: "writers", valueName: "N", help: "concurrent callers creating bookings (default 64)"),
         .init(name: "bookings", valueName: "N", help: "bookings per caller (default 100)"),
         .init(name: "rows", valueName: "N", help: "location history rows (default 200000)"),
-        .init(name: "pg-writers", valueName: "N", help: "PostgreSQL writer threads, each committing batches (default 4)"),
+        .init(
+            name: "pg-writers", valueName: "N", help: "PostgreSQL writer threads, each committing batches (default 4)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
@@ -37,17 +40,23 @@ enum StoreBenchCommand {
         var template = Array(temporaryPath("cab-bench-store-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { Console.fail("cannot create a temporary directory", code: 73) }
         let directory = String(cString: made)
-        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a leftover temp dir is harmless
+        // best effort: a leftover temp dir is harmless
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             let figures = try PostgresStoreBenchmark.run(
-                sqliteDirectory: directory, conninfo: url, writers: writers, bookingsPerWriter: bookings, locationRows: rows,
+                sqliteDirectory: directory, conninfo: url, writers: writers, bookingsPerWriter: bookings,
+                locationRows: rows,
                 postgresWriters: pgWriters)
             var object: [String: Any] = ["build": BenchFormat.buildMode]
-            var lines = ["cab bench store (\(BenchFormat.buildMode) build, \(writers) callers, \(writers * bookings) bookings each store)"]
+            var lines = [
+                "cab bench store (\(BenchFormat.buildMode) build, \(writers) callers, \(writers * bookings) bookings each store)"
+            ]
             for f in figures {
                 object[f.store] = [
-                    "bookings_per_s": BenchFormat.round(f.bookingsPerSecond, 0), "p50_ms": BenchFormat.round(f.p50Milliseconds, 2),
-                    "p99_ms": BenchFormat.round(f.p99Milliseconds, 2), "bookings_per_commit": BenchFormat.round(f.bookingsPerCommit, 1),
+                    "bookings_per_s": BenchFormat.round(f.bookingsPerSecond, 0),
+                    "p50_ms": BenchFormat.round(f.p50Milliseconds, 2),
+                    "p99_ms": BenchFormat.round(f.p99Milliseconds, 2),
+                    "bookings_per_commit": BenchFormat.round(f.bookingsPerCommit, 1),
                     "location_rows_per_s": BenchFormat.round(f.locationRowsPerSecond, 0),
                 ]
                 lines.append(

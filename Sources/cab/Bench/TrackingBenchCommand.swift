@@ -9,9 +9,13 @@ import CabTracking
 /// installed, and over HTTP (`TrackingHTTPBenchCommand.measure`: single-fix ingest, fleet-stream fan-out).
 enum TrackingBenchCommand {
     static let flags: [Arguments.Flag] = [
-        .init(name: "data", valueName: "DIR", help: "imported data directory for the HTTP part (default $CAB_DATA or data/cab)"),
+        .init(
+            name: "data", valueName: "DIR",
+            help: "imported data directory for the HTTP part (default $CAB_DATA or data/cab)"),
         .init(name: "drivers", valueName: "N", help: "drivers in process (default 100000)"),
-        .init(name: "http-drivers", valueName: "N", help: "driver accounts for the HTTP loads (default 30000; 0 skips HTTP)"),
+        .init(
+            name: "http-drivers", valueName: "N",
+            help: "driver accounts for the HTTP loads (default 30000; 0 skips HTTP)"),
         .init(name: "duration", valueName: "S", help: "seconds per HTTP load (default 10)"),
         .init(name: "connections", valueName: "N", help: "ingest connections (default 64)"),
         .init(name: "sse-clients", valueName: "N", help: "fleet-stream clients (default 5000; 0 skips)"),
@@ -53,7 +57,8 @@ enum TrackingBenchCommand {
                 + "\(BenchFormat.round(r.nearest10P99Microseconds, 2)) µs (targets 5 / 50)")
         lines.append(
             "brute-force scan      median \(BenchFormat.round(r.bruteforceNearest10MedianMicroseconds, 1)) µs ("
-                + "\(BenchFormat.round(r.bruteforceNearest10MedianMicroseconds / r.nearest10MedianMicroseconds, 0))x slower)")
+                + "\(BenchFormat.round(r.bruteforceNearest10MedianMicroseconds / r.nearest10MedianMicroseconds, 0))x slower)"
+        )
         lines.append(
             "memory per driver     \(BenchFormat.round(r.bytesPerDriver, 1)) B counted"
                 + (r.residentBytesPerDriver.map { ", \(BenchFormat.round($0, 1)) B resident growth" } ?? "")
@@ -62,13 +67,15 @@ enum TrackingBenchCommand {
         do {
             Console.error("redis GEOSEARCH on the same points")
             if let redis = try RedisGeoBenchmark.run(
-                points: TrackingBenchmark.driverPoints(count: drivers), queries: TrackingBenchmark.queryPoints(count: 5_000))
+                points: TrackingBenchmark.driverPoints(count: drivers),
+                queries: TrackingBenchmark.queryPoints(count: 5_000))
             {
                 object["redis_geosearch10_median_us"] = BenchFormat.round(redis.medianMicroseconds, 1)
                 object["redis_geosearch10_p99_us"] = BenchFormat.round(redis.p99Microseconds, 1)
                 lines.append(
                     "redis \(redis.version) GEOSEARCH  median \(BenchFormat.round(redis.medianMicroseconds, 1)) µs, p99 "
-                        + "\(BenchFormat.round(redis.p99Microseconds, 1)) µs per round trip (Unix socket, \(redis.queries) queries)")
+                        + "\(BenchFormat.round(redis.p99Microseconds, 1)) µs per round trip (Unix socket, \(redis.queries) queries)"
+                )
             } else {
                 lines.append("redis                 skipped: redis-server is not installed")
             }

@@ -17,7 +17,8 @@ enum TrackingHTTPBenchCommand {
         .init(name: "json", valueName: nil, help: "print one JSON object"),
         .init(
             name: "handler-threads", valueName: "N",
-            help: "`cab serve --handler-threads N` (default: serve's own; 0 runs handlers inline, the pre-pool baseline)"),
+            help:
+                "`cab serve --handler-threads N` (default: serve's own; 0 runs handlers inline, the pre-pool baseline)"),
     ]
 
     static let usage = """
@@ -38,10 +39,16 @@ enum TrackingHTTPBenchCommand {
         let connections = args.integer("connections", default: 64, in: 2...10_000)
         let clients = args.integer("sse-clients", default: 5000, in: 0...100_000)
         let events = args.integer("sse-events", default: 25_000, in: 1...10_000_000)
-        let serverThreads = args.value("server-threads").map { _ in args.integer("server-threads", default: 2, in: 1...512) }
-        let handlerThreads = args.value("handler-threads").map { _ in args.integer("handler-threads", default: 0, in: 0...4096) }
+        let serverThreads = args.value("server-threads").map { _ in
+            args.integer("server-threads", default: 2, in: 1...512)
+        }
+        let handlerThreads = args.value("handler-threads").map { _ in
+            args.integer("handler-threads", default: 0, in: 0...4096)
+        }
         var object: [String: Any] = ["drivers": drivers, "build": BenchFormat.buildMode]
-        var lines = ["cab bench tracking-http (\(BenchFormat.buildMode) build, \(drivers) drivers, \(duration) s per load)"]
+        var lines = [
+            "cab bench tracking-http (\(BenchFormat.buildMode) build, \(drivers) drivers, \(duration) s per load)"
+        ]
         do {
             try measure(
                 data: data, drivers: drivers, duration: duration, connections: connections, clients: clients,
@@ -77,9 +84,10 @@ enum TrackingHTTPBenchCommand {
         object["ingest_http_per_s"] = BenchFormat.round(ingest.wrk.successesPerSecond, 1)
         object["ingest_http_p99_ms"] = BenchFormat.round(ingest.wrk.p99Milliseconds, 3)
         object["ingest_http_non_2xx"] = ingest.wrk.non2xx
-        lines.append("POST /v1/driver/locations  \(BenchFormat.rate(ingest.wrk.successesPerSecond)) req/s  "
-            + BenchFormat.latencies(ingest.wrk) + BenchFormat.failures(ingest.wrk)
-            + "  accepted fixes \(ingest.acceptedFixes); target 25,000 req/s")
+        lines.append(
+            "POST /v1/driver/locations  \(BenchFormat.rate(ingest.wrk.successesPerSecond)) req/s  "
+                + BenchFormat.latencies(ingest.wrk) + BenchFormat.failures(ingest.wrk)
+                + "  accepted fixes \(ingest.acceptedFixes); target 25,000 req/s")
         if clients > 0 {
             let dispatcher = try TrackingHTTPBenchmark.createDispatcher(dataDirectory: scratch.path)
             Console.error("opening \(clients) fleet streams")

@@ -1,8 +1,8 @@
 import CabAPI
-import CabRedis
-import CabDispatch
 import CabCore
+import CabDispatch
 import CabHTTP
+import CabRedis
 import CabStore
 import CabTracking
 import Foundation
@@ -88,7 +88,8 @@ extension ServeSettings {
         guard let url = string("store.postgres_url") else { return nil }
         let retention = integer("store.location_retention_days")
         return PostgresStore.Configuration(
-            conninfo: url, connections: integer("store.postgres_connections"), writers: integer("store.postgres_writers"),
+            conninfo: url, connections: integer("store.postgres_connections"),
+            writers: integer("store.postgres_writers"),
             locationRetentionDays: retention == 0 ? nil : retention)
     }
 }

@@ -1,6 +1,6 @@
 import CabAPI
-import CabDispatch
 import CabCore
+import CabDispatch
 import CabHTTP
 import CabStore
 import CabTracking
@@ -218,7 +218,8 @@ extension SettingKey {
                 "store.wal_frame_limit", .integer(1_000...10_000_000), default: .integer(s.walFrameLimit),
                 help: "WAL length in 4 KiB frames past which the writer waits for the checkpoint"),
             .init(
-                "store.postgres_url", .optionalString, default: .null, environment: "CAB_POSTGRES_URL", flag: "postgres",
+                "store.postgres_url", .optionalString, default: .null, environment: "CAB_POSTGRES_URL",
+                flag: "postgres",
                 help: "keep accounts, bookings, dispatch state, links and trails in PostgreSQL at this libpq URL or "
                     + "conninfo (several hosts with target_session_attrs=read-write find the primary); null keeps them "
                     + "in the data directory's SQLite file"),
