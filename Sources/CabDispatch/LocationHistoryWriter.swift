@@ -18,6 +18,8 @@ public final class LocationHistoryWriter: @unchecked Sendable {
     private var writing = false
     private var stopping = false
     private var finished = false
+    /// Room promised to `reserveRoom(for:)` callers and not yet filled: other producers see that much less.
+    private var reserved = 0
     /// Callers waiting in `flush()`: the writer does not linger while there are any.
     private var flushWaiters = 0
     private let lingerSeconds: Double
@@ -46,14 +48,39 @@ public final class LocationHistoryWriter: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues `records` for writing; waits while the queue is full. Ignored after `close()`.
-    public func enqueue(_ records: [DriverLocationRecord]) {
-        guard !records.isEmpty else { return }
+    /// Room for `count` records held for one caller until it calls `enqueue(_:into:)` or `release(_:)`, so that
+    /// enqueueing them cannot wait; nil (nothing held) when the queue has less room. Never waits.
+    public func reserveRoom(for count: Int) -> HistoryRoom? {
         condition.lock()
         defer { condition.unlock() }
+        guard !stopping, capacity - (queue.count - head) - reserved >= count else { return nil }
+        reserved += count
+        return HistoryRoom(count: count)
+    }
+
+    /// Gives back room held by `reserveRoom(for:)` and not used.
+    public func release(_ room: HistoryRoom) {
+        condition.lock()
+        reserved -= room.count
+        condition.broadcast()  // producers waiting for room
+        condition.unlock()
+    }
+
+    /// Queues `records` for writing; waits while the queue is full, except for records that fit in `room` (held
+    /// by `reserveRoom(for:)`, and given back here whether used or not). Ignored after `close()`.
+    public func enqueue(_ records: [DriverLocationRecord], into room: HistoryRoom? = nil) {
+        let held = room?.count ?? 0
+        guard !records.isEmpty else {
+            if let room { release(room) }
+            return
+        }
+        precondition(records.count <= held || room == nil, "more records than the room reserved for them")
+        condition.lock()
+        defer { condition.unlock() }
+        reserved -= held
         var rest = records[...]
         while !rest.isEmpty && !stopping {
-            let room = capacity - (queue.count - head)
+            let room = capacity - (queue.count - head) - reserved
             if room <= 0 {
                 condition.wait()
                 continue
@@ -64,6 +91,7 @@ public final class LocationHistoryWriter: @unchecked Sendable {
             // Wake the writer when it has work it waits for: a first record, or a full batch while it lingers.
             if before == 0 || (before < batchSize && queue.count - head >= batchSize) { condition.broadcast() }
         }
+        if held > records.count { condition.broadcast() }  // room given back
     }
 
 
@@ -129,4 +157,10 @@ public final class LocationHistoryWriter: @unchecked Sendable {
             condition.unlock()
         }
     }
+}
+
+/// Room in the history queue held for one caller (`LocationHistoryWriter.reserveRoom(for:)`); use it once.
+public struct HistoryRoom: Sendable {
+    /// Records it holds room for.
+    public let count: Int
 }

@@ -125,12 +125,29 @@ public final class TrackingService: Sendable {
     /// Applies the ingestion rules to `fixes` from `driver`, moves the driver, publishes the new position to the
     /// fleet stream, queues the accepted fixes for history and counts what was dropped.
     public func ingest(_ fixes: [LocationFix], from driver: DriverID) -> IngestOutcome {
+        // Without a reserved room nothing returns nil.
+        ingest(fixes, from: driver, historyRoom: nil)!
+    }
+
+    /// `ingest` for an event-loop thread: nil, and nothing done, when it would wait (the driver's first
+    /// position reads the store, or the history queue has no room for `fixes`); call `ingest` where waiting
+    /// is allowed then.
+    public func ingestWithoutWaiting(_ fixes: [LocationFix], from driver: DriverID) -> IngestOutcome? {
+        guard let room = history.reserveRoom(for: fixes.count) else { return nil }
+        let outcome = ingest(fixes, from: driver, historyRoom: room)
+        if outcome?.accepted.isEmpty ?? true { history.release(room) }  // else `enqueue` took it
+        return outcome
+    }
+
+    /// With `historyRoom`, returns nil before any effect where it would read the store.
+    private func ingest(_ fixes: [LocationFix], from driver: DriverID, historyRoom: HistoryRoom?) -> IngestOutcome? {
         let time = now().millisecondsSinceEpoch
         let outcome: IngestOutcome
         if let (known, position) = fleet.ingestKnown(fixes, from: driver, now: time) {
             outcome = known
             if let position { streams.publish(driver, at: position) }
         } else {
+            if historyRoom != nil { return nil }
             // A driver's first position: its vehicle class comes from the store, outside the fleet's lock, and
             // so does its newest stored fix, so that a fix replayed after a restart is still refused.
             outcome = fleet.ingest(
@@ -146,7 +163,7 @@ public final class TrackingService: Sendable {
                         driverID: driver, time: Instant(millisecondsSinceEpoch: fix.timeMilliseconds),
                         coordinate: fix.coordinate, accuracyMeters: fix.accuracyMeters,
                         speedMetersPerSecond: fix.speedMetersPerSecond, headingDegrees: fix.headingDegrees)
-                })
+                }, into: historyRoom)
         }
         for reason in DropReason.allCases where outcome.dropped[reason] > 0 {
             counters.dropped.increment(["reason": reason.rawValue], by: Double(outcome.dropped[reason]))

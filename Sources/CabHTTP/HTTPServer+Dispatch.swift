@@ -75,31 +75,43 @@ extension HTTPServer {
             body: context.body, requestID: context.requestID)
         context.body = []
         let match = context.match
-        if let pool, case .found(let route, _) = match, route.execution == .pool {
-            // The handler may block: it runs on the pool while the connection waits parked on `slot`.
-            let slot = DeferredResponse()
-            let submitted = request
-            let job: HandlerPool.Job = { [self] in
-                var request = submitted
-                let response = respond(to: &request, match: match)
-                deliver(response, to: slot, request: request)
+        var response: HTTPResponse?
+        if let pool, case .found(let route, _) = match, route.execution != .inline {
+            if route.execution == .inlineUnlessParked {
+                // Inline while the handler needs nothing that waits; nil: it asked to be parked.
+                request.mayWait = false
+                response = respond(to: &request, match: match)
+                request.mayWait = true
             }
-            guard pool.submit(job) else {
-                if isStopping.load(ordering: .sequentiallyConsistent) {
-                    return queue(stopping(context), for: context, on: connection)
+            if response == nil {
+                // The handler may block: it runs on the pool while the connection waits parked on `slot`.
+                let slot = DeferredResponse()
+                let submitted = request
+                let job: HandlerPool.Job = { [self] in
+                    var request = submitted
+                    // `mayWait` is true here: `respond` maps a `ParkRequest` like any error and never returns nil.
+                    let response = respond(to: &request, match: match)!
+                    deliver(response, to: slot, request: request)
                 }
-                busyRefusals.increment()
-                return queue(busy(context, pool: pool), for: context, on: connection)
+                guard pool.submit(job) else {
+                    if isStopping.load(ordering: .sequentiallyConsistent) {
+                        return queue(stopping(context), for: context, on: connection)
+                    }
+                    busyRefusals.increment()
+                    return queue(busy(context, pool: pool), for: context, on: connection)
+                }
+                pooledRequests.increment(labelValues: [route.pattern])
+                request.body = []
+                return park(slot, request: request, for: context, on: connection)
             }
-            request.body = []
-            return park(slot, request: request, for: context, on: connection)
         }
-        let response = respond(to: &request, match: match)
-        if case .deferred(let pending) = response.body {
+        // `mayWait` is true for this call, so `respond` does not return nil (see above).
+        let answer = response ?? respond(to: &request, match: match)!
+        if case .deferred(let pending) = answer.body {
             request.body = []
             return park(pending, request: request, for: context, on: connection)
         }
-        return queue(response, for: context, on: connection)
+        return queue(answer, for: context, on: connection)
     }
 
     /// Parks the connection on `pending` until it completes; answers at once when it already has.
@@ -148,8 +160,9 @@ extension HTTPServer {
         }
     }
 
-    /// Routes and runs the handler, turning every outcome into a response.
-    func respond(to request: inout HTTPRequest, match: Router.Match) -> HTTPResponse {
+    /// Routes and runs the handler, turning every outcome into a response; nil when the handler asked to be
+    /// parked (`ParkRequest`, only while `request.mayWait` is false).
+    func respond(to request: inout HTTPRequest, match: Router.Match) -> HTTPResponse? {
         switch match {
         case .notFound:
             return HTTPError.notFound("No resource at \(request.path).").response(requestID: request.requestID)
@@ -163,6 +176,8 @@ extension HTTPServer {
             request.pathParameters = parameters
             do {
                 return try route.handler(request)
+            } catch is ParkRequest where !request.mayWait {
+                return nil
             } catch let error as HTTPError {
                 return error.response(requestID: request.requestID)
             } catch {
