@@ -26,7 +26,12 @@ final class TrackingFixture: @unchecked Sendable {
     let riderToken = "ri_token_" + TokenAuthority.hex(try! TokenAuthority.randomBytes(8))  // idem
     let dispatcherToken = "dp_token_" + TokenAuthority.hex(try! TokenAuthority.randomBytes(8))  // idem
 
-    init(configuration: TrackingConfiguration = TrackingFixture.configuration()) throws {
+    /// `history` wraps the store as the trail repository (default: the store itself); `workerThreads` are the
+    /// server's epoll threads.
+    init(
+        configuration: TrackingConfiguration = TrackingFixture.configuration(),
+        history: (SQLiteStore) -> any LocationHistoryRepository = { $0 }, workerThreads: Int = 2
+    ) throws {
         let directory = try TestData.temporaryDirectory("tracking")
         store = try SQLiteStore(
             path: directory.appendingPathComponent("cab.sqlite").path,
@@ -44,7 +49,8 @@ final class TrackingFixture: @unchecked Sendable {
             Dispatcher(id: .random(), name: "D", createdAt: start), tokenHash: TokenAuthority.tokenHash(dispatcherToken))
         let clock = self.clock
         tracking = TrackingService(
-            configuration: configuration, accounts: store, history: store, metrics: metrics, now: { clock.now() })
+            configuration: configuration, accounts: store, history: history(store), metrics: metrics,
+            now: { clock.now() })
         let services = Services(store: store, now: { clock.now() })
         var withTracking = services
         withTracking.tracking = tracking
@@ -52,7 +58,7 @@ final class TrackingFixture: @unchecked Sendable {
             configuration: APIConfiguration(publicDirectory: nil), services: withTracking, metrics: metrics)
         let log = accessLog
         server = HTTPServer(
-            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, workerThreads: 2),
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, workerThreads: workerThreads),
             router: app.makeRouter(), metrics: metrics, accessLog: { line in log.append(line) },
             errorLog: nil, errorMapper: app.errorMapper(log: nil))
         port = try server.start()
