@@ -4,7 +4,9 @@ import Foundation
 /// Appends accepted fixes to the history store in batches on a thread of its own, off the request path.
 ///
 /// The queue is bounded: when it is full, `enqueue` waits for room (back-pressure on the ingest requests)
-/// rather than dropping fixes the server has acknowledged. `close()` writes everything queued before it returns,
+/// rather than dropping fixes the server has acknowledged. A caller that must not wait (a request on an event-loop
+/// thread) reserves room first with `reserveRoom(for:)` and goes elsewhere when there is none; enqueueing into a
+/// reserved room never waits. `close()` writes everything queued before it returns,
 /// so a clean shutdown loses nothing; a crash loses what was queued and not yet written (at most `capacity`
 /// records, normally well under a second of fixes).
 public final class LocationHistoryWriter: @unchecked Sendable {

@@ -52,8 +52,8 @@ extension HTTPServer {
         return true
     }
 
-    /// The request is complete: run the handler (inline, or on the handler pool with the connection parked) and
-    /// queue its response.
+    /// The request is complete: run the handler (inline, on the handler pool with the connection parked, or
+    /// inline until it throws `ParkRequest` and then on the pool) and queue its response.
     func complete(_ context: RequestContext, on connection: OpaquePointer) -> Bool {
         deadlines.enter(.serving, connection)
         if context.status != nil { return true }
