@@ -16,12 +16,15 @@ extension CabApplication {
             try store.addCredential(OsmAndRequest.keyHash(deviceID), for: driver, at: services.now())
             return .json(["device_id": deviceID, "url": "/osmand"], status: 201)
         }
+        // Inline like `POST /v1/driver/locations` (see there), parked when the device key is not cached.
         let osmand: HTTPHandler = { [services] request in
             let (tracking, _) = try services.requireTracking()
             let report = try OsmAndRequest(request, now: services.now())
-            let principal: Principal?
+            let key = OsmAndRequest.keyHash(report.deviceID)
+            var principal = request.mayWait ? nil : tracking.accounts.cachedPrincipal(forTokenHash: key)
+            if principal == nil { try request.parkUnlessItMayWait() }
             do {
-                principal = try tracking.accounts.principal(forTokenHash: OsmAndRequest.keyHash(report.deviceID))
+                if principal == nil { principal = try tracking.accounts.principal(forTokenHash: key) }
             } catch {
                 throw ProblemType.storeUnavailable.error("The account store could not be read; try again.")
             }
@@ -33,14 +36,14 @@ extension CabApplication {
                 tracking.countDropped(.invalid)
                 return .text("")
             }
-            let outcome = tracking.ingest([fix], from: driver)
+            let outcome = try tracking.ingest([fix], from: driver, request: request)
             if let wait = outcome.retryAfterSeconds {
                 throw ProblemType.tooManyRequests.error(
                     "Retry after \(wait) s.", headers: ["Retry-After": String(wait)])
             }
             return .text("")
         }
-        router.get("/osmand", handler: osmand)
-        router.post("/osmand", handler: osmand)
+        router.get("/osmand", execution: .inlineUnlessParked, handler: osmand)
+        router.post("/osmand", execution: .inlineUnlessParked, handler: osmand)
     }
 }

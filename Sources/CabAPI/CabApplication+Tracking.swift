@@ -8,9 +8,13 @@ extension CabApplication {
     /// `POST /v1/driver/locations`, `GET /v1/drivers/nearby`, `GET /v1/drivers/{id}/location`,
     /// `GET /v1/drivers/{id}/trail`.
     func registerTrackingEndpoints(on router: inout Router) {
-        router.post("/v1/driver/locations") { [services] request in
+        // Inline on the event loop with a cached token and room in the history queue; parked on the pool
+        // (and run again from the start) when either would wait.
+        router.post("/v1/driver/locations", execution: .inlineUnlessParked) { [services] request in
             let (tracking, auth) = try services.requireTracking()
-            let driver = try auth.driver(for: request)
+            let cached = request.mayWait ? nil : try auth.cachedDriver(for: request)
+            if cached == nil { try request.parkUnlessItMayWait() }
+            let driver = try cached ?? auth.driver(for: request)
             let body = try request.decodeJSONBody(LocationBatchBody.self)
             if let named = body.driverID, named != driver.rawValue {
                 throw ProblemType.forbidden.error(
@@ -24,7 +28,7 @@ extension CabApplication {
             guard !body.fixes.isEmpty else {
                 throw ProblemType.noFixes.error("'fixes' is empty; send 1 to \(limit) fixes.")
             }
-            let outcome = tracking.ingest(body.fixes.map(\.fix), from: driver)
+            let outcome = try tracking.ingest(body.fixes.map(\.fix), from: driver, request: request)
             if let wait = outcome.retryAfterSeconds {
                 throw ProblemType.tooManyRequests.error(
                     "This driver sends batches too often; retry after \(wait) s (send fixes in batches).",
@@ -98,6 +102,11 @@ struct TrackingAuth: Sendable {
     /// The calling driver, or 401/403.
     func driver(for request: HTTPRequest) throws(HTTPError) -> DriverID { try authenticator.driver(for: request) }
 
+    /// The calling driver without I/O; nil when the token is not cached (`Authenticator.cachedDriver(for:)`).
+    func cachedDriver(for request: HTTPRequest) throws(HTTPError) -> DriverID? {
+        try authenticator.cachedDriver(for: request)
+    }
+
     /// The driver `{id}` of the path when the caller may see them: the driver themself or a dispatcher.
     /// Someone else's driver id is a 404, as if it did not exist.
     func visibleDriver(_ request: HTTPRequest) throws(HTTPError) -> DriverID {
@@ -109,6 +118,18 @@ struct TrackingAuth: Sendable {
             throw HTTPError.notFound("No driver \(id) that you may see.")
         }
         return id
+    }
+}
+
+extension TrackingService {
+    /// `ingest`, without waiting while `request` runs on an event-loop thread: there it asks to be parked
+    /// (`ParkRequest`, nothing done) when the driver's first position or a full history queue would wait.
+    func ingest(_ fixes: [LocationFix], from driver: DriverID, request: HTTPRequest) throws(ParkRequest)
+        -> IngestOutcome
+    {
+        if request.mayWait { return ingest(fixes, from: driver) }
+        guard let outcome = ingestWithoutWaiting(fixes, from: driver) else { throw ParkRequest() }
+        return outcome
     }
 }
 

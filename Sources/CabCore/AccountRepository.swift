@@ -11,6 +11,9 @@ public protocol AccountRepository: Sendable {
     func createDispatcher(_ dispatcher: Dispatcher, tokenHash: TokenHash) throws
     /// Who holds the token with this hash; nil when unknown or revoked.
     func principal(forTokenHash hash: TokenHash) throws -> Principal?
+    /// Who holds the token with this hash if that is known without I/O (a cache in memory); nil means "ask
+    /// `principal(forTokenHash:)`", never "unknown". For requests served on an event-loop thread.
+    func cachedPrincipal(forTokenHash hash: TokenHash) -> Principal?
     /// Revokes a token at `time`; true when it existed and was live.
     func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool
     /// A rider by id.
@@ -19,4 +22,9 @@ public protocol AccountRepository: Sendable {
     func driver(_ id: DriverID) throws -> Driver?
     /// A dispatcher by id.
     func dispatcher(_ id: DispatcherID) throws -> Dispatcher?
+}
+
+extension AccountRepository {
+    /// No cache: every look-up reads the store.
+    public func cachedPrincipal(forTokenHash hash: TokenHash) -> Principal? { nil }
 }

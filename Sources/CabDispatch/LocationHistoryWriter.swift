@@ -4,7 +4,9 @@ import Foundation
 /// Appends accepted fixes to the history store in batches on a thread of its own, off the request path.
 ///
 /// The queue is bounded: when it is full, `enqueue` waits for room (back-pressure on the ingest requests)
-/// rather than dropping fixes the server has acknowledged. `close()` writes everything queued before it returns,
+/// rather than dropping fixes the server has acknowledged. A caller that must not wait (a request on an event-loop
+/// thread) reserves room first with `reserveRoom(for:)` and goes elsewhere when there is none; enqueueing into a
+/// reserved room never waits. `close()` writes everything queued before it returns,
 /// so a clean shutdown loses nothing; a crash loses what was queued and not yet written (at most `capacity`
 /// records, normally well under a second of fixes).
 public final class LocationHistoryWriter: @unchecked Sendable {
@@ -18,6 +20,8 @@ public final class LocationHistoryWriter: @unchecked Sendable {
     private var writing = false
     private var stopping = false
     private var finished = false
+    /// Room promised to `reserveRoom(for:)` callers and not yet filled: other producers see that much less.
+    private var reserved = 0
     /// Callers waiting in `flush()`: the writer does not linger while there are any.
     private var flushWaiters = 0
     private let lingerSeconds: Double
@@ -46,14 +50,39 @@ public final class LocationHistoryWriter: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues `records` for writing; waits while the queue is full. Ignored after `close()`.
-    public func enqueue(_ records: [DriverLocationRecord]) {
-        guard !records.isEmpty else { return }
+    /// Room for `count` records held for one caller until it calls `enqueue(_:into:)` or `release(_:)`, so that
+    /// enqueueing them cannot wait; nil (nothing held) when the queue has less room. Never waits.
+    public func reserveRoom(for count: Int) -> HistoryRoom? {
         condition.lock()
         defer { condition.unlock() }
+        guard !stopping, capacity - (queue.count - head) - reserved >= count else { return nil }
+        reserved += count
+        return HistoryRoom(count: count)
+    }
+
+    /// Gives back room held by `reserveRoom(for:)` and not used.
+    public func release(_ room: HistoryRoom) {
+        condition.lock()
+        reserved -= room.count
+        condition.broadcast()  // producers waiting for room
+        condition.unlock()
+    }
+
+    /// Queues `records` for writing; waits while the queue is full, except for records that fit in `room` (held
+    /// by `reserveRoom(for:)`, and given back here whether used or not). Ignored after `close()`.
+    public func enqueue(_ records: [DriverLocationRecord], into room: HistoryRoom? = nil) {
+        let held = room?.count ?? 0
+        guard !records.isEmpty else {
+            if let room { release(room) }
+            return
+        }
+        precondition(records.count <= held || room == nil, "more records than the room reserved for them")
+        condition.lock()
+        defer { condition.unlock() }
+        reserved -= held
         var rest = records[...]
         while !rest.isEmpty && !stopping {
-            let room = capacity - (queue.count - head)
+            let room = capacity - (queue.count - head) - reserved
             if room <= 0 {
                 condition.wait()
                 continue
@@ -64,8 +93,8 @@ public final class LocationHistoryWriter: @unchecked Sendable {
             // Wake the writer when it has work it waits for: a first record, or a full batch while it lingers.
             if before == 0 || (before < batchSize && queue.count - head >= batchSize) { condition.broadcast() }
         }
+        if held > records.count { condition.broadcast() }  // room given back
     }
-
 
     /// Waits until everything queued so far is written (tests, and readers that need their own writes).
     public func flush() {
@@ -129,4 +158,10 @@ public final class LocationHistoryWriter: @unchecked Sendable {
             condition.unlock()
         }
     }
+}
+
+/// Room in the history queue held for one caller (`LocationHistoryWriter.reserveRoom(for:)`); use it once.
+public struct HistoryRoom: Sendable {
+    /// Records it holds room for.
+    public let count: Int
 }

@@ -32,7 +32,8 @@ public struct TrackingConfiguration: Sendable {
 
     /// Creates a configuration; the defaults suit a city.
     public init(
-        ingest: IngestConfiguration = IngestConfiguration(), index: DriverIndexConfiguration = DriverIndexConfiguration(),
+        ingest: IngestConfiguration = IngestConfiguration(),
+        index: DriverIndexConfiguration = DriverIndexConfiguration(),
         maxFixesPerBatch: Int = 100, tickInterval: Duration? = .seconds(1), heartbeatInterval: Duration? = .seconds(15),
         streamBufferCapacity: Int = 2_048, replayCapacity: Int = 20_000, historyQueueCapacity: Int = 100_000,
         historyBatchSize: Int = 10_000, historyLingerMilliseconds: Int = 500, trailLimit: Int = 10_000
@@ -127,6 +128,23 @@ public final class TrackingService: Sendable {
     /// Applies the ingestion rules to `fixes` from `driver`, moves the driver, publishes the new position to the
     /// fleet stream, queues the accepted fixes for history and counts what was dropped.
     public func ingest(_ fixes: [LocationFix], from driver: DriverID) -> IngestOutcome {
+        // Without a reserved room nothing returns nil.
+        ingest(fixes, from: driver, historyRoom: nil)!
+    }
+
+    /// `ingest` for an event-loop thread: nil, and nothing done, when it would wait (the driver's first
+    /// position reads the store, or the history queue has no room for `fixes`); call `ingest` where waiting
+    /// is allowed then.
+    public func ingestWithoutWaiting(_ fixes: [LocationFix], from driver: DriverID) -> IngestOutcome? {
+        // A node in a cluster asks Redis for the shared rate limit (a round trip): that waits, so it is parked.
+        guard replication == nil, let room = history.reserveRoom(for: fixes.count) else { return nil }
+        let outcome = ingest(fixes, from: driver, historyRoom: room)
+        if outcome?.accepted.isEmpty ?? true { history.release(room) }  // else `enqueue` took it
+        return outcome
+    }
+
+    /// With `historyRoom`, returns nil before any effect where it would read the store.
+    private func ingest(_ fixes: [LocationFix], from driver: DriverID, historyRoom: HistoryRoom?) -> IngestOutcome? {
         if let refused = clusterRefusal(of: fixes, from: driver) { return refused }
         let time = now().millisecondsSinceEpoch
         let outcome: IngestOutcome
@@ -134,12 +152,15 @@ public final class TrackingService: Sendable {
             outcome = known
             if let position { streams.publish(driver, at: position) }
         } else {
+            if historyRoom != nil { return nil }
             // A driver's first position: its vehicle class comes from the store, outside the fleet's lock, and
             // so does its newest stored fix, so that a fix replayed after a restart is still refused.
             outcome = fleet.ingest(
                 fixes, from: driver, vehicleClass: vehicleClass(of: driver), resumingAfter: newestStoredFix(of: driver),
                 now: time)
-            if outcome.latest != nil, let position = fleet.position(of: driver) { streams.publish(driver, at: position) }
+            if outcome.latest != nil, let position = fleet.position(of: driver) {
+                streams.publish(driver, at: position)
+            }
         }
         if outcome.latest != nil { replicate(driver) }
         if !outcome.accepted.isEmpty {
@@ -150,7 +171,7 @@ public final class TrackingService: Sendable {
                         driverID: driver, time: Instant(millisecondsSinceEpoch: fix.timeMilliseconds),
                         coordinate: fix.coordinate, accuracyMeters: fix.accuracyMeters,
                         speedMetersPerSecond: fix.speedMetersPerSecond, headingDegrees: fix.headingDegrees)
-                })
+                }, into: historyRoom)
         }
         for reason in DropReason.allCases where outcome.dropped[reason] > 0 {
             counters.dropped.increment(["reason": reason.rawValue], by: Double(outcome.dropped[reason]))
@@ -262,7 +283,8 @@ struct TrackingCounters: Sendable {
         streamClients = metrics.makeGauge("tracking_stream_clients", help: "Open fleet streams.")
         drivers = metrics.makeGauge("tracking_drivers", help: "Drivers with a known position.")
         lookupFailures = metrics.makeCounter(
-            "tracking_vehicle_lookup_failures_total", help: "Vehicle look-ups that failed (the driver counted as standard).")
+            "tracking_vehicle_lookup_failures_total",
+            help: "Vehicle look-ups that failed (the driver counted as standard).")
         resumeFailures = metrics.makeCounter(
             "tracking_resume_lookup_failures_total",
             help: "Newest-stored-fix look-ups that failed (that driver's replay protection started afresh).")

@@ -14,6 +14,10 @@ public struct HTTPRequest: Sendable {
     public var pathParameters: [String: String]
     /// A unique id for this request, echoed as `X-Request-Id` and logged.
     public var requestID: String
+    /// Whether the handler may wait (a store read, a full queue). False only while a route registered
+    /// `.inlineUnlessParked` runs on an epoll thread: a handler that would wait then calls
+    /// `parkUnlessItMayWait()` before doing anything, and runs again from the start on the handler pool.
+    public internal(set) var mayWait = true
 
     /// Creates a request; the server fills `pathParameters` when it routes.
     public init(
@@ -27,6 +31,12 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.pathParameters = pathParameters
         self.requestID = requestID
+    }
+
+    /// Throws `ParkRequest` when the handler must not wait here (see `mayWait`); call it before the first
+    /// side effect, since the handler runs again from the start on the pool.
+    public func parkUnlessItMayWait() throws(ParkRequest) {
+        if !mayWait { throw ParkRequest() }
     }
 
     /// The header `name` (case-insensitive).

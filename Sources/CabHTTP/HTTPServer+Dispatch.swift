@@ -20,7 +20,8 @@ extension HTTPServer {
         if headerBytes > configuration.maxHeaderBytes {
             let problem = HTTPError(
                 status: 431, title: "Request Header Fields Too Large",
-                detail: "The request's headers are \(headerBytes) bytes; at most \(configuration.maxHeaderBytes) are read. "
+                detail:
+                    "The request's headers are \(headerBytes) bytes; at most \(configuration.maxHeaderBytes) are read. "
                     + "Send fewer or shorter headers (cookies included).")
             return queue(problem.response(requestID: context.requestID), for: context, on: connection)
         }
@@ -52,8 +53,8 @@ extension HTTPServer {
         return true
     }
 
-    /// The request is complete: run the handler (inline, or on the handler pool with the connection parked) and
-    /// queue its response.
+    /// The request is complete: run the handler (inline, on the handler pool with the connection parked, or
+    /// inline until it throws `ParkRequest` and then on the pool) and queue its response.
     func complete(_ context: RequestContext, on connection: OpaquePointer) -> Bool {
         deadlines.enter(.serving, connection)
         if context.status != nil { return true }
@@ -67,7 +68,8 @@ extension HTTPServer {
         if context.bodyTooLarge { return queue(tooLarge(context), for: context, on: connection) }
         let headers = KeyValueCollector(lowercaseKeys: true, joinRepeated: true)
         let query = KeyValueCollector(lowercaseKeys: false, joinRepeated: false)
-        _ = MHD_get_connection_values(connection, .HEADER_KIND, cabCollectKeyValue, Unmanaged.passUnretained(headers).toOpaque())
+        _ = MHD_get_connection_values(
+            connection, .HEADER_KIND, cabCollectKeyValue, Unmanaged.passUnretained(headers).toOpaque())
         _ = MHD_get_connection_values(
             connection, .GET_ARGUMENT_KIND, cabCollectKeyValue, Unmanaged.passUnretained(query).toOpaque())
         var request = HTTPRequest(
@@ -75,31 +77,43 @@ extension HTTPServer {
             body: context.body, requestID: context.requestID)
         context.body = []
         let match = context.match
-        if let pool, case .found(let route, _) = match, route.execution == .pool {
-            // The handler may block: it runs on the pool while the connection waits parked on `slot`.
-            let slot = DeferredResponse()
-            let submitted = request
-            let job: HandlerPool.Job = { [self] in
-                var request = submitted
-                let response = respond(to: &request, match: match)
-                deliver(response, to: slot, request: request)
+        var response: HTTPResponse?
+        if let pool, case .found(let route, _) = match, route.execution != .inline {
+            if route.execution == .inlineUnlessParked {
+                // Inline while the handler needs nothing that waits; nil: it asked to be parked.
+                request.mayWait = false
+                response = respond(to: &request, match: match)
+                request.mayWait = true
             }
-            guard pool.submit(job) else {
-                if isStopping.load(ordering: .sequentiallyConsistent) {
-                    return queue(stopping(context), for: context, on: connection)
+            if response == nil {
+                // The handler may block: it runs on the pool while the connection waits parked on `slot`.
+                let slot = DeferredResponse()
+                let submitted = request
+                let job: HandlerPool.Job = { [self] in
+                    var request = submitted
+                    // `mayWait` is true here: `respond` maps a `ParkRequest` like any error and never returns nil.
+                    let response = respond(to: &request, match: match)!
+                    deliver(response, to: slot, request: request)
                 }
-                busyRefusals.increment()
-                return queue(busy(context, pool: pool), for: context, on: connection)
+                guard pool.submit(job) else {
+                    if isStopping.load(ordering: .sequentiallyConsistent) {
+                        return queue(stopping(context), for: context, on: connection)
+                    }
+                    busyRefusals.increment()
+                    return queue(busy(context, pool: pool), for: context, on: connection)
+                }
+                pooledRequests.increment(labelValues: [route.pattern])
+                request.body = []
+                return park(slot, request: request, for: context, on: connection)
             }
-            request.body = []
-            return park(slot, request: request, for: context, on: connection)
         }
-        let response = respond(to: &request, match: match)
-        if case .deferred(let pending) = response.body {
+        // `mayWait` is true for this call, so `respond` does not return nil (see above).
+        let answer = response ?? respond(to: &request, match: match)!
+        if case .deferred(let pending) = answer.body {
             request.body = []
             return park(pending, request: request, for: context, on: connection)
         }
-        return queue(response, for: context, on: connection)
+        return queue(answer, for: context, on: connection)
     }
 
     /// Parks the connection on `pending` until it completes; answers at once when it already has.
@@ -148,8 +162,9 @@ extension HTTPServer {
         }
     }
 
-    /// Routes and runs the handler, turning every outcome into a response.
-    func respond(to request: inout HTTPRequest, match: Router.Match) -> HTTPResponse {
+    /// Routes and runs the handler, turning every outcome into a response; nil when the handler asked to be
+    /// parked (`ParkRequest`, only while `request.mayWait` is false).
+    func respond(to request: inout HTTPRequest, match: Router.Match) -> HTTPResponse? {
         switch match {
         case .notFound:
             return HTTPError.notFound("No resource at \(request.path).").response(requestID: request.requestID)
@@ -163,6 +178,8 @@ extension HTTPServer {
             request.pathParameters = parameters
             do {
                 return try route.handler(request)
+            } catch is ParkRequest where !request.mayWait {
+                return nil
             } catch let error as HTTPError {
                 return error.response(requestID: request.requestID)
             } catch {
@@ -254,7 +271,9 @@ extension HTTPServer {
         guard let mhdResponse else { return false }
         defer { MHD_destroy_response(mhdResponse) }
         for (name, value) in response.headers { _ = MHD_add_response_header(mhdResponse, name, value) }
-        if response.header("X-Request-Id") == nil { _ = MHD_add_response_header(mhdResponse, "X-Request-Id", context.requestID) }
+        if response.header("X-Request-Id") == nil {
+            _ = MHD_add_response_header(mhdResponse, "X-Request-Id", context.requestID)
+        }
         if isStopping.load(ordering: .sequentiallyConsistent) {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
@@ -283,7 +302,8 @@ extension HTTPServer {
             accessLog(
                 JSONLine.object([
                     ("time", .string(context.startedAt)), ("request_id", .string(context.requestID)),
-                    ("method", .string(context.method)), ("path", .string(Self.loggedPath(context.path, route: context.routePattern))),
+                    ("method", .string(context.method)),
+                    ("path", .string(Self.loggedPath(context.path, route: context.routePattern))),
                     ("route", .string(context.routePattern)), ("status", .int(status)),
                     ("bytes", .int(context.bytesSent)), ("duration_ms", .double(seconds * 1000)),
                     ("remote", .string(context.remoteAddress)), ("completed", .bool(completedNormally)),
@@ -308,7 +328,8 @@ enum HeaderSize {
 
     static func total(_ connection: OpaquePointer) -> Int {
         let total = Total()
-        _ = MHD_get_connection_values(connection, .HEADER_KIND, cabCountHeaderBytes, Unmanaged.passUnretained(total).toOpaque())
+        _ = MHD_get_connection_values(
+            connection, .HEADER_KIND, cabCountHeaderBytes, Unmanaged.passUnretained(total).toOpaque())
         return total.bytes
     }
 }

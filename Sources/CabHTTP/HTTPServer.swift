@@ -32,6 +32,8 @@ public final class HTTPServer: Sendable {
     let parked = Mutex<[ObjectIdentifier: DeferredResponse]>([:])
     /// Requests refused because the handler pool's queue was full.
     let busyRefusals: Counter
+    /// Requests whose handler ran on the pool, by route (an `.inlineUnlessParked` route counts only when parked).
+    let pooledRequests: Counter
     private let lifecycle = Mutex<Lifecycle>(.idle)
     /// Set once `shutdown()` begins: responses then carry `Connection: close`.
     let isStopping = Atomic<Bool>(false)
@@ -77,6 +79,10 @@ public final class HTTPServer: Sendable {
         self.busyRefusals = metrics.counter(
             "http_requests_refused_busy_total",
             help: "Requests answered 503 server_busy because every handler thread was busy and the queue was full.")
+        self.pooledRequests = metrics.counter(
+            "http_requests_pooled_total",
+            help: "Requests whose handler ran on the handler pool, the connection parked meanwhile, by route.",
+            labelNames: ["route"])
         self.requestDuration = metrics.histogram(
             "http_request_duration_seconds", help: "Time from request headers to the last byte sent, by route.",
             labelNames: ["route"])

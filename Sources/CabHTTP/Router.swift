@@ -1,6 +1,6 @@
 /// Handles one request. Runs on a thread of the server's handler pool, where it may block (a durable write, a
 /// lock, a large read) without holding up other connections; a route registered `.inline` runs on the epoll
-/// thread itself and must never block.
+/// thread itself and must never block; a route registered `.inlineUnlessParked` runs there until it asks to wait.
 public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
 
 /// Where a route's handler runs.
@@ -10,6 +10,19 @@ public enum HandlerExecution: Sendable, Equatable {
     /// On libmicrohttpd's epoll thread, at once: only for cheap handlers that never block (`/healthz`,
     /// `/metrics`, small static files), so that they answer even when every pool thread is busy.
     case inline
+    /// On the epoll thread while the handler finds everything it needs in memory; a handler that would wait
+    /// (a cache miss that reads the store, a full queue) throws `ParkRequest` through
+    /// `HTTPRequest.parkUnlessItMayWait()` before any side effect, and the server runs it again from the start
+    /// on the pool with the request parked (`mayWait` true). For hot, cheap routes (single-fix ingest) that cross
+    /// two threads for nothing on the pool. Without a pool it runs inline with `mayWait` true.
+    case inlineUnlessParked
+}
+
+/// Thrown by a handler of an `.inlineUnlessParked` route that would wait on the epoll thread
+/// (`HTTPRequest.parkUnlessItMayWait()`): the server runs the request again on the handler pool.
+public struct ParkRequest: Error, Sendable {
+    /// The signal; it carries nothing.
+    public init() {}
 }
 
 /// Maps method and path patterns (`/v1/bookings/{id}/qr.svg`) to handlers.
@@ -66,7 +79,9 @@ public struct Router: Sendable {
             method: method.uppercased(), pattern: pattern, execution: execution, segments: segments, handler: handler)
         routes.append(route)
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
-            let key = route.method + " /" + segments.map { if case .literal(let s) = $0 { s } else { "" } }.joined(separator: "/")
+            let key =
+                route.method + " /"
+                + segments.map { if case .literal(let s) = $0 { s } else { "" } }.joined(separator: "/")
             if literalRoutes[key] == nil { literalRoutes[key] = route }
         }
     }

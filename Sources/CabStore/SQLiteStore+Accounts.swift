@@ -67,6 +67,9 @@ extension SQLiteStore: AccountRepository {
         return found
     }
 
+    /// The principal `TokenCache` holds for this hash, without reading SQLite.
+    public func cachedPrincipal(forTokenHash hash: TokenHash) -> Principal? { tokens.principal(for: hash) }
+
     /// Revokes a token at `time` (the row stays, for audit); true when it existed and was live.
     public func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool {
         defer { tokens.forget(hash) }  // after the commit, so no read that saw the token live is cached

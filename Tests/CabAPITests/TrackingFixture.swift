@@ -26,7 +26,12 @@ final class TrackingFixture: @unchecked Sendable {
     let riderToken = "ri_token_" + TokenAuthority.hex(try! TokenAuthority.randomBytes(8))  // idem
     let dispatcherToken = "dp_token_" + TokenAuthority.hex(try! TokenAuthority.randomBytes(8))  // idem
 
-    init(configuration: TrackingConfiguration = TrackingFixture.configuration()) throws {
+    /// `history` wraps the store as the trail repository (default: the store itself); `workerThreads` are the
+    /// server's epoll threads.
+    init(
+        configuration: TrackingConfiguration = TrackingFixture.configuration(),
+        history: (SQLiteStore) -> any LocationHistoryRepository = { $0 }, workerThreads: Int = 2
+    ) throws {
         let directory = try TestData.temporaryDirectory("tracking")
         store = try SQLiteStore(
             path: directory.appendingPathComponent("cab.sqlite").path,
@@ -34,17 +39,22 @@ final class TrackingFixture: @unchecked Sendable {
         clock = ManualClock(Instant(millisecondsSinceEpoch: 1_780_000_000_000))
         let start = clock.now()
         try store.createDriver(
-            Driver(id: driverA, name: "A", vehicle: "white Prius", plate: "ABC-1", vehicleType: .standard, createdAt: start),
+            Driver(
+                id: driverA, name: "A", vehicle: "white Prius", plate: "ABC-1", vehicleType: .standard, createdAt: start
+            ),
             tokenHash: TokenAuthority.tokenHash(tokenA))
         try store.createDriver(
             Driver(id: driverB, name: "B", vehicle: "grey van", plate: "ABC-2", vehicleType: .large, createdAt: start),
             tokenHash: TokenAuthority.tokenHash(tokenB))
-        try store.createRider(Rider(id: .random(), name: "R", createdAt: start), tokenHash: TokenAuthority.tokenHash(riderToken))
+        try store.createRider(
+            Rider(id: .random(), name: "R", createdAt: start), tokenHash: TokenAuthority.tokenHash(riderToken))
         try store.createDispatcher(
-            Dispatcher(id: .random(), name: "D", createdAt: start), tokenHash: TokenAuthority.tokenHash(dispatcherToken))
+            Dispatcher(id: .random(), name: "D", createdAt: start), tokenHash: TokenAuthority.tokenHash(dispatcherToken)
+        )
         let clock = self.clock
         tracking = TrackingService(
-            configuration: configuration, accounts: store, history: store, metrics: metrics, now: { clock.now() })
+            configuration: configuration, accounts: store, history: history(store), metrics: metrics,
+            now: { clock.now() })
         let services = Services(store: store, now: { clock.now() })
         var withTracking = services
         withTracking.tracking = tracking
@@ -52,7 +62,7 @@ final class TrackingFixture: @unchecked Sendable {
             configuration: APIConfiguration(publicDirectory: nil), services: withTracking, metrics: metrics)
         let log = accessLog
         server = HTTPServer(
-            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, workerThreads: 2),
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, workerThreads: workerThreads),
             router: app.makeRouter(), metrics: metrics, accessLog: { line in log.append(line) },
             errorLog: nil, errorMapper: app.errorMapper(log: nil))
         port = try server.start()
