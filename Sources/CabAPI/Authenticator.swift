@@ -13,7 +13,8 @@ struct Authenticator: Sendable {
         do {
             found = try accounts.principal(forTokenHash: TokenAuthority.tokenHash(token))
         } catch {
-            throw ProblemType.storeUnavailable.error("The account store could not be read; try again.")
+            throw ProblemType.storeUnavailable.error(
+                "The account store could not be read; try again.", headers: ["Retry-After": "1"])
         }
         guard let found else {
             throw Self.unauthorized("The token is not valid (unknown or revoked); create an account to get a new one.")

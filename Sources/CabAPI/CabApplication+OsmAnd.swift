@@ -26,7 +26,8 @@ extension CabApplication {
             do {
                 if principal == nil { principal = try tracking.accounts.principal(forTokenHash: key) }
             } catch {
-                throw ProblemType.storeUnavailable.error("The account store could not be read; try again.")
+                throw ProblemType.storeUnavailable.error(
+                    "The account store could not be read; try again.", headers: ["Retry-After": "1"])
             }
             guard let driver = principal?.driverID else {
                 throw ProblemType.unknownDevice.error(

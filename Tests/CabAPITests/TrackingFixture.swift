@@ -21,7 +21,8 @@ final class TrackingFixture: @unchecked Sendable {
     let accessLog = LogLines()
     let driverA = DriverID.random()
     let driverB = DriverID.random()
-    let tokenA = "dr_token_a_" + TokenAuthority.hex(try! TokenAuthority.randomBytes(8))  // RAND_bytes does not fail here
+    // RAND_bytes does not fail here
+    let tokenA = "dr_token_a_" + TokenAuthority.hex(try! TokenAuthority.randomBytes(8))
     let tokenB = "dr_token_b_" + TokenAuthority.hex(try! TokenAuthority.randomBytes(8))  // idem
     let riderToken = "ri_token_" + TokenAuthority.hex(try! TokenAuthority.randomBytes(8))  // idem
     let dispatcherToken = "dp_token_" + TokenAuthority.hex(try! TokenAuthority.randomBytes(8))  // idem

@@ -52,7 +52,8 @@ import Testing
         let room = writer.reserveRoom(for: 2)
         #expect(room != nil)
         #expect(writer.reserveRoom(for: 1) == nil)  // the queue is empty, but its room is promised
-        writer.enqueue([Self.record(2), Self.record(3)], into: room)  // fills the promised room; would hang if it waited
+        // fills the promised room; would hang if it waited
+        writer.enqueue([Self.record(2), Self.record(3)], into: room)
         #expect(writer.reserveRoom(for: 1) == nil)  // full now
         history.open()
         writer.flush()

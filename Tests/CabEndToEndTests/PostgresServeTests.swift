@@ -73,4 +73,48 @@ struct PostgresServeTests {
         #expect(noDatabase.status == 64, "\(noDatabase.standardError)")
         #expect(noDatabase.standardError.contains("no_such_city"), "\(noDatabase.standardError)")
     }
+
+    @Test("PostgreSQL restarted under a booking load: nothing acknowledged is lost, and the node recovers by itself")
+    func databaseRestartUnderLoad() throws {
+        let postgres = try PostgresTestServer()
+        defer { postgres.stop() }
+        let data = try ImportedMap.freshCopy("helsinki")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let node = try ServerProcess(dataDirectory: data, extraArguments: ["--postgres", postgres.conninfo])
+        defer { _ = node.stop() }
+        let rider = try node.request("POST", "/v1/riders", json: ["name": "Aino"])
+        let token = try #require(rider.jsonObject?["token"] as? String)
+        let auth = ["Authorization": "Bearer \(token)"]
+        let body: [String: Any] = ["pickup": BookingTestClient.railwayStation, "dropoff": BookingTestClient.esplanadi]
+
+        // Book one after another while the database stops and starts again.
+        var acknowledged: [String] = []
+        var refused = 0
+        for i in 0..<120 {
+            if i == 30 { try postgres.stopServer() }
+            if i == 60 { try postgres.start() }
+            if let answer = try? node.request(
+                "POST", "/v1/bookings", json: body, headers: auth.merging(["Idempotency-Key": "k\(i)"]) { $1 })
+            {
+                if answer.status == 201, let id = answer.jsonObject?["id"] as? String {
+                    acknowledged.append(id)
+                } else {
+                    #expect(
+                        answer.status == 503, "while the database is away a booking is refused with 503: \(answer.text)"
+                    )
+                    if answer.status == 503 { #expect(answer.headers["retry-after"] != nil, "\(answer.text)") }
+                    refused += 1
+                }
+            }
+            if (30..<60).contains(i) { usleep(20_000) }  // the outage lasts a moment, not 30 requests' worth of nothing
+        }
+        #expect(refused > 0, "the outage was seen")
+        #expect(acknowledged.count > 60, "bookings were taken again after the restart: \(acknowledged.count)")
+        // The same node, never restarted, reads every acknowledged booking back.
+        #expect(eventually(within: 10) { (try? node.request("GET", "/readyz").status) == 200 })
+        for id in acknowledged {
+            let read = try node.request("GET", "/v1/bookings/\(id)", headers: auth)
+            #expect(read.status == 200, "acknowledged booking \(id): \(read.text)")
+        }
+    }
 }
