@@ -95,7 +95,7 @@ let package = Package(
             name: "CabFuzz", dependencies: ["CabOSM", "CabHTTP", "CabCore", "CabTracking", "CabAPI"],
             path: "Fuzz/Sources/CabFuzz"),
 
-        .target(name: "CabTestSupport", dependencies: ["CabGeo", "CabLoopback"], path: "Tests/CabTestSupport"),
+        .target(name: "CabTestSupport", dependencies: ["CabGeo", "CabCore", "CabLoopback"], path: "Tests/CabTestSupport"),
         .testTarget(name: "CabGeoTests", dependencies: ["CabGeo", "CabTestSupport"]),
         .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),
         .testTarget(

@@ -21,6 +21,8 @@ package struct APIBenchmark {
         package var serverLog = "/dev/null"
         /// `cab serve --threads`; nil keeps serve's default.
         package var serverThreads: Int?
+        /// `cab serve --postgres URL`: the durable data in PostgreSQL instead of the scratch SQLite store.
+        package var postgresURL: String?
 
         /// Creates one from every stored property (what the memberwise initializer was in `cab`).
         package init(
@@ -69,7 +71,8 @@ package struct APIBenchmark {
         progress("cab bench api: server on \(scratch.path) (linked: \(scratch.linked.joined(separator: ", ")))")
         let server = try LoopbackServer(
             dataDirectory: scratch.path,
-            extraArguments: configuration.serverThreads.map { ["--threads", "\($0)"] } ?? [],
+            extraArguments: (configuration.serverThreads.map { ["--threads", "\($0)"] } ?? [])
+                + (configuration.postgresURL.map { ["--postgres", $0] } ?? []),
             logPath: configuration.serverLog)
         defer { server.stop() }
         let wrk = WrkRunner(

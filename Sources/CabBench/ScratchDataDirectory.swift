@@ -36,7 +36,10 @@ package final class ScratchDataDirectory {
     /// imported map.
     package static func isStoreFile(_ name: String) -> Bool {
         let store = URL(fileURLWithPath: DataDirectory(path: "/").storePath).lastPathComponent
-        return name == store || name.hasSuffix("-wal") || name.hasSuffix("-shm") || name.hasSuffix("-journal")
+        // The store, its journals, and the marker that says a store was there (`cab serve` refuses a missing store
+        // whose marker exists, so a scratch copy linking the marker would not start).
+        return name == store || name.hasPrefix(store + ".") || name.hasSuffix("-wal") || name.hasSuffix("-shm")
+            || name.hasSuffix("-journal")
     }
 
     /// Deletes the directory and everything in it (the links, not what they point to).

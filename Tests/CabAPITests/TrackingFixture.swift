@@ -126,14 +126,6 @@ final class TrackingFixture: @unchecked Sendable {
     }
 }
 
-/// A clock tests move by hand.
-final class ManualClock: Sendable {
-    private let value: Mutex<Instant>
-    init(_ start: Instant) { value = Mutex(start) }
-    func now() -> Instant { value.withLock { $0 } }
-    func advance(seconds: Double) { value.withLock { $0 = $0.adding(milliseconds: Int64(seconds * 1000)) } }
-}
-
 /// Lines written from server threads.
 final class LogLines: Sendable {
     private let storage = Mutex<[String]>([])

@@ -46,7 +46,7 @@ import Testing
         try await driver.comeOnline(at: Helsinki.station)
         let road = try server.road(from: Helsinki.station, to: Helsinki.esplanadi)
         let samples = ScriptedRoute(points: road).samples(
-            speed: 10, step: 1, start: driver.clock.now().addingTimeInterval(1))
+            speed: 10, step: 1, start: driver.clock.date.addingTimeInterval(1))
         #expect(samples.count > 80)
         for sample in samples {
             driver.send(sample)
@@ -76,7 +76,7 @@ import Testing
         transport.offline = true
         let road = try server.road(from: Helsinki.station, to: Helsinki.esplanadi)
         for sample in ScriptedRoute(points: road).samples(
-            speed: 10, step: 3, start: driver.clock.now().addingTimeInterval(3))
+            speed: 10, step: 3, start: driver.clock.date.addingTimeInterval(3))
         {
             driver.send(sample)
             driver.model.tick()

@@ -98,7 +98,7 @@ final class RecordingTransport: LocationTransport {
         do throws(ClientError) {
             let receipt = try await client.postLocations(fixes)
             state.withLock {
-                $0.uploads.append((clock.now(), fixes))
+                $0.uploads.append((clock.date, fixes))
                 $0.dropped.merge(receipt.dropped) { $0 + $1 }
             }
             return .accepted

@@ -1,18 +1,9 @@
 import CabAppModels
 import CabClient
 import CabGeo
+import CabTestSupport
 import Foundation
 import Synchronization
-
-/// A clock the test moves by hand.
-final class ManualClock: AppClock {
-    private let time: Mutex<Date>
-    init(_ start: Date = Date()) { time = Mutex(start) }
-    func now() -> Date { time.withLock { $0 } }
-    func advance(_ seconds: Double) { time.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    /// Moves to `date` if it is later (a clock never goes back).
-    func catchUp(to date: Date) { time.withLock { $0 = max($0, date) } }
-}
 
 /// A location service the test drives: permission answers and positions, delivered when the test says.
 @MainActor
@@ -90,4 +81,10 @@ func eventually(_ seconds: Double = 30, _ condition: @MainActor () -> Bool) asyn
         try? await Task.sleep(for: .milliseconds(20))
     }
     return condition()
+}
+
+/// The shared manual clock as the apps' clock.
+extension ManualClock: AppClock {
+    /// The time now, as a `Date`.
+    public func now() -> Date { date }
 }

@@ -1,3 +1,4 @@
+import CabTestSupport
 import CabAppModels
 import CabClient
 import CabGeo
@@ -39,7 +40,7 @@ final class SimulatedDriver {
         model.goOnline()
         await model.settle()
         try #require(model.shift.phase == .waiting, "\(model.shift.error ?? "")")
-        send(LocationSample(coordinate: position, time: clock.now(), accuracyMeters: 5, speedMetersPerSecond: 0))
+        send(LocationSample(coordinate: position, time: clock.date, accuracyMeters: 5, speedMetersPerSecond: 0))
         await model.settle()
     }
 
@@ -64,7 +65,7 @@ final class SimulatedDriver {
     func drive(_ road: [Coordinate], speed: Double) async -> [LocationSample] {
         clock.catchUp(to: Date())
         let samples = ScriptedRoute(points: road).samples(
-            speed: speed, step: 1, start: clock.now().addingTimeInterval(1))
+            speed: speed, step: 1, start: clock.date.addingTimeInterval(1))
         for sample in samples {
             while Date().addingTimeInterval(Self.lead) < sample.time { try? await Task.sleep(for: .milliseconds(25)) }
             send(sample)

@@ -1,3 +1,4 @@
+import CabTestSupport
 import CabGeo
 import Foundation
 import Synchronization
@@ -38,13 +39,13 @@ final class GatedTransport: LocationTransport {
 
     func sample(_ metersNorth: Double) -> LocationSample {
         LocationSample(
-            coordinate: Coordinate(latitude: 60.17 + metersNorth / 111_195, longitude: 24.94), time: clock.now,
+            coordinate: Coordinate(latitude: 60.17 + metersNorth / 111_195, longitude: 24.94), time: clock.date,
             accuracyMeters: 5)
     }
 
     func reporter(_ transport: any LocationTransport) throws -> LocationReporter {
         let clock = self.clock
-        return try LocationReporter(transport: transport, now: { clock.now })
+        return try LocationReporter(transport: transport, now: { clock.date })
     }
 
     @Test func flushSendsTheQueueAtOnceOldestFirstInsideTheThrottleWindow() async throws {
@@ -90,7 +91,7 @@ final class GatedTransport: LocationTransport {
         let first = Task {
             try await reporter.record(
                 LocationSample(
-                    coordinate: Coordinate(latitude: 60.17, longitude: 24.94), time: clock.now, accuracyMeters: 5))
+                    coordinate: Coordinate(latitude: 60.17, longitude: 24.94), time: clock.date, accuracyMeters: 5))
         }
         while gated.waitingUploads == 0 { await Task.yield() }
         clock.advance(2)

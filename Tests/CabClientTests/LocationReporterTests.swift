@@ -6,13 +6,6 @@ import Testing
 
 @testable import CabClient
 
-/// A clock the test moves by hand.
-final class ManualClock: Sendable {
-    private let time = Mutex(Date(timeIntervalSince1970: 1_750_000_000))
-    var now: Date { time.withLock { $0 } }
-    func advance(_ seconds: Double) { time.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}
-
 /// A transport that records every batch and answers from a script (then `.accepted`).
 final class FakeTransport: LocationTransport {
     private let state = Mutex<(batches: [[ReportedFix]], script: [UploadResult], offline: Bool)>(([], [], false))
@@ -36,7 +29,7 @@ final class FakeTransport: LocationTransport {
     /// A sample `metersNorth` of a point in Helsinki, taken now.
     func sample(_ metersNorth: Double, heading: Double? = nil, speed: Double? = nil) -> LocationSample {
         LocationSample(
-            coordinate: Coordinate(latitude: 60.17 + metersNorth / 111_195, longitude: 24.94), time: clock.now,
+            coordinate: Coordinate(latitude: 60.17 + metersNorth / 111_195, longitude: 24.94), time: clock.date,
             accuracyMeters: 5, speedMetersPerSecond: speed, headingDegrees: heading)
     }
 
@@ -46,7 +39,7 @@ final class FakeTransport: LocationTransport {
         let clock = self.clock
         return try LocationReporter(
             configuration: configuration, transport: transport, store: store,
-            now: { clock.now })
+            now: { clock.date })
     }
 
     @Test func theFirstFixGoesAtOnceAndCloserThan20MetresIsSkipped() async throws {
@@ -72,7 +65,7 @@ final class FakeTransport: LocationTransport {
         clock.advance(5)
         try await reporter.record(sample(100))
         #expect(transport.sequencesSent == [[1]])
-        #expect(await reporter.nextWakeDate == clock.now.addingTimeInterval(10))
+        #expect(await reporter.nextWakeDate == clock.date.addingTimeInterval(10))
         clock.advance(9)
         try await reporter.poll()
         #expect(transport.sequencesSent == [[1]])
@@ -131,12 +124,12 @@ final class FakeTransport: LocationTransport {
     @Test func backsOffExponentiallyAndResetsAfterASuccess() async throws {
         let reporter = try reporter(.init(initialBackoffSeconds: 2, maxBackoffSeconds: 10))
         transport.script([.failed, .failed, .failed, .failed])
-        let start = clock.now
+        let start = clock.date
         try await reporter.record(sample(0))
         var delays: [Double] = []
         for _ in 0..<4 {
             let retryAt = try #require(await reporter.retryAt)
-            delays.append(retryAt.timeIntervalSince(clock.now))
+            delays.append(retryAt.timeIntervalSince(clock.date))
             clock.advance(delays.last! - 0.5)
             try await reporter.poll()  // too early: nothing is sent
             clock.advance(0.5)
@@ -146,14 +139,14 @@ final class FakeTransport: LocationTransport {
         #expect(transport.batches.count == 5)
         #expect(await reporter.retryAt == nil)
         #expect(await reporter.snapshot.lastUploaded?.sequence == 1)
-        #expect(clock.now.timeIntervalSince(start) == 24)
+        #expect(clock.date.timeIntervalSince(start) == 24)
     }
 
     @Test func rateLimitedUploadsWaitForRetryAfter() async throws {
         let reporter = try reporter()
         transport.script([.rateLimited(retryAfterSeconds: 7)])
         try await reporter.record(sample(0))
-        #expect(await reporter.retryAt == clock.now.addingTimeInterval(7))
+        #expect(await reporter.retryAt == clock.date.addingTimeInterval(7))
         clock.advance(7)
         try await reporter.poll()
         #expect(transport.sequencesSent == [[1], [1]])

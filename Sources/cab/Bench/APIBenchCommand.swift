@@ -19,6 +19,10 @@ enum APIBenchCommand {
         .init(name: "server-threads", valueName: "N", help: "`cab serve --threads N` (default: serve's own default)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
         .init(
+            name: "postgres", valueName: "URL",
+            help: "also run the load against `cab serve --postgres URL` and print both stores side by side "
+                + "(the database should be empty: use a fresh one)"),
+        .init(
             name: "trips", valueName: nil,
             help: "instead: /healthz p99 and SSE heartbeat delay while riders and drivers play whole trips, "
                 + "handlers inline (--handler-threads 0) then on the pool (default --duration 20)"),
@@ -65,16 +69,24 @@ enum APIBenchCommand {
                 "cab: \(configuration.dataDirectory) does not exist (run `make run` or `cab import`); "
                     + "the server starts without a map")
         }
-        let result: APIBenchmark.Result
-        do {
-            result = try APIBenchmark(configuration: configuration).run()
-        } catch {
-            Console.fail(error.message, code: 70)
+        var runs: [(store: String, configuration: APIBenchmark.Configuration)] = [("sqlite", configuration)]
+        if let url = args.value("postgres") {
+            var onPostgres = configuration
+            onPostgres.postgresURL = url
+            runs.append(("postgresql", onPostgres))
         }
-        if args.has("json") {
-            Console.line(json(result))
-        } else {
-            Console.line(text(result))
+        for run in runs {
+            let result: APIBenchmark.Result
+            do {
+                result = try APIBenchmark(configuration: run.configuration).run()
+            } catch {
+                Console.fail(error.message, code: 70)
+            }
+            if args.has("json") {
+                Console.line(runs.count == 1 ? json(result) : "{\"store\":\"\(run.store)\",\"result\":\(json(result))}")
+            } else {
+                Console.line(runs.count == 1 ? text(result) : "store: \(run.store)\n" + text(result))
+            }
         }
         exitProcess(0)
     }
