@@ -61,15 +61,29 @@ public struct HTTPError: Error, Sendable, Equatable {
         return code.isEmpty ? "problem" : code
     }
 
+    /// The members RFC 9457 and this catalogue define; `members` cannot override them.
+    static let documentMembers: Set<String> = ["type", "title", "status", "detail", "code"]
+
     /// The problem document as a response.
     public func response(requestID: String?) -> HTTPResponse {
-        var object: [String: Any] = ["type": type, "title": title, "status": status, "detail": detail, "code": code]
-        for (name, value) in members where object[name] == nil { object[name] = value }
-        if let requestID { object["request_id"] = requestID }
-        let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{\"status\":\(status)}".utf8)
-        var response = HTTPResponse.bytes(Array(data), contentType: "application/problem+json", status: status)
+        // Written by hand, keys sorted as `JSONSerialization`'s `.sortedKeys` wrote them: under a trip load lost
+        // races answer 409 often enough that `JSONSerialization` was 5 % of the server's CPU.
+        var strings = members.filter { !Self.documentMembers.contains($0.key) }
+        strings["type"] = type
+        strings["title"] = title
+        strings["detail"] = detail
+        strings["code"] = code
+        if let requestID { strings["request_id"] = requestID }
+        var data: [UInt8] = [UInt8(ascii: "{")]
+        data.reserveCapacity(96 + detail.utf8.count + title.utf8.count)
+        for (index, key) in (Array(strings.keys) + ["status"]).sorted().enumerated() {
+            if index > 0 { data.append(UInt8(ascii: ",")) }
+            JSONString.append(key, to: &data)
+            data.append(UInt8(ascii: ":"))
+            if let value = strings[key] { JSONString.append(value, to: &data) } else { data += String(status).utf8 }
+        }
+        data.append(UInt8(ascii: "}"))
+        var response = HTTPResponse.bytes(data, contentType: "application/problem+json", status: status)
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { response.headers.append((name, value)) }
         return response
     }

@@ -28,6 +28,11 @@ enum APIBenchCommand {
                 + "handlers inline (--handler-threads 0) then on the pool (default --duration 20)"),
         .init(
             name: "pairs", valueName: "N", help: "with --trips: rider/driver pairs playing trips at once (default 32)"),
+        .init(
+            name: "load-niceness", valueName: "N",
+            help: "with --trips: how far below the server and the /healthz probe the riders' and drivers' threads "
+                + "run, as a nice increment (default 10: they stand in for phones, which do not share the "
+                + "server's cores; 0: same priority)"),
     ]
 
     static let usage = """
@@ -93,7 +98,7 @@ enum APIBenchCommand {
 
     /// `--trips`: `TripLoadBenchmark`, inline baseline then the handler pool.
     static func runTrips(_ args: Arguments, data: String, central: (Coordinate, Coordinate)) -> Never {
-        let configuration = TripLoadBenchmark.Configuration(
+        var configuration = TripLoadBenchmark.Configuration(
             dataDirectory: data, durationSeconds: args.integer("duration", default: 20, in: 1...3600),
             pairs: args.integer("pairs", default: 32, in: 1...1_000),
             pickup: args.value("pickup").map { Arguments.parseCoordinate($0, what: "--pickup") } ?? central.0,
@@ -102,6 +107,7 @@ enum APIBenchCommand {
             serverThreads: args.value("server-threads").map { _ in
                 args.integer("server-threads", default: 32, in: 1...512)
             })
+        configuration.loadNiceness = args.integer("load-niceness", default: 10, in: 0...19)
         let runs: [TripLoadBenchmark.Run]
         do {
             runs = try TripLoadBenchmark(configuration: configuration).run()
@@ -112,6 +118,7 @@ enum APIBenchCommand {
             Console.line(
                 BenchFormat.jsonLine([
                     "build": BenchFormat.buildMode, "pairs": configuration.pairs,
+                    "load_niceness": configuration.loadNiceness,
                     "runs": runs.map { r -> [String: Any] in
                         [
                             "handler_threads": r.handlerThreads, "trips": r.trips, "transitions": r.transitions,
@@ -130,7 +137,8 @@ enum APIBenchCommand {
         }
         var lines = [
             "cab bench api --trips (\(BenchFormat.buildMode) build, \(configuration.pairs) riders and \(configuration.pairs) "
-                + "drivers playing whole trips, \(configuration.durationSeconds) s per server; /healthz probed every 5 ms)"
+                + "drivers playing whole trips, \(configuration.durationSeconds) s per server; /healthz probed every 5 ms; "
+                + "riders and drivers at nice +\(configuration.loadNiceness))"
         ]
         for r in runs {
             lines.append("\(r.label):")
