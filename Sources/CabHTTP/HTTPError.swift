@@ -23,43 +23,23 @@ public struct HTTPError: Error, Sendable, Equatable {
             status: type.status, title: type.title, detail: detail, code: type.code, headers: headers, members: members)
     }
 
-    /// Creates a problem from its parts; without a `code`, one is made from the title ("No map" → `no_map`).
+    /// Creates a problem from its parts, for a problem type that is not a `ProblemType` constant (tests, and the
+    /// API's catalogue when it builds one from its table).
     public init(
-        status: Int, title: String, detail: String, code: String? = nil, headers: [String: String] = [:],
+        status: Int, title: String, detail: String, code: String, headers: [String: String] = [:],
         members: [String: String] = [:]
     ) {
         self.status = status
         self.title = title
         self.detail = detail
-        self.code = code ?? Self.code(forTitle: title)
-        self.type = ProblemType.uri(forCode: self.code)
+        self.code = code
+        self.type = ProblemType.uri(forCode: code)
         self.headers = headers
         self.members = members
     }
 
-    /// 400 with `detail`: `title` names the problem (its code is made from it).
-    public static func badRequest(_ detail: String, title: String = "Bad Request") -> HTTPError {
-        HTTPError(status: 400, title: title, detail: detail)
-    }
-
     /// 404 with `detail`.
     public static func notFound(_ detail: String) -> HTTPError { HTTPError(.notFound, detail: detail) }
-
-    /// A title as a problem code: lowercase words joined by underscores.
-    static func code(forTitle title: String) -> String {
-        var code = ""
-        var pendingUnderscore = false
-        for byte in title.utf8 {
-            switch byte {
-            case 65...90, 97...122, 48...57:
-                if pendingUnderscore && !code.isEmpty { code.append("_") }
-                pendingUnderscore = false
-                code.append(Character(Unicode.Scalar(byte >= 65 && byte <= 90 ? byte + 32 : byte)))
-            default: pendingUnderscore = true
-            }
-        }
-        return code.isEmpty ? "problem" : code
-    }
 
     /// The members RFC 9457 and this catalogue define; `members` cannot override them.
     static let documentMembers: Set<String> = ["type", "title", "status", "detail", "code"]

@@ -4,14 +4,14 @@ extension HTTPRequest {
     /// Decodes the body as JSON `T`, or throws a 400 problem that names the field at fault.
     public func decodeJSON<T: Decodable>(_ type: T.Type) throws(HTTPError) -> T {
         guard !body.isEmpty else {
-            throw .badRequest("The request body is empty; send a JSON object.", title: "Malformed JSON")
+            throw HTTPError(.malformedJSON, detail: "The request body is empty; send a JSON object.")
         }
         do {
             return try JSONCoding.decoder.decode(T.self, from: Data(body))
         } catch let error as DecodingError {
-            throw .badRequest(Self.describe(error), title: "Malformed JSON")
+            throw HTTPError(.malformedJSON, detail: Self.describe(error))
         } catch {
-            throw .badRequest("The body is not valid JSON.", title: "Malformed JSON")
+            throw HTTPError(.malformedJSON, detail: "The body is not valid JSON.")
         }
     }
 

@@ -50,7 +50,7 @@ public struct HTTPResponse: Sendable {
             let data = try JSONCoding.encoder.encode(value)
             return bytes(Array(data), contentType: "application/json", status: status)
         } catch {
-            return HTTPError(status: 500, title: "Internal Server Error", detail: "The response could not be encoded.")
+            return HTTPError(.internalError, detail: "The response could not be encoded.")
                 .response(requestID: nil)
         }
     }

@@ -19,7 +19,7 @@ extension HTTPServer {
         let headerBytes = HeaderSize.total(connection)
         if headerBytes > configuration.maxHeaderBytes {
             let problem = HTTPError(
-                status: 431, title: "Request Header Fields Too Large",
+                .headersTooLarge,
                 detail:
                     "The request's headers are \(headerBytes) bytes; at most \(configuration.maxHeaderBytes) are read. "
                     + "Send fewer or shorter headers (cookies included).")
@@ -27,7 +27,7 @@ extension HTTPServer {
         }
         if context.version == "HTTP/1.1" && lookup(connection, header: "Host") == nil {
             // RFC 9112 §3.2: a request without Host is answered 400 (libmicrohttpd accepts it).
-            let problem = HTTPError.badRequest("HTTP/1.1 requests must carry a Host header.")
+            let problem = HTTPError(.badRequest, detail: "HTTP/1.1 requests must carry a Host header.")
             return queue(problem.response(requestID: context.requestID), for: context, on: connection)
         }
         if let length = lookup(connection, header: "Content-Length").flatMap({ Int($0) }),
@@ -170,7 +170,7 @@ extension HTTPServer {
             return HTTPError.notFound("No resource at \(request.path).").response(requestID: request.requestID)
         case .methodNotAllowed(let allowed):
             return HTTPError(
-                status: 405, title: "Method Not Allowed",
+                .methodNotAllowed,
                 detail: "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", ")).",
                 headers: ["Allow": allowed.joined(separator: ", ")]
             ).response(requestID: request.requestID)
@@ -193,14 +193,14 @@ extension HTTPServer {
         switch refusal {
         case .uriTooLong(let bytes):
             HTTPError(
-                status: 414, title: "URI Too Long",
+                .uriTooLong,
                 detail: "The request target is \(bytes) bytes; at most \(configuration.maxURIBytes) are read. "
                     + "Send long inputs in a POST body.")
         case .nulInPath:
             HTTPError.notFound("No resource at this path: it contains %00 (a NUL byte), which no path here has.")
         case .tooManyParameters(let count):
             HTTPError(
-                status: 414, title: "Too many query parameters",
+                .tooManyQueryParameters,
                 detail: "The query has \(count) parameters; at most \(configuration.maxQueryParameters) are read. "
                     + "Send only the parameters the operation documents.")
         }
@@ -236,7 +236,7 @@ extension HTTPServer {
 
     private func tooLarge(_ context: RequestContext) -> HTTPResponse {
         HTTPError(
-            status: 413, title: "Content Too Large",
+            .contentTooLarge,
             detail: "The request body is larger than \(configuration.maxBodyBytes) bytes."
         ).response(requestID: context.requestID)
     }

@@ -197,7 +197,7 @@ public final class HTTPServer: Sendable {
                     ("error", .string(String(describing: error))),
                 ]))
             return HTTPError(
-                status: 500, title: "Internal Server Error",
+                .internalError,
                 detail: "The server failed to handle this request; quote the request id when reporting it."
             ).response(requestID: request.requestID)
         }

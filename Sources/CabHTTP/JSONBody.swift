@@ -9,14 +9,14 @@ extension HTTPRequest {
     /// Parses the body and reads `T` from it, or throws a 400 problem that says what to fix.
     public func decodeJSONBody<T: JSONBodyDecodable>(_ type: T.Type) throws(HTTPError) -> T {
         guard !body.isEmpty else {
-            throw .badRequest("The request body is empty; send a JSON object.", title: "Malformed JSON")
+            throw HTTPError(.malformedJSON, detail: "The request body is empty; send a JSON object.")
         }
         let value: JSONValue
         do {
             value = try JSONValue(parsing: body)
         } catch {
-            throw .badRequest(
-                "The body is not valid JSON (\(error.reason) at byte \(error.offset)).", title: "Malformed JSON")
+            throw HTTPError(
+                .malformedJSON, detail: "The body is not valid JSON (\(error.reason) at byte \(error.offset)).")
         }
         return try T(json: JSONField(value: value, path: []))
     }
@@ -55,12 +55,12 @@ public struct JSONField: Sendable {
 
     /// A 400 "wrong type" problem for this field.
     public func wrongType(expected: String) -> HTTPError {
-        .badRequest("\(pathDescription) has the wrong type; expected \(expected).", title: "Malformed JSON")
+        HTTPError(.malformedJSON, detail: "\(pathDescription) has the wrong type; expected \(expected).")
     }
 
     /// A 400 problem saying this field's value is invalid, and why.
     public func invalid(_ why: String) -> HTTPError {
-        .badRequest("\(pathDescription) is invalid: \(why)", title: "Malformed JSON")
+        HTTPError(.malformedJSON, detail: "\(pathDescription) is invalid: \(why)")
     }
 
     /// This field as an object's members, or a "wrong type" problem.
@@ -83,8 +83,8 @@ public struct JSONField: Sendable {
         guard let member = members.last(where: { $0.key == key }) else { return nil }
         let field = JSONField(value: member.value, path: path + [.key(key)])
         guard member.value != .null else {
-            throw .badRequest(
-                "\(field.pathDescription) is null; leave it out or give \(expected).", title: "Malformed JSON")
+            throw HTTPError(
+                .malformedJSON, detail: "\(field.pathDescription) is null; leave it out or give \(expected).")
         }
         return field
     }
@@ -92,8 +92,7 @@ public struct JSONField: Sendable {
     /// A 400 problem saying the member `key` of this object is outside the range it must be in.
     public func outOfRange(_ key: String, allowed: String) -> HTTPError {
         let field = JSONField(value: value[key] ?? .null, path: path + [.key(key)])
-        return .badRequest(
-            "\(field.pathDescription) is out of range; it must be \(allowed).", title: "Value out of range")
+        return HTTPError(.valueOutOfRange, detail: "\(field.pathDescription) is out of range; it must be \(allowed).")
     }
 
     /// The member `key` of this object, or a problem saying it is missing (or null).
@@ -101,11 +100,11 @@ public struct JSONField: Sendable {
         let members = try members()
         guard let member = members.last(where: { $0.key == key }) else {
             let parent = path.isEmpty ? "" : " in \(pathDescription)"
-            throw .badRequest("The field '\(key)' is missing\(parent).", title: "Malformed JSON")
+            throw HTTPError(.malformedJSON, detail: "The field '\(key)' is missing\(parent).")
         }
         let field = JSONField(value: member.value, path: path + [.key(key)])
         guard member.value != .null else {
-            throw .badRequest("\(field.pathDescription) is null; give a value.", title: "Malformed JSON")
+            throw HTTPError(.malformedJSON, detail: "\(field.pathDescription) is null; give a value.")
         }
         return field
     }

@@ -23,13 +23,6 @@ import Testing
         }
     }
 
-    /// The HTTP layer builds some of its problems from a title alone; their codes must be the catalogue's.
-    @Test func theHTTPLayersTitlesMakeItsCodes() {
-        for problem in ProblemType.httpProblems {
-            #expect(HTTPError.code(forTitle: problem.title) == problem.code, "\(problem.title)")
-        }
-    }
-
     /// Every code the domain raises is catalogued, with the status the table gives it.
     @Test(arguments: [
         (CoreError.Code.unknownCurrency, 400), (.invalidTariff, 400), (.illegalTransition, 409),

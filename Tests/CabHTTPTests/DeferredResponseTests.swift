@@ -42,7 +42,9 @@ import Testing
             r.get("/fails") { _ in
                 let pending = DeferredResponse()
                 DispatchQueue.global().async {
-                    pending.complete { throw HTTPError(status: 409, title: "Conflict", detail: "taken") }
+                    pending.complete {
+                        throw HTTPError(status: 409, title: "Conflict", detail: "taken", code: "conflict")
+                    }
                 }
                 return .deferred(pending)
             }

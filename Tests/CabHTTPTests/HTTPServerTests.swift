@@ -26,7 +26,9 @@ import Testing
                 struct Oops: Error {}
                 throw Oops()
             }
-            r.get("/teapot") { _ in throw HTTPError(status: 418, title: "Teapot", detail: "short and stout") }
+            r.get("/teapot") { _ in
+                throw HTTPError(status: 418, title: "Teapot", detail: "short and stout", code: "teapot")
+            }
             r.get("/headers") { req in .text(req.header("x-thing") ?? "none") }
         }
     }

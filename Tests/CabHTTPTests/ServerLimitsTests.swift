@@ -139,6 +139,32 @@ import Testing
         #expect(try s.get("/hello", headers: ["X-Fine": String(repeating: "c", count: 8_000)]).status == 200)
     }
 
+    /// Every refusal the HTTP layer answers by itself carries its catalogued code and type (they were once made
+    /// from the title, so a reworded title changed the code a client matches on).
+    @Test func everyRefusalCarriesItsCataloguedCode() throws {
+        let s = try Self.server()
+        var answers: [(ProblemType, HTTPTestResponse)] = [
+            (.notFound, try s.get("/nothing-here")),
+            (.methodNotAllowed, try s.request("DELETE", "/hello")),
+            (.uriTooLong, try s.get("/hello?x=" + String(repeating: "a", count: 20_000))),
+            (.tooManyQueryParameters, try s.get("/hello?" + (0..<300).map { "p\($0)=1" }.joined(separator: "&"))),
+            (.headersTooLarge, try s.get("/hello", headers: ["X-Big": String(repeating: "b", count: 20_000)])),
+        ]
+        let tooLarge = try HTTPTestConnection(port: s.port, timeoutSeconds: 5)
+        _ = try tooLarge.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000\r\n\r\n")
+        answers.append((.contentTooLarge, try tooLarge.readResponse()))
+        let noHost = try HTTPTestConnection(port: s.port, timeoutSeconds: 5)
+        _ = try noHost.send("GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n")
+        answers.append((.badRequest, try noHost.readResponse()))
+        for (problem, answer) in answers {
+            #expect(answer.status == problem.status, "\(problem.code)")
+            #expect(answer.headers["content-type"] == "application/problem+json", "\(problem.code)")
+            #expect(answer.jsonObject?["code"] as? String == problem.code, "\(problem.code)")
+            #expect(answer.jsonObject?["type"] as? String == problem.uri, "\(problem.code)")
+            #expect(answer.jsonObject?["title"] as? String == problem.title, "\(problem.code)")
+        }
+    }
+
     /// Finding 6: share-link tokens reached the access log in the path.
     @Test func tokensInPathsNeverReachTheAccessLog() throws {
         let s = try Self.server()
