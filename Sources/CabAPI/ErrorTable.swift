@@ -50,6 +50,12 @@ enum ErrorTable {
         case .closed, .database, .unavailable:
             return ProblemType.storeUnavailable.error(
                 "The store could not complete the request; try again.", headers: ["Retry-After": "1"])
+        case .misconfigured:
+            // The database refused this node's login while it served (a password or role changed, the database
+            // dropped): the node is what is at fault, not the request, and the operator's log says which.
+            return ProblemType.storeUnavailable.error(
+                "The server cannot log in to its database; nothing was done. Try again later.",
+                headers: ["Retry-After": "30"])
         case .constraint:
             return ProblemType.conflict.error("The request conflicts with stored data; re-read and try again.")
         default: return nil

@@ -1,5 +1,6 @@
 import CabClient
 import CabCore
+import CabStore
 import CabTestSupport
 import Foundation
 import Testing
@@ -34,6 +35,16 @@ import Testing
         let problem = try #require(ErrorTable.problem(for: CoreError(code, "Because.")))
         #expect(problem.code == code.name && problem.status == status && problem.detail == "Because.")
         #expect(ProblemCatalogue.byCode[code.name] != nil)
+    }
+
+    /// A store failure is the server's, never the request's: 503 with `Retry-After`, not a generic 500. A refused
+    /// login while serving (a PostgreSQL password changed under a running node) answered 500 once.
+    @Test(arguments: [StoreError.Code.unavailable, .closed, .database, .misconfigured])
+    func storeFailuresAre503WithRetryAfter(code: StoreError.Code) throws {
+        let problem = try #require(ErrorTable.problem(for: StoreError(code, "secret details")))
+        #expect(problem.status == 503 && problem.code == "store_unavailable")
+        #expect(Int(problem.headers["Retry-After"] ?? "") ?? 0 > 0)
+        #expect(!problem.detail.contains("secret"))
     }
 
     @Test func aRefusedTripEventNamesTheState() throws {
