@@ -46,10 +46,14 @@ extension PostgresStore: AccountRepository {
             ])
     }
 
-    /// Who holds the token with this hash; nil when unknown or revoked. Read from the database every time, so a
-    /// token revoked on any node stops working on every node at once.
+    /// Who holds the token with this hash; nil when unknown or revoked. Live tokens are cached for
+    /// `Configuration.tokenCacheMilliseconds` (one second by default), so a token revoked on another node stops
+    /// working here within that time, and at once on the node that revoked it; unknown tokens always reach the
+    /// database.
     public func principal(forTokenHash hash: TokenHash) throws -> Principal? {
-        try read { c in
+        if let cached = tokens.principal(for: hash) { return cached }
+        let start = tokens.startRead(for: hash)
+        let found = try read { c -> Principal? in
             guard
                 let row = try c.query(
                     "SELECT rider_id, driver_id, dispatcher_id FROM tokens WHERE hash = $1 AND revoked_ms IS NULL",
@@ -61,11 +65,17 @@ extension PostgresStore: AccountRepository {
             if let id = row.string(2).flatMap(DispatcherID.init) { return .dispatcher(id) }
             throw StoreError(.corruptRow, "A token row names no valid account.")
         }
+        if let found { tokens.remember(found, for: hash, readStartedAt: start) }
+        return found
     }
+
+    /// The principal `TokenCache` holds for this hash, without reading the database.
+    public func cachedPrincipal(forTokenHash hash: TokenHash) -> Principal? { tokens.principal(for: hash) }
 
     /// Revokes a token at `time`; true when it existed and was live.
     public func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool {
-        try write { c in
+        defer { tokens.forget(hash) }  // after the commit, so no read that saw the token live is cached
+        return try write { c in
             try c.query(
                 "UPDATE tokens SET revoked_ms = $1 WHERE hash = $2 AND revoked_ms IS NULL",
                 [PostgresValue.int(time.millisecondsSinceEpoch), .bytes(hash.bytes)]

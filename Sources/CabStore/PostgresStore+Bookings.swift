@@ -2,22 +2,34 @@ import CabCore
 import CabPostgres
 
 extension PostgresStore: BookingRepository {
-    /// The booking insert: the shard, then `BookingRow.columns` in order.
-    static let insertBooking: String = {
-        let count = BookingRow.columns.split(separator: ",").count
-        let placeholders = (1...count + 1).map { "$\($0)" }.joined(separator: ", ")
-        return "INSERT INTO bookings (shard, \(BookingRow.columns)) VALUES (\(placeholders))"
-    }()
-
-    /// `WITH b AS (insertBooking) INSERT INTO booking_history ... VALUES` with `rows` history rows, their nine
-    /// parameters each after the booking's (constant SQL: only the count of rows varies).
-    static func insertBookingWithHistory(rows: Int) -> String {
-        let first = BookingRow.columns.split(separator: ",").count + 2
-        let tuples = (0..<rows).map { row in
-            "(" + (0..<9).map { "$\(first + row * 9 + $0)" }.joined(separator: ", ") + ")"
+    /// A new booking in one statement (one round trip): with a key, `k` claims it (`ON CONFLICT DO NOTHING`) and
+    /// the booking is inserted `FROM k`, so nothing is when the key was taken; each history row is inserted
+    /// `FROM b`. It answers how many bookings went in (0: the key was taken). Single-row `SELECT`s, so that
+    /// PostgreSQL types the untyped parameters from the target columns (a multi-row `VALUES` would type them
+    /// text). The history's foreign key is checked at the statement's end, after the booking row went in.
+    static func insertBooking(historyRows: Int, claimingKey: Bool) -> String {
+        let bookingParameters = BookingRow.columns.split(separator: ",").count + 1  // the shard first
+        var next = 1
+        func parameters(_ count: Int) -> String {
+            defer { next += count }
+            return (next..<next + count).map { "$\($0)" }.joined(separator: ", ")
         }
-        return "WITH b AS (\(insertBooking) RETURNING id) INSERT INTO booking_history (booking_id, step, from_status, "
-            + "to_status, event, actor_role, actor_id, at_ms, reason) VALUES " + tuples.joined(separator: ", ")
+        var steps: [String] = []
+        let columns = "bookings (shard, \(BookingRow.columns))"
+        if claimingKey {
+            steps.append(
+                "k AS (INSERT INTO idempotency_keys (rider_id, key, fingerprint, booking_id, created_ms) VALUES ("
+                    + parameters(5) + ") ON CONFLICT DO NOTHING RETURNING 1)")
+            steps.append("b AS (INSERT INTO \(columns) SELECT \(parameters(bookingParameters)) FROM k RETURNING id)")
+        } else {
+            steps.append("b AS (INSERT INTO \(columns) VALUES (\(parameters(bookingParameters))) RETURNING id)")
+        }
+        for row in 0..<historyRows {
+            steps.append(
+                "h\(row) AS (INSERT INTO booking_history (booking_id, step, from_status, to_status, event, actor_role, "
+                    + "actor_id, at_ms, reason) SELECT \(parameters(9)) FROM b)")
+        }
+        return "WITH " + steps.joined(separator: ", ") + " SELECT count(*) FROM b"
     }
 
     /// `BookingRow.update` with PostgreSQL's `$N` placeholders (its `?N` are numbered, so the numbers carry over).
@@ -37,40 +49,22 @@ extension PostgresStore: BookingRepository {
         }
     }
 
-    /// The idempotency key (first), the booking and its history rows; or the first booking made with the key.
+    /// The idempotency key (first), the booking and its history rows, in one statement; or the first booking made
+    /// with the key.
     private static func insert(
         _ booking: Booking, idempotencyKey: IdempotencyKey?, transitions: [TripTransitionRecord],
         on c: PostgresConnection
     ) throws -> BookingCreation {
+        var values: [PostgresValue] = []
         if let key = idempotencyKey {
-            let claimed = try c.query(
-                "INSERT INTO idempotency_keys (rider_id, key, fingerprint, booking_id, created_ms) "
-                    + "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-                [
-                    booking.riderID.rawValue, key.key, key.requestFingerprint, booking.id.rawValue,
-                    booking.createdAt.millisecondsSinceEpoch,
-                ]
-            ).affectedRows
-            if claimed == 0 {
-                let earlier = try c.query(
-                    "SELECT fingerprint, booking_id FROM idempotency_keys WHERE rider_id = $1 AND key = $2",
-                    [booking.riderID.rawValue, key.key]
-                ).first
-                guard let earlier, let fingerprint = earlier.string(0), let id = earlier.string(1) else {
-                    throw StoreError(.corruptRow, "An idempotency key vanished while it was read.")
-                }
-                guard fingerprint == key.requestFingerprint else { throw BookingRow.idempotencyConflict }
-                guard let first = try Self.booking(id, on: c) else {
-                    throw StoreError(.corruptRow, "An idempotency key points to a missing booking.")
-                }
-                return BookingCreation(booking: first, created: false)
-            }
+            values += [
+                .text(booking.riderID.rawValue), .text(key.key), .text(key.requestFingerprint),
+                .text(booking.id.rawValue), .int(booking.createdAt.millisecondsSinceEpoch),
+            ]
         }
-        // The booking and its history rows in one statement (one round trip): the history's foreign key is
-        // checked at the statement's end, after the booking row went in.
+        values.append(.int(Int64(Self.shard(of: booking.id))))
+        values += PostgresValue.from(BookingRow.values(booking))
         let records = [BookingRow.bookRecord(booking)] + transitions
-        var values =
-            [PostgresValue.int(Int64(Self.shard(of: booking.id)))] + PostgresValue.from(BookingRow.values(booking))
         for (i, r) in records.enumerated() {
             values += [
                 .text(r.bookingID.rawValue), .int(Int64(i + 1)), r.from.map { .text($0.rawValue) } ?? .null,
@@ -79,8 +73,22 @@ extension PostgresStore: BookingRepository {
                 .int(r.at.millisecondsSinceEpoch), r.reason.map(PostgresValue.text) ?? .null,
             ]
         }
-        try c.query(Self.insertBookingWithHistory(rows: records.count), values: values)
-        return BookingCreation(booking: booking, created: true)
+        let sql = Self.insertBooking(historyRows: records.count, claimingKey: idempotencyKey != nil)
+        let inserted = try c.query(sql, values: values).first.map { try $0.int64(0) ?? 0 } ?? 0
+        guard inserted == 0, let key = idempotencyKey else { return BookingCreation(booking: booking, created: true) }
+        // The key was taken (by a retry, or by another node whose transaction this one waited for).
+        let earlier = try c.query(
+            "SELECT fingerprint, booking_id FROM idempotency_keys WHERE rider_id = $1 AND key = $2",
+            [booking.riderID.rawValue, key.key]
+        ).first
+        guard let earlier, let fingerprint = earlier.string(0), let id = earlier.string(1) else {
+            throw StoreError(.corruptRow, "An idempotency key vanished while it was read.")
+        }
+        guard fingerprint == key.requestFingerprint else { throw BookingRow.idempotencyConflict }
+        guard let first = try Self.booking(id, on: c) else {
+            throw StoreError(.corruptRow, "An idempotency key points to a missing booking.")
+        }
+        return BookingCreation(booking: first, created: false)
     }
 
     /// `create` without blocking: the write joins the next group commit and `completion` runs on a writer

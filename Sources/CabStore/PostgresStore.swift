@@ -37,13 +37,26 @@ public final class PostgresStore: Sendable {
         public var probeIntervalMilliseconds: Int
         /// The time for partitions and health reports (injected by tests).
         public var wallClock: @Sendable () -> Instant
+        /// Resolved bearer tokens kept in memory (`TokenCache`); 0 reads the database on every request.
+        public var tokenCacheCapacity: Int
+        /// How long a resolved token is trusted without reading the database again: the longest a token revoked
+        /// on another node keeps working on this one. One second by default, the bound issue 17 sets for a
+        /// revocation to reach every node; it saves a round trip on nearly every request of a busy client.
+        public var tokenCacheMilliseconds: Int64
+        /// Monotonic milliseconds for the token cache (injected by tests).
+        public var monotonicMilliseconds: @Sendable () -> Int64
 
         /// Creates a configuration.
         public init(
             conninfo: String, connections: Int = 8, writers: Int = 4, maximumBatch: Int = 48, migrates: Bool = true,
             locationPartitionsAhead: Int = 3, locationRetentionDays: Int? = nil, probeIntervalMilliseconds: Int = 1_000,
-            wallClock: @escaping @Sendable () -> Instant = SQLiteStore.Configuration.systemWallClock
+            wallClock: @escaping @Sendable () -> Instant = SQLiteStore.Configuration.systemWallClock,
+            tokenCacheCapacity: Int = 100_000, tokenCacheMilliseconds: Int64 = 1_000,
+            monotonicMilliseconds: @escaping @Sendable () -> Int64 = SQLiteStore.Configuration
+                .systemMonotonicMilliseconds
         ) {
+            precondition(
+                tokenCacheCapacity >= 0 && tokenCacheMilliseconds >= 0, "token cache settings are not negative")
             precondition(writers >= 1 && connections >= 1, "at least one writer and one connection")
             precondition((1...64).contains(maximumBatch), "a batch holds 1 to 64 writes")
             precondition(
@@ -57,6 +70,9 @@ public final class PostgresStore: Sendable {
             self.locationRetentionDays = locationRetentionDays
             self.probeIntervalMilliseconds = probeIntervalMilliseconds
             self.wallClock = wallClock
+            self.tokenCacheCapacity = tokenCacheCapacity
+            self.tokenCacheMilliseconds = tokenCacheMilliseconds
+            self.monotonicMilliseconds = monotonicMilliseconds
         }
     }
 
@@ -64,6 +80,8 @@ public final class PostgresStore: Sendable {
     let pool: PostgresPool
     let writer: PostgresGroupCommit
     let probe: PostgresProbe
+    /// Tokens resolved in the last `tokenCacheMilliseconds`.
+    let tokens: TokenCache
     /// The day (days since 1970-01-01) whose partition upkeep last ran; a later day runs it again.
     let maintainedDay = Mutex<Int64>(Int64.min)
     /// What the database's availability says about the store (`/healthz`, `/readyz`, `/metrics`, the log): each
@@ -77,6 +95,9 @@ public final class PostgresStore: Sendable {
         _ configuration: Configuration, onHealthChange: @escaping @Sendable (PostgresPool.Health) -> Void = { _ in }
     ) throws {
         self.configuration = configuration
+        tokens = TokenCache(
+            capacity: configuration.tokenCacheCapacity, lifetimeMilliseconds: configuration.tokenCacheMilliseconds,
+            now: configuration.monotonicMilliseconds)
         let health = StoreHealth(path: Self.redacted(configuration.conninfo), now: configuration.wallClock)
         self.health = health
         do {

@@ -154,6 +154,38 @@ import Testing
         #expect(names[0] == names[1], "the side that ran last wrote both riders: \(names)")
     }
 
+    /// Tokens are cached for `tokenCacheMilliseconds`: a token revoked on node A stops working on A at once and on
+    /// node B once B's cached entry is older than that (one second by default, issue 17's bound); an unknown
+    /// token is never cached.
+    @Test func aTokenRevokedOnOneNodeStopsOnTheOtherWithinTheCacheTime() throws {
+        let database = try SharedPostgres.newDatabase()
+        let clock = ManualClock()
+        let milliseconds: @Sendable () -> Int64 = { clock.now().millisecondsSinceEpoch }
+        let a = try PostgresStore(.init(conninfo: database, connections: 2, monotonicMilliseconds: milliseconds))
+        let b = try PostgresStore(.init(conninfo: database, connections: 2, monotonicMilliseconds: milliseconds))
+        defer {
+            a.close()
+            b.close()
+        }
+        #expect(b.configuration.tokenCacheMilliseconds == 1_000)
+        let rider = RiderID.random()
+        let token = StoreFixture.randomHash()
+        let unknown = StoreFixture.randomHash()
+        #expect(try b.principal(forTokenHash: unknown) == nil)
+        try a.createRider(Rider(id: rider, name: "Cached", createdAt: clock.now()), tokenHash: token)
+        #expect(try b.principal(forTokenHash: token) == .rider(rider))
+        #expect(b.cachedPrincipal(forTokenHash: token) == .rider(rider))
+        #expect(b.cachedPrincipal(forTokenHash: unknown) == nil)
+        #expect(try a.principal(forTokenHash: token) == .rider(rider))
+        #expect(try a.revokeToken(token, at: clock.now()))
+        #expect(try a.principal(forTokenHash: token) == nil)
+        clock.advance(seconds: 0.9)
+        #expect(try b.principal(forTokenHash: token) == .rider(rider))
+        clock.advance(seconds: 0.2)
+        #expect(b.cachedPrincipal(forTokenHash: token) == nil)
+        #expect(try b.principal(forTokenHash: token) == nil)
+    }
+
     @Test func twoStoresOpeningAtOnceMigrateOnce() throws {
         let database = try SharedPostgres.newDatabase()
         let opened = Mutex<[PostgresStore]>([])

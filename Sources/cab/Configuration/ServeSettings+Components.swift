@@ -90,7 +90,8 @@ extension ServeSettings {
         return PostgresStore.Configuration(
             conninfo: url, connections: integer("store.postgres_connections"),
             writers: integer("store.postgres_writers"),
-            locationRetentionDays: retention == 0 ? nil : retention)
+            locationRetentionDays: retention == 0 ? nil : retention,
+            tokenCacheMilliseconds: Int64(integer("store.postgres_token_cache_ms")))
     }
 }
 

@@ -230,6 +230,10 @@ extension SettingKey {
                 "store.postgres_writers", .integer(1...64), default: .integer(p.writers),
                 help: "PostgreSQL group-commit writers (each commits up to 48 callers' writes at once)"),
             .init(
+                "store.postgres_token_cache_ms", .integer(0...60_000), default: .integer(Int(p.tokenCacheMilliseconds)),
+                help: "PostgreSQL: how long a resolved token is trusted without reading the database again (the "
+                    + "longest a token revoked on another node keeps working on this one); 0 reads it every request"),
+            .init(
                 "store.location_retention_days", .integer(0...36_500), default: .integer(0),
                 help: "PostgreSQL: whole days of location history kept (older day partitions are dropped); 0 keeps all"),
         ]
