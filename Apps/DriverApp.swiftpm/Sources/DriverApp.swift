@@ -7,7 +7,7 @@ import UserNotifications
 /// The driver app: the server address, then the shift.
 @main
 struct DriverApp: App {
-    @AppStorage("serverURL") private var serverURL = "http://localhost:8080"
+    @AppStorage("serverURL") private var serverURL = ServerAddress.suggested
     @State private var session: DriverSession?
 
     var body: some Scene {
@@ -28,7 +28,8 @@ final class DriverSession {
     private var network: NetworkWatcher?
 
     init(_ url: URL) {
-        let keychain = KeychainToken(account: "driver@\(url.host() ?? "")")
+        let keychain = KeychainToken(account: ServerAddress.account("driver", at: url))
+        let tripInHand = "tripInHand@" + ServerAddress.account("driver", at: url)
         let queueFile = URL.applicationSupportDirectory.appending(path: "location-queue.json")
         try? FileManager.default.createDirectory(  // exists after the first run; a failure shows on the first save
             at: URL.applicationSupportDirectory, withIntermediateDirectories: true)
@@ -36,7 +37,7 @@ final class DriverSession {
             client: CabAPIClient(baseURL: url), location: CoreLocationSource(mode: .driving),
             reporterStore: FileReporterStore(url: queueFile))
         model.onSignedIn = { keychain.save($0) }
-        model.onTripChanged = { UserDefaults.standard.set($0, forKey: "tripInHand") }
+        model.onTripChanged = { UserDefaults.standard.set($0, forKey: tripInHand) }
         model.onNotify = { text in
             let content = UNMutableNotificationContent()
             content.title = "SwiftCab"
@@ -47,7 +48,7 @@ final class DriverSession {
         network = NetworkWatcher { [model] in model.networkBecameAvailable() }
         UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .sound]) { _, _ in }
         if let token = keychain.read() {
-            model.signIn(token: token, resumingTrip: UserDefaults.standard.string(forKey: "tripInHand"))
+            model.signIn(token: token, resumingTrip: UserDefaults.standard.string(forKey: tripInHand))
         }
     }
 }
