@@ -31,6 +31,11 @@ extension DriverShift {
         }
     }
 
+    /// True while a request the driver made is on its way: the buttons wait (a second tap would be ignored).
+    public var isBusy: Bool {
+        [.signingIn, .goingOnline, .goingOffline, .accepting, .arriving, .starting, .completing].contains(phase)
+    }
+
     /// The fare of the trip just completed: "Fare 5.40 EUR".
     public var fareLine: String? { fare.map { "Fare \(TripWords.money($0))" } }
 }

@@ -134,7 +134,9 @@ import Testing
         #expect(shift.countdownLine == "10 s to answer")
         _ = shift.handle(.tick(now: Self.t0.addingTimeInterval(3.2)))
         #expect(shift.countdownLine == "7 s to answer")
+        #expect(!shift.isBusy)
         _ = shift.handle(.acceptTapped(now: Self.t0.addingTimeInterval(4)))
+        #expect(shift.isBusy)  // accepting: the buttons wait for the answer
         var accepted = Self.trip("accepted")
         accepted.pickupName = "Rautatientori"
         _ = shift.handle(.accepted(accepted))
@@ -142,7 +144,7 @@ import Testing
         #expect(shift.driveToLine == "Drive to Rautatientori")
         _ = shift.handle(.arrivedTapped)
         _ = shift.handle(.arrived(Self.trip("arrived")))
-        #expect(shift.driveToLine == nil)
+        #expect(shift.driveToLine == nil && !shift.isBusy)
         _ = shift.handle(.startTapped(code: "4821"))
         _ = shift.handle(.started(Self.trip("in_progress")))
         #expect(shift.driveToLine == "Drive to the drop-off")  // no name given

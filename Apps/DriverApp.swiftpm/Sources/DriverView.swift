@@ -111,6 +111,8 @@ struct ShiftPanel: View {
                 Button("Done") { model.done() }
             }
         }
+        .disabled(shift.isBusy)
+        .overlay { if shift.isBusy { ProgressView() } }
         .textFieldStyle(.roundedBorder)
         .sheet(isPresented: $scanning) {
             QRScanner(
