@@ -42,4 +42,11 @@ public enum ServerAddress {
         let port = url.port.map { ":\($0)" } ?? ""
         return "\(role)@\(url.host ?? "")\(port)"
     }
+
+    /// A file name for `role`'s data kept for the server at `url` (the driver's unsent positions): letters,
+    /// digits, `-` and `_` only, so positions recorded for one server are never uploaded to another.
+    public static func fileName(_ role: String, at url: URL, suffix: String) -> String {
+        let safe = account(role, at: url).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" }
+        return String(safe) + suffix
+    }
 }

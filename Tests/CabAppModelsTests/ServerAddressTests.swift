@@ -39,5 +39,9 @@ import Testing
         #expect(ServerAddress.account("rider", at: lan) == "rider@192.168.1.10:8080")
         #expect(ServerAddress.account("rider", at: lan) != ServerAddress.account("rider", at: other))
         #expect(ServerAddress.account("driver", at: lan) != ServerAddress.account("rider", at: lan))
+        #expect(ServerAddress.fileName("driver", at: lan, suffix: ".json") == "driver_192_168_1_10_8080.json")
+        #expect(
+            ServerAddress.fileName("driver", at: lan, suffix: ".json")
+                != ServerAddress.fileName("driver", at: other, suffix: ".json"))
     }
 }

@@ -30,7 +30,8 @@ final class DriverSession {
     init(_ url: URL) {
         let keychain = KeychainToken(account: ServerAddress.account("driver", at: url))
         let tripInHand = "tripInHand@" + ServerAddress.account("driver", at: url)
-        let queueFile = URL.applicationSupportDirectory.appending(path: "location-queue.json")
+        let queueFile = URL.applicationSupportDirectory.appending(
+            path: ServerAddress.fileName("driver", at: url, suffix: "-location-queue.json"))
         try? FileManager.default.createDirectory(  // exists after the first run; a failure shows on the first save
             at: URL.applicationSupportDirectory, withIntermediateDirectories: true)
         model = DriverModel(
