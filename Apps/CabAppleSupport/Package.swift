@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// The Apple-only adapters both app shells share: CoreLocation, CoreImage, the Keychain, Network. Not built on
+// The Apple-only adapters both app shells share: Core Location, the Keychain, Network, UIKit images. Not built on
 // Linux CI (`.ci/run` parses every file); build it with the apps in Xcode (see README.md).
 import PackageDescription
 

@@ -13,6 +13,8 @@ public final class DriverModel {
     public private(set) var shift: DriverShift
     /// Positions waiting to be sent (shown as "3 positions waiting").
     public private(set) var queuedFixes = 0
+    /// The unsent positions in words ("3 positions waiting to be sent"); nil when none wait.
+    public var queuedLine: String? { TripWords.queuedPositions(queuedFixes) }
     /// The driver's token, once signed in (the app keeps it in the Keychain).
     public private(set) var token: String?
     /// What went wrong with location sharing, in words; nil when it works.
@@ -89,6 +91,8 @@ public final class DriverModel {
     public func arrived() { send(.arrivedTapped) }
     /// Start with the PIN typed or the QR payload scanned.
     public func start(code: String) { send(.startTapped(code: code)) }
+    /// The QR scanner cannot run on this phone now (the view checked the camera).
+    public func scannerUnavailable() { send(.scannerUnavailable) }
     /// Complete at the drop-off.
     public func complete() { send(.completeTapped) }
     /// Back to waiting after the fare.

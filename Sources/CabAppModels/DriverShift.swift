@@ -100,6 +100,8 @@ public struct DriverShift: Hashable, Sendable {
         case commandFailed(status: Int?, message: String)
         case doneTapped
         case resumed(BookingSummary)
+        /// The QR scanner cannot run (no camera, access refused, a simulator).
+        case scannerUnavailable
     }
 
     /// Where the driver is in the shift.
@@ -297,11 +299,15 @@ public struct DriverShift: Hashable, Sendable {
                     error = "A PIN has 4 digits; ask the rider again."
                     return []
                 }
-            } else if code != trip.id {
-                error = "This QR code is for another trip. Ask the rider to show the code of this booking."
+            } else if let words = Self.qrProblem(code, trip: trip.id) {
+                error = words  // not sent: every wrong code counts towards the server's lock on this trip's start
                 return []
             }
             return command(.starting, .start(tripID: trip.id, code: code))
+        case .scannerUnavailable:
+            guard phase == .atPickup else { return [] }
+            error = "The camera cannot scan here (no camera access, or a simulator). Type the rider's 4-digit PIN."
+            return []
         case .started(let booking):
             guard phase == .starting else { return [] }
             trip = booking
@@ -316,7 +322,7 @@ public struct DriverShift: Hashable, Sendable {
             trip = booking
             fare = booking.finalFare?.total ?? booking.receipt?.total
             phase = .tripDone
-            notice = fare.map { "Trip completed. Fare \(display($0))." } ?? "Trip completed."
+            notice = fare.map { "Trip completed. Fare \(TripWords.money($0))." } ?? "Trip completed."
             return []
         case .commandFailed(let status, let message):
             guard let back = phaseBeforeCommand, [.arriving, .starting, .completing].contains(phase) else { return [] }
@@ -345,6 +351,16 @@ public struct DriverShift: Hashable, Sendable {
             notice = nil
             return []
         }
+    }
+
+    /// What is wrong with a scanned code for `trip`, in words; nil when it is this trip's QR payload, which the
+    /// server writes as `<booking id>.<secret>` (the secret an HMAC only the server can make).
+    static func qrProblem(_ code: String, trip: String) -> String? {
+        guard let dot = code.lastIndex(of: "."), code.index(after: dot) < code.endIndex else {
+            return "That is not a SwiftCab trip code. Ask the rider for their PIN, or scan the QR code in their app."
+        }
+        return code[..<dot] == trip
+            ? nil : "This QR code is for another trip. Ask the rider to show the code of this booking."
     }
 
     private mutating func command(_ busy: Phase, _ action: Action) -> [Action] {

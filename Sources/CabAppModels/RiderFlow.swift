@@ -81,6 +81,9 @@ public struct RiderFlow: Hashable, Sendable {
         case book(pickup: Spot, dropoff: Spot, idempotencyKey: String)
         /// Follow the booking's live stream, sending `streamEvent` for each event.
         case follow(bookingID: String)
+        /// Fetch the rider's QR code for the booking (`GET /v1/bookings/{id}/qr.png`: it carries a secret only the
+        /// server can make), then send `pickupCodeFetched`.
+        case fetchPickupCode(bookingID: String)
         /// Stop following.
         case stopFollowing
         /// Cancel the booking, then send `cancelled` or `cancelFailed`.
@@ -122,6 +125,7 @@ public struct RiderFlow: Hashable, Sendable {
         case ratingFailed(message: String)
         case newTrip
         case resumed(BookingSummary)
+        case pickupCodeFetched(png: Data, bookingID: String)
     }
 
     // MARK: State (what the views show)
@@ -170,6 +174,8 @@ public struct RiderFlow: Hashable, Sendable {
     public private(set) var stars: Int?
     /// The key of the booking being made: kept across retries so the server books once.
     public private(set) var idempotencyKey: String?
+    /// The rider's QR code for the booking, as PNG bytes from the server; nil until fetched (the PIN works alone).
+    public private(set) var pickupCodePNG: Data?
 
     private var searchSerial = 0
     private var estimateSerial = 0
@@ -196,6 +202,9 @@ public struct RiderFlow: Hashable, Sendable {
     public mutating func handle(_ event: Event) -> [Action] {
         switch event {
         case .started:
+            // Once only: the view's `.task` runs again when the view reappears, and a pickup or a booking
+            // (resumed before the view appeared) must not fall back to "Finding where you are".
+            guard !isBooked, pickup == nil, phase == .locating || phase == .locationDenied else { return [] }
             phase = .locating
             return [.startLocation]
         case .location(let location):
@@ -262,7 +271,7 @@ public struct RiderFlow: Hashable, Sendable {
             idempotencyKey = nil
             phase = phase(for: answer.status)
             if TripWords.terminalStatuses.contains(answer.status) { return [] }
-            return [.follow(bookingID: answer.id)]
+            return [.follow(bookingID: answer.id), .fetchPickupCode(bookingID: answer.id)]
         case .bookingFailed(let message):
             guard phase == .booking, let pickup, let dropoff, let idempotencyKey else { return [] }
             phase = .quoted
@@ -290,7 +299,7 @@ public struct RiderFlow: Hashable, Sendable {
             clearLive()
             error = nil
             if let fee = answer.cancellation?.fee, fee.amountMinor > 0 {
-                notice = "Booking cancelled. Cancellation fee \(display(fee))."
+                notice = "Booking cancelled. Cancellation fee \(TripWords.money(fee))."
             } else {
                 notice = "Booking cancelled, free of charge."
             }
@@ -325,7 +334,11 @@ public struct RiderFlow: Hashable, Sendable {
             nearbyCars = []
             phase = phase(for: answer.status)
             clearMessages()
-            return [.stopLocation, .follow(bookingID: answer.id)]
+            return [.stopLocation, .follow(bookingID: answer.id), .fetchPickupCode(bookingID: answer.id)]
+        case .pickupCodeFetched(let png, let id):
+            guard booking?.id == id else { return [] }  // an earlier booking's answer
+            pickupCodePNG = png
+            return []
         case .newTrip:
             guard isOver || !isBooked else { return [] }
             let keep = (pickup, region, tapSets)
@@ -560,10 +573,4 @@ public struct RiderFlow: Hashable, Sendable {
         }
         return [action]
     }
-}
-
-/// Money as a person reads it ("5.00 EUR").
-func display(_ money: MoneyAmount) -> String {
-    money.display
-        ?? "\(money.amountMinor / 100).\(String(format: "%02d", abs(money.amountMinor % 100))) \(money.currency)"
 }

@@ -61,6 +61,17 @@ public enum TripWords {
         return minutes < 60 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60) min"
     }
 
+    /// Money as a person reads it: the server's own words ("5.00 EUR") when it sent them.
+    public static func money(_ amount: MoneyAmount) -> String {
+        amount.display
+            ?? "\(amount.amountMinor / 100).\(String(format: "%02d", abs(amount.amountMinor % 100))) \(amount.currency)"
+    }
+
+    /// The driver's queue of unsent positions in words ("1 position waiting to be sent"); nil when it is empty.
+    public static func queuedPositions(_ count: Int) -> String? {
+        count <= 0 ? nil : "\(count) position\(count == 1 ? "" : "s") waiting to be sent"
+    }
+
     /// A point off the map's roads (outside the area the server imported).
     public static let outsideTheMap =
         "SwiftCab has no roads near that point: it is outside the area it serves. Choose a point on a street inside the map."

@@ -91,7 +91,13 @@ import Testing
     @Test(arguments: [
         ("", "Enter the rider's 4-digit PIN or scan their QR code."),
         ("123", "A PIN has 4 digits; ask the rider again."),
-        ("bk_other", "This QR code is for another trip. Ask the rider to show the code of this booking."),
+        (
+            "bk_other.0123456789abcdef0123",
+            "This QR code is for another trip. Ask the rider to show the code of this booking."
+        ),
+        // The bare booking id (what an old rider app drew): the server refuses it and counts it towards the lock.
+        ("bk_1", "That is not a SwiftCab trip code. Ask the rider for their PIN, or scan the QR code in their app."),
+        ("bk_1.", "That is not a SwiftCab trip code. Ask the rider for their PIN, or scan the QR code in their app."),
     ])
     func aCodeThatCannotBeRightIsNotSent(code: String, words: String) {
         var shift = Self.atPickup()
@@ -99,7 +105,7 @@ import Testing
         #expect(shift.phase == .atPickup && shift.error == words)
     }
 
-    @Test(arguments: ["4821", " bk_1 "])
+    @Test(arguments: ["4821", " bk_1.0123456789abcdef0123 "])
     func thePINOrThisTripsQRStartsIt(code: String) {
         var shift = Self.atPickup()
         let trimmed = code.trimmingCharacters(in: .whitespaces)
@@ -107,6 +113,52 @@ import Testing
         _ = shift.handle(.commandFailed(status: 422, message: "That code does not match this booking"))
         #expect(shift.phase == .atPickup)
         #expect(shift.error?.hasPrefix("That code does not match this trip.") == true)
+    }
+
+    @Test func aCameraThatCannotScanSendsTheDriverToThePIN() {
+        var shift = Self.atPickup()
+        #expect(shift.handle(.scannerUnavailable).isEmpty)
+        #expect(shift.phase == .atPickup)
+        #expect(shift.error?.hasSuffix("Type the rider's 4-digit PIN.") == true)
+        var waiting = Self.waiting()
+        _ = waiting.handle(.scannerUnavailable)
+        #expect(waiting.error == nil)  // no scanner outside the pickup
+    }
+
+    @Test func theScreenSaysWhatToDoAtEachStep() {
+        var shift = Self.waiting()
+        #expect(shift.accountLine == "Sam · Prius · ABC-123")
+        _ = shift.handle(.streamEvent(.offer(Self.offer()), now: Self.t0))
+        #expect(shift.offerTitle == "New trip: Rautatientori → Kamppi")
+        #expect(shift.offerETALine == "2 min to the pickup")
+        #expect(shift.countdownLine == "10 s to answer")
+        _ = shift.handle(.tick(now: Self.t0.addingTimeInterval(3.2)))
+        #expect(shift.countdownLine == "7 s to answer")
+        #expect(!shift.isBusy)
+        _ = shift.handle(.acceptTapped(now: Self.t0.addingTimeInterval(4)))
+        #expect(shift.isBusy)  // accepting: the buttons wait for the answer
+        var accepted = Self.trip("accepted")
+        accepted.pickupName = "Rautatientori"
+        _ = shift.handle(.accepted(accepted))
+        #expect(shift.offerTitle == nil && shift.countdownLine == nil)
+        #expect(shift.driveToLine == "Drive to Rautatientori")
+        _ = shift.handle(.arrivedTapped)
+        _ = shift.handle(.arrived(Self.trip("arrived")))
+        #expect(shift.driveToLine == nil && !shift.isBusy)
+        _ = shift.handle(.startTapped(code: "4821"))
+        _ = shift.handle(.started(Self.trip("in_progress")))
+        #expect(shift.driveToLine == "Drive to the drop-off")  // no name given
+        _ = shift.handle(.completeTapped)
+        var done = Self.trip("completed")
+        done.finalFare = Fare(total: MoneyAmount(amountMinor: 540, currency: "EUR"))
+        _ = shift.handle(.completed(done))
+        #expect(shift.fareLine == "Fare 5.40 EUR")  // the server sent no display words: made here
+    }
+
+    @Test func anAccountWithoutCarDetailsHasNoEmptyParts() {
+        let shift = DriverShift(
+            account: AccountInfo(role: "driver", id: "dr_2", name: "Aino", vehicle: " ", plate: nil))
+        #expect(shift.accountLine == "Aino")
     }
 
     @Test func theRideStartsItsTrailAfterTheServersStartTime() {

@@ -41,6 +41,70 @@ import Testing
         return flow
     }
 
+    @Test func startingAgainKeepsThePickupAndTheBooking() {
+        var flow = Self.quoted()
+        #expect(flow.handle(.started).isEmpty)  // the view's task ran again: no "Finding where you are" forever
+        #expect(flow.phase == .quoted)
+        var booked = Self.booked("accepted")
+        #expect(booked.handle(.started).isEmpty)
+        #expect(booked.phase == .driverOnTheWay)
+        var resumed = RiderFlow()
+        _ = resumed.handle(.resumed(Self.booking("accepted")))
+        #expect(resumed.handle(.started).isEmpty)
+        #expect(resumed.phase == .driverOnTheWay)
+        var denied = RiderFlow()
+        _ = denied.handle(.started)
+        _ = denied.handle(.location(.denied))
+        #expect(denied.handle(.started) == [.startLocation])  // allowed in Settings since: try again
+    }
+
+    @Test func theQRCodeIsFetchedOnBookingAndShownUntilTheRiderIsOnBoard() {
+        var flow = Self.quoted()
+        _ = flow.handle(.bookTapped(newKey: "key-1"))
+        #expect(flow.handle(.booked(Self.booking("dispatching"))).contains(.fetchPickupCode(bookingID: "bk_1")))
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
+        _ = flow.handle(.pickupCodeFetched(png: png, bookingID: "bk_other"))
+        #expect(flow.pickupCodePNG == nil)  // another booking's code is never shown
+        _ = flow.handle(.pickupCodeFetched(png: png, bookingID: "bk_1"))
+        #expect(flow.pickupCodePNG == png)
+        #expect(flow.showsPickupCode)
+        _ = flow.handle(.streamEvent(.status("arrived", driver: nil)))
+        #expect(flow.showsPickupCode)
+        _ = flow.handle(.streamEvent(.status("in_progress", driver: nil)))
+        #expect(!flow.showsPickupCode)
+        var resumed = RiderFlow()
+        #expect(resumed.handle(.resumed(Self.booking("accepted"))).contains(.fetchPickupCode(bookingID: "bk_1")))
+    }
+
+    @Test func theScreenSaysTheQuoteDriverAndReceiptInWords() {
+        var flow = Self.quoted()
+        #expect(flow.pickupLine == "From the pickup (finding its address…)")
+        #expect(flow.quote == RiderFlow.Quote(distance: "1.0 km", duration: "2 min", fare: "1.20 EUR"))
+        #expect(!flow.canRetry)
+        _ = flow.handle(.bookTapped(newKey: "key-1"))
+        _ = flow.handle(.bookingFailed(message: "SwiftCab could not reach the server to book the ride."))
+        #expect(flow.canRetry)
+        _ = flow.retry()
+        _ = flow.handle(.booked(Self.booking("dispatching")))
+        _ = flow.handle(
+            .streamEvent(.status("accepted", driver: DriverInfo(id: "dr_1", name: "Sam", plate: "ABC-123"))))
+        #expect(flow.driverLine == "Sam · ABC-123")
+        _ = flow.handle(.streamEvent(.pickupETA(170)))
+        #expect(flow.pickupETALine == "Arrives in 3 min")
+        _ = flow.handle(.streamEvent(.status("in_progress", driver: nil)))
+        _ = flow.handle(.streamEvent(.dropoffETA(3700)))
+        #expect(flow.dropoffETALine == "At your destination in 1 h 2 min")
+        #expect(flow.receiptLines.isEmpty)  // not before the trip is over
+        _ = flow.handle(.streamEvent(.status("completed", driver: nil)))
+        var done = Self.booking("completed")
+        done.finalFare = Fare(total: MoneyAmount(amountMinor: 305, currency: "EUR"))
+        _ = flow.handle(.bookingRead(done))
+        #expect(flow.receiptLines == [RiderFlow.ReceiptLine(label: "Fare", amount: "3.05 EUR")])
+        #expect(!flow.isStarFilled(1))
+        _ = flow.handle(.rated(stars: 4))
+        #expect(flow.isStarFilled(4) && !flow.isStarFilled(5))
+    }
+
     @Test(arguments: [
         ("dispatching", RiderFlow.Phase.lookingForDriver), ("accepted", .driverOnTheWay), ("arriving", .driverOnTheWay),
         ("arrived", .driverArrived), ("in_progress", .riding),

@@ -57,6 +57,10 @@ import Testing
         #expect(model.riderToken != nil)
         let booking = try #require(model.flow.booking)
         let pin = try #require(booking.pin)
+        // The QR code is the server's (it signs the booking id); the phone shows it with the PIN until pickup.
+        let png = try #require(model.flow.pickupCodePNG, "\(model.codeProblem ?? "")")
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) && png.count > 100)
+        #expect(model.flow.showsPickupCode)
 
         #expect(await eventually { driver.model.shift.phase == .offered })
         #expect(driver.model.shift.offer?.tripID == booking.id)
@@ -77,6 +81,7 @@ import Testing
         #expect(driver.model.shift.phase == .riding, "\(driver.model.shift.error ?? "")")
         #expect(await eventually { model.flow.phase == .riding })
         #expect(model.flow.canCancel == false)
+        #expect(!model.flow.showsPickupCode)
 
         await driver.drive(try server.road(from: booking.pickup, to: booking.dropoff), speed: 50)
         await driver.tap { $0.complete() }

@@ -62,7 +62,7 @@ struct ShiftPanel: View {
             if let error = shift.error { Text(error).foregroundStyle(.red) }
             if let problem = model.sharingProblem { Text(problem).foregroundStyle(.orange) }
             if let notice = shift.notice { Text(notice).foregroundStyle(.secondary) }
-            if model.queuedFixes > 0 { Text("\(model.queuedFixes) positions waiting to be sent").font(.caption) }
+            if let queued = model.queuedLine { Text(queued).font(.caption) }
             switch shift.phase {
             case .signedOut, .signingIn:
                 TextField("Your name", text: $name)
@@ -72,25 +72,24 @@ struct ShiftPanel: View {
                 TextField("…or paste a driver token", text: $token).textInputAutocapitalization(.never)
                 Button("Sign in") { model.signIn(token: token) }
             case .offline, .goingOnline:
-                Text(shift.account.map { "\($0.name) · \($0.vehicle ?? "") · \($0.plate ?? "")" } ?? "")
+                if let account = shift.accountLine { Text(account) }
                 Button("Go online") { model.goOnline() }.buttonStyle(.borderedProminent)
                 Button("Sign out") { model.signOut() }
             case .waiting, .goingOffline:
                 Text("Online — waiting for trips")
                 Button("Go offline") { model.goOffline() }
             case .offered, .accepting:
-                if let offer = shift.offer {
-                    Text("New trip: \(offer.pickupName ?? "pickup nearby") → \(offer.dropoffName ?? "destination")")
-                        .font(.headline)
-                    if let eta = offer.etaSeconds { Text("\(TripWords.duration(seconds: Double(eta))) to the pickup") }
-                    if let left = shift.offerSecondsLeft { Text("\(left) s to answer").monospacedDigit() }
+                if let title = shift.offerTitle {
+                    Text(title).font(.headline)
+                    if let eta = shift.offerETALine { Text(eta) }
+                    if let left = shift.countdownLine { Text(left).monospacedDigit() }
                     HStack {
                         Button("Accept") { model.accept() }.buttonStyle(.borderedProminent)
                         Button("Decline") { model.decline() }
                     }
                 }
             case .toPickup, .arriving:
-                Text("Drive to \(shift.trip?.pickupName ?? "the pickup")").font(.headline)
+                if let line = shift.driveToLine { Text(line).font(.headline) }
                 Button("I have arrived") { model.arrived() }.buttonStyle(.borderedProminent)
                 Button("Go offline") { model.goOffline() }
             case .atPickup, .starting:
@@ -98,22 +97,33 @@ struct ShiftPanel: View {
                 TextField("PIN", text: $code).keyboardType(.numberPad)
                 HStack {
                     Button("Start trip") { model.start(code: code) }.buttonStyle(.borderedProminent)
-                    Button("Scan QR code") { scanning = true }
+                    Button("Scan QR code") {
+                        Task {
+                            if await QRScanner.cameraReady() { scanning = true } else { model.scannerUnavailable() }
+                        }
+                    }
                 }
             case .riding, .completing:
-                Text("Drive to \(shift.trip?.dropoffName ?? "the drop-off")").font(.headline)
+                if let line = shift.driveToLine { Text(line).font(.headline) }
                 Button("Complete trip") { model.complete() }.buttonStyle(.borderedProminent)
             case .tripDone:
-                if let fare = shift.fare { Text("Fare \(fare.display ?? "")").font(.title) }
+                if let fare = shift.fareLine { Text(fare).font(.title) }
                 Button("Done") { model.done() }
             }
         }
+        .disabled(shift.isBusy)
+        .overlay { if shift.isBusy { ProgressView() } }
         .textFieldStyle(.roundedBorder)
         .sheet(isPresented: $scanning) {
-            QRScanner { payload in
-                scanning = false
-                model.start(code: payload)
-            }
+            QRScanner(
+                found: { payload in
+                    scanning = false
+                    model.start(code: payload)  // DriverShift checks it is this trip's code before sending it
+                },
+                unavailable: {
+                    scanning = false
+                    model.scannerUnavailable()
+                })
         }
     }
 }

@@ -5,10 +5,14 @@ import CabGeo
 import MapKit
 import SwiftUI
 
-/// The map and the panel below it. Every decision is `RiderFlow`'s; this view only shows it and forwards taps.
+/// The map and the panel below it. Every decision and every word is `RiderFlow`'s; this view shows them and
+/// forwards taps.
 struct RiderView: View {
     let model: RiderModel
     @State private var camera: MapCameraPosition = .userLocation(fallback: .automatic)
+    // Mirrors of the model for SwiftUI's bindings: `Binding(get:set:)` takes `@Sendable` closures, which may not
+    // read the main-actor model in Swift 6. The model stays the source of truth (the `onChange` pairs below).
+    @State private var confirming = false
     @State private var query = ""
 
     var body: some View {
@@ -20,8 +24,9 @@ struct RiderView: View {
                         Image(systemName: "figure.wave.circle.fill").font(.title).foregroundStyle(.green)
                     }
                 }
-                ForEach(Array(flow.nearbyCars.enumerated()), id: \.offset) { _, car in
-                    Annotation("Car nearby", coordinate: car.position.location) {
+                // By index: cars nearby are coarse and anonymous, two can share a position.
+                ForEach(flow.nearbyCars.indices, id: \.self) { index in
+                    Annotation("Car nearby", coordinate: flow.nearbyCars[index].position.location) {
                         Image(systemName: "car.fill").foregroundStyle(.secondary)
                     }
                 }
@@ -50,15 +55,17 @@ struct RiderView: View {
                 .background(.regularMaterial)
         }
         .confirmationDialog(
-            "Your driver is on the way. Cancelling now may cost a cancellation fee.",
-            isPresented: Binding(get: { model.flow.confirmingCancel }, set: { if !$0 { model.keepBooking() } }),
+            "Your driver is on the way. Cancelling now may cost a cancellation fee.", isPresented: $confirming,
             titleVisibility: .visible
         ) {
             Button("Cancel the ride", role: .destructive) { model.confirmCancel() }
             Button("Keep my ride", role: .cancel) { model.keepBooking() }
         }
-        .onChange(of: query) { _, text in model.search(text) }
-        .task { model.start() }
+        .onChange(of: model.flow.confirmingCancel) { _, asking in confirming = asking }
+        .onChange(of: confirming) { _, shown in if !shown { model.keepBooking() } }  // swiped away
+        .onChange(of: query) { _, text in if text != model.flow.searchQuery { model.search(text) } }
+        .onChange(of: model.flow.searchQuery) { _, text in if text != query { query = text } }  // a result chosen
+        .task { model.start() }  // RiderFlow ignores a second start (the task runs again when the view reappears)
     }
 }
 
@@ -72,7 +79,7 @@ struct TripPanel: View {
         VStack(alignment: .leading, spacing: 10) {
             if let error = flow.error {
                 Text(error).foregroundStyle(.red)
-                if flow.retryAction != nil { Button("Try again") { model.retry() } }
+                if flow.canRetry { Button("Try again") { model.retry() } }
             }
             if let notice = flow.notice { Text(notice).foregroundStyle(.secondary) }
             switch flow.phase {
@@ -96,7 +103,7 @@ struct TripPanel: View {
 
     @ViewBuilder
     private func destination(_ flow: RiderFlow) -> some View {
-        Text("From \(flow.pickup?.name ?? "your location")").font(.subheadline)
+        Text(flow.pickupLine).font(.subheadline)
         TextField("Where to?", text: $query).textFieldStyle(.roundedBorder)
         if let message = flow.searchMessage { Text(message).foregroundStyle(.secondary) }
         ForEach(flow.searchResults, id: \.self) { place in
@@ -110,12 +117,12 @@ struct TripPanel: View {
             }
         }
         if flow.phase == .estimating { ProgressView("Finding the route…") }
-        if let estimate = flow.estimate {
+        if let quote = flow.quote {
             HStack {
-                Text(TripWords.distance(meters: estimate.distanceMeters))
-                Text(TripWords.duration(seconds: estimate.durationSeconds))
+                Text(quote.distance)
+                Text(quote.duration)
                 Spacer()
-                Text(estimate.fare.total.display ?? "").bold()
+                Text(quote.fare).bold()
             }
             Button("Book Now") { model.book() }
                 .buttonStyle(.borderedProminent)
@@ -131,18 +138,14 @@ struct LiveTrip: View {
     var body: some View {
         let flow = model.flow
         if let status = flow.statusLine { Text(status).font(.headline) }
-        if let driver = flow.driver {
-            Text([driver.name, driver.vehicle, driver.plate].compactMap { $0 }.joined(separator: " · "))
-        }
-        if let eta = flow.pickupETASeconds { Text("Arrives in \(TripWords.duration(seconds: Double(eta)))") }
-        if let eta = flow.dropoffETASeconds {
-            Text("At your destination in \(TripWords.duration(seconds: Double(eta)))")
-        }
+        if let driver = flow.driverLine { Text(driver) }
+        if let eta = flow.pickupETALine { Text(eta) }
+        if let eta = flow.dropoffETALine { Text(eta) }
         if let alert = flow.alert { Text(alert).bold() }
-        if let booking = flow.booking, flow.phase != .riding {
+        if flow.showsPickupCode {
             HStack(alignment: .top) {
-                QRCodeImage(booking.id).frame(width: 120, height: 120)
-                if let pin = booking.pin {
+                if let png = flow.pickupCodePNG { PickupCodeImage(png: png).frame(width: 120, height: 120) }
+                if let pin = flow.booking?.pin {
                     VStack(alignment: .leading) {
                         Text("Your PIN")
                         Text(pin).font(.largeTitle.monospacedDigit())
@@ -160,33 +163,22 @@ struct ReceiptView: View {
 
     var body: some View {
         let flow = model.flow
+        let lines = flow.receiptLines
         Text("You have arrived").font(.headline)
-        if let receipt = flow.booking?.receipt {
-            ForEach(receipt.lines, id: \.self) { line in
-                HStack {
-                    Text(line.label)
-                    Spacer()
-                    Text(line.amount.display ?? "")
-                }
-            }
+        ForEach(lines.indices, id: \.self) { index in
             HStack {
-                Text("Total").bold()
+                Text(lines[index].label)
                 Spacer()
-                Text(receipt.total.display ?? "").bold()
+                Text(lines[index].amount)
             }
-        } else if let total = flow.booking?.finalFare?.total {
-            HStack {
-                Text("Fare").bold()
-                Spacer()
-                Text(total.display ?? "").bold()
-            }
+            .fontWeight(index == lines.count - 1 ? .bold : .regular)  // the last line is the total
         }
         HStack {
             ForEach(1...5, id: \.self) { stars in
                 Button {
                     model.rate(stars: stars)
                 } label: {
-                    Image(systemName: stars <= (flow.stars ?? 0) ? "star.fill" : "star")
+                    Image(systemName: flow.isStarFilled(stars) ? "star.fill" : "star")
                 }
                 .accessibilityLabel("\(stars) stars")
             }

@@ -1,3 +1,4 @@
+import CabAppModels
 import CabGeo
 import CoreLocation
 import MapKit
@@ -15,14 +16,10 @@ extension Coordinate {
 }
 
 extension BoundingBox {
-    /// The box a map region covers (what the search is near).
+    /// The box a map region covers (what the search is near); the arithmetic is CabAppModels', tested on Linux.
     public init(_ region: MKCoordinateRegion) {
-        let c = region.center
-        let s = region.span
         self.init(
-            southWest: Coordinate(
-                latitude: c.latitude - s.latitudeDelta / 2, longitude: c.longitude - s.longitudeDelta / 2),
-            northEast: Coordinate(
-                latitude: c.latitude + s.latitudeDelta / 2, longitude: c.longitude + s.longitudeDelta / 2))
+            center: Coordinate(region.center), latitudeDelta: region.span.latitudeDelta,
+            longitudeDelta: region.span.longitudeDelta)
     }
 }

@@ -1,12 +1,13 @@
+import CabAppModels
 import SwiftUI
 
 /// Where the SwiftCab server is (`make run` on a Mac: the simulator reaches it at localhost, a phone at the
-/// Mac's address on the same network).
+/// Mac's address on the same network). The check and its words are `ServerAddress`'s.
 public struct ServerForm: View {
     @Binding private var serverURL: String
     private let connect: (URL) -> Void
 
-    /// A form editing `serverURL`; Continue calls `connect` with it.
+    /// A form editing `serverURL`; Continue calls `connect` with the base URL.
     public init(serverURL: Binding<String>, connect: @escaping (URL) -> Void) {
         _serverURL = serverURL
         self.connect = connect
@@ -15,15 +16,18 @@ public struct ServerForm: View {
     public var body: some View {
         Form {
             Section("SwiftCab server") {
-                TextField("http://192.168.1.10:8080", text: $serverURL)
+                TextField(ServerAddress.suggested, text: $serverURL)
                     .keyboardType(.URL)
                     .textInputAutocapitalization(.never)
                     .autocorrectionDisabled()
+                if let problem = ServerAddress.problem(with: serverURL) {
+                    Text(problem).font(.caption).foregroundStyle(.secondary)
+                }
             }
             Button("Continue") {
-                if let url = URL(string: serverURL) { connect(url) }
+                if let url = ServerAddress.url(from: serverURL) { connect(url) }
             }
-            .disabled(URL(string: serverURL)?.host() == nil)
+            .disabled(ServerAddress.url(from: serverURL) == nil)
         }
     }
 }
