@@ -13,6 +13,8 @@ let package = Package(
         .executable(name: "cab", targets: ["cab"]),
         .library(name: "CabClient", targets: ["CabClient"]),
         .library(name: "CabAppModels", targets: ["CabAppModels"]),
+        // The coordinate types the app shells import beside the models (Apps/).
+        .library(name: "CabGeo", targets: ["CabGeo"]),
     ],
     // The Swift server ecosystem's own packages (issue 14). swift-metrics with swift-prometheus was measured and
     // left out: through its API every request costs 3.5-6 µs more than our registry (docs/performance.md). On machines without GitHub, `scripts/vendor-mirrors.sh`

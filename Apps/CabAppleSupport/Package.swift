@@ -13,6 +13,7 @@ let package = Package(
             name: "CabAppleSupport",
             dependencies: [
                 .product(name: "CabAppModels", package: "SwiftCab"), .product(name: "CabClient", package: "SwiftCab"),
+                .product(name: "CabGeo", package: "SwiftCab"),
             ])
     ],
     swiftLanguageModes: [.v6]

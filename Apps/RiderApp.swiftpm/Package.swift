@@ -34,6 +34,7 @@ let package = Package(
             name: "AppModule",
             dependencies: [
                 .product(name: "CabAppModels", package: "SwiftCab"), .product(name: "CabClient", package: "SwiftCab"),
+                .product(name: "CabGeo", package: "SwiftCab"),
                 .product(name: "CabAppleSupport", package: "CabAppleSupport"),
             ],
             path: "Sources"

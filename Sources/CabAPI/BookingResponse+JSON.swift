@@ -66,6 +66,8 @@ extension BookingResponse {
         out.integer(promisedPickupEtaSeconds)
         out.key("qr")
         out.string(qr)
+        out.key("qr_code")
+        if let qrCode { out.string(qrCode) } else { out.raw("null") }
         out.key("rating")
         if let r = rating {
             out.raw("{")

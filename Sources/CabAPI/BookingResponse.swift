@@ -144,6 +144,9 @@ struct BookingResponse: Encodable, Sendable {
     var route: RouteSummary
     var fare: FareResponse
     var qr: String
+    /// What the QR code encodes (`RiderCodes`: `<booking id>.<secret>`), for an app that draws the code itself;
+    /// like the PIN, only for the rider and dispatchers. Set by the application, which holds the secret.
+    var qrCode: String?
     var pin: String?
     var createdAt: Instant
     var driver: DriverSummary?
@@ -218,6 +221,7 @@ struct BookingResponse: Encodable, Sendable {
         try c.encode(route, forKey: .route)
         try c.encode(fare, forKey: .fare)
         try c.encode(qr, forKey: .qr)
+        try c.encode(qrCode, forKey: .qrCode)
         try c.encode(pin, forKey: .pin)
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(driver, forKey: .driver)
@@ -235,6 +239,7 @@ struct BookingResponse: Encodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case id, status, pickup, dropoff, route, fare, qr, pin, driver, cancellation, late, receipt, rating
         case redispatchCount = "redispatch_count"
+        case qrCode = "qr_code"
         case pickupName = "pickup_name"
         case dropoffName = "dropoff_name"
         case vehicleType = "vehicle_type"

@@ -102,7 +102,10 @@ extension CabApplication {
         let page = try services.requireStore().bookings(query)
         let now = services.now()
         let items = try page.items.map {
-            try BookingResponse($0, viewer: viewer, driver: driver(of: $0), tariff: services.tariff, now: now)
+            var item = try BookingResponse(
+                $0, viewer: viewer, driver: driver(of: $0), tariff: services.tariff, now: now)
+            item.qrCode = try qrCode(of: $0, for: viewer)
+            return item
         }
         return .json(BookingPage(bookings: items, nextCursor: page.nextCursor))
     }
@@ -127,11 +130,18 @@ extension CabApplication {
         return booking
     }
 
-    /// BOOKING as JSON for `viewer` (the PIN only for the rider and dispatchers).
+    /// BOOKING as JSON for `viewer` (the PIN and the QR code's text only for the rider and dispatchers).
     func bookingResponse(_ booking: Booking, for viewer: Principal, status: Int = 200) throws -> HTTPResponse {
-        let body = BookingResponse(
+        var body = BookingResponse(
             booking, viewer: viewer, driver: try driver(of: booking), tariff: services.tariff, now: services.now())
+        body.qrCode = try qrCode(of: booking, for: viewer)
         return .bytes(body.jsonBytes(), contentType: "application/json", status: status)
+    }
+
+    /// What the booking's QR code encodes, for the viewers who see its PIN; nil for a driver (who must be shown
+    /// it by the rider).
+    func qrCode(of booking: Booking, for viewer: Principal) throws -> String? {
+        viewer.role == .rider || viewer.role == .dispatcher ? try riderCodes.payload(for: booking.id) : nil
     }
 
     func driver(of booking: Booking) throws -> Driver? {

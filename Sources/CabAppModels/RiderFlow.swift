@@ -81,9 +81,6 @@ public struct RiderFlow: Hashable, Sendable {
         case book(pickup: Spot, dropoff: Spot, idempotencyKey: String)
         /// Follow the booking's live stream, sending `streamEvent` for each event.
         case follow(bookingID: String)
-        /// Fetch the rider's QR code for the booking (`GET /v1/bookings/{id}/qr.png`: it carries a secret only the
-        /// server can make), then send `pickupCodeFetched`.
-        case fetchPickupCode(bookingID: String)
         /// Stop following.
         case stopFollowing
         /// Cancel the booking, then send `cancelled` or `cancelFailed`.
@@ -125,7 +122,6 @@ public struct RiderFlow: Hashable, Sendable {
         case ratingFailed(message: String)
         case newTrip
         case resumed(BookingSummary)
-        case pickupCodeFetched(png: Data, bookingID: String)
     }
 
     // MARK: State (what the views show)
@@ -174,8 +170,9 @@ public struct RiderFlow: Hashable, Sendable {
     public private(set) var stars: Int?
     /// The key of the booking being made: kept across retries so the server books once.
     public private(set) var idempotencyKey: String?
-    /// The rider's QR code for the booking, as PNG bytes from the server; nil until fetched (the PIN works alone).
-    public private(set) var pickupCodePNG: Data?
+    /// What the booking's QR code encodes (`<booking id>.<secret>`, from the booking's `qr_code`: a secret only
+    /// the server can make), for the app to draw on the device; nil from an older server (the PIN works alone).
+    public private(set) var pickupCode: String?
 
     private var searchSerial = 0
     private var estimateSerial = 0
@@ -270,8 +267,9 @@ public struct RiderFlow: Hashable, Sendable {
             nearbyCars = []  // the rider's own driver is shown from now on
             idempotencyKey = nil
             phase = phase(for: answer.status)
+            pickupCode = answer.qrCode
             if TripWords.terminalStatuses.contains(answer.status) { return [] }
-            return [.follow(bookingID: answer.id), .fetchPickupCode(bookingID: answer.id)]
+            return [.follow(bookingID: answer.id)]
         case .bookingFailed(let message):
             guard phase == .booking, let pickup, let dropoff, let idempotencyKey else { return [] }
             phase = .quoted
@@ -334,11 +332,8 @@ public struct RiderFlow: Hashable, Sendable {
             nearbyCars = []
             phase = phase(for: answer.status)
             clearMessages()
-            return [.stopLocation, .follow(bookingID: answer.id), .fetchPickupCode(bookingID: answer.id)]
-        case .pickupCodeFetched(let png, let id):
-            guard booking?.id == id else { return [] }  // an earlier booking's answer
-            pickupCodePNG = png
-            return []
+            pickupCode = answer.qrCode
+            return [.stopLocation, .follow(bookingID: answer.id)]
         case .newTrip:
             guard isOver || !isBooked else { return [] }
             let keep = (pickup, region, tapSets)

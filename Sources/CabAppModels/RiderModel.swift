@@ -12,8 +12,6 @@ public final class RiderModel {
     public private(set) var flow = RiderFlow()
     /// The rider's token, once there is an account (the app keeps it in the Keychain).
     public private(set) var riderToken: String?
-    /// Why the QR code could not be fetched (for logs and tests; the PIN is shown either way).
-    public private(set) var codeProblem: String?
 
     @ObservationIgnored private var service: any RiderService
     @ObservationIgnored private let location: any LocationSource
@@ -166,15 +164,6 @@ public final class RiderModel {
         case .follow(let id):
             follow(id)
             onOpenBookingChanged?(id)
-        case .fetchPickupCode(let id):
-            run { model in
-                do throws(ClientError) {
-                    model.send(.pickupCodeFetched(png: try await model.service.pickupCode(booking: id), bookingID: id))
-                } catch {
-                    // No QR shown; the PIN is on screen and starts the trip as well, so this is no error to show.
-                    model.codeProblem = error.message
-                }
-            }
         case .stopFollowing:
             following?.cancel()
             following = nil

@@ -29,9 +29,6 @@ public protocol RiderService: Sendable {
     func rate(booking id: String, stars: Int) async throws(ClientError) -> Int
     /// Available cars near a point (newer servers; 404 before).
     func nearbyCars(around point: Coordinate) async throws(ClientError) -> [NearbyCar]
-    /// The rider's QR code for a booking as PNG bytes (`GET /v1/bookings/{id}/qr.png`): it encodes
-    /// `<booking id>.<secret>`, a secret only the server can make, so the phone cannot draw it by itself.
-    func pickupCode(booking id: String) async throws(ClientError) -> Data
     /// An authenticated request for a path (the live stream).
     func request(_ path: String, query: [String: String]) -> URLRequest
     /// The same service acting with `token`.
@@ -39,32 +36,6 @@ public protocol RiderService: Sendable {
 }
 
 extension CabAPIClient: RiderService {
-    /// The rider's QR code for booking `id` as PNG bytes (`GET /v1/bookings/{id}/qr.png`).
-    public func pickupCode(booking id: String) async throws(ClientError) -> Data {
-        var request = request("/v1/bookings/\(id)/qr.png")
-        request.setValue("image/png", forHTTPHeaderField: "Accept")
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw ClientError(.network, "The server did not answer; check the connection.", underlying: error)
-        }
-        guard let http = response as? HTTPURLResponse else {
-            throw ClientError(.unexpectedResponse, "The answer was not HTTP.")
-        }
-        guard http.statusCode == 200 else {
-            throw ServerProblem(
-                status: http.statusCode, data: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After")
-            )
-            .error
-        }
-        guard data.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
-            throw ClientError(.unexpectedResponse, "The server's QR code was not a PNG image.")
-        }
-        return data
-    }
-
     /// A copy of this client that sends `token`.
     public func authenticated(_ token: String) -> CabAPIClient {
         var copy = self

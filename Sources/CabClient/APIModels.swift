@@ -96,6 +96,9 @@ public struct BookingSummary: Hashable, Sendable, Codable {
     public var driver: DriverInfo?
     /// The path of the booking's QR code.
     public var qr: String?
+    /// What the QR code encodes (`<booking id>.<secret>`), for an app that draws the code on the device; only the
+    /// rider and dispatchers get it.
+    public var qrCode: String?
     /// The four-digit code the rider tells the driver.
     public var pin: String?
     /// When it was booked (RFC 3339).
@@ -141,6 +144,7 @@ public struct BookingSummary: Hashable, Sendable, Codable {
         case promisedPickupAt = "promised_pickup_at"
         case actualPickupAt = "actual_pickup_at"
         case redispatchCount = "redispatch_count"
+        case qrCode = "qr_code"
     }
 }
 

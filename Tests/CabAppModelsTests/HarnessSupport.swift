@@ -156,7 +156,6 @@ final class FlakyRiderService: RiderService {
     func nearbyCars(around point: Coordinate) async throws(ClientError) -> [NearbyCar] {
         try await client.nearbyCars(around: point)
     }
-    func pickupCode(booking id: String) async throws(ClientError) -> Data { try await client.pickupCode(booking: id) }
     func request(_ path: String, query: [String: String]) -> URLRequest { client.request(path, query: query) }
     /// The same instance, now with `token` (so the test's handle sees what the model uses).
     func authenticated(_ token: String) -> FlakyRiderService {

@@ -58,22 +58,27 @@ import Testing
         #expect(denied.handle(.started) == [.startLocation])  // allowed in Settings since: try again
     }
 
-    @Test func theQRCodeIsFetchedOnBookingAndShownUntilTheRiderIsOnBoard() {
+    @Test func theQRCodeComesWithTheBookingAndIsShownUntilTheRiderIsOnBoard() {
         var flow = Self.quoted()
         _ = flow.handle(.bookTapped(newKey: "key-1"))
-        #expect(flow.handle(.booked(Self.booking("dispatching"))).contains(.fetchPickupCode(bookingID: "bk_1")))
-        let png = Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
-        _ = flow.handle(.pickupCodeFetched(png: png, bookingID: "bk_other"))
-        #expect(flow.pickupCodePNG == nil)  // another booking's code is never shown
-        _ = flow.handle(.pickupCodeFetched(png: png, bookingID: "bk_1"))
-        #expect(flow.pickupCodePNG == png)
+        var answer = Self.booking("dispatching")
+        answer.qrCode = "bk_1.0123456789abcdef0123"
+        _ = flow.handle(.booked(answer))
+        #expect(flow.pickupCode == "bk_1.0123456789abcdef0123")
         #expect(flow.showsPickupCode)
         _ = flow.handle(.streamEvent(.status("arrived", driver: nil)))
         #expect(flow.showsPickupCode)
         _ = flow.handle(.streamEvent(.status("in_progress", driver: nil)))
         #expect(!flow.showsPickupCode)
+        _ = flow.handle(.streamEvent(.status("completed", driver: nil)))
+        _ = flow.handle(.newTrip)
+        // The next trip never shows this one's code.
+        #expect(flow.phase == .choosingDestination && flow.pickupCode == nil)
         var resumed = RiderFlow()
-        #expect(resumed.handle(.resumed(Self.booking("accepted"))).contains(.fetchPickupCode(bookingID: "bk_1")))
+        var accepted = Self.booking("accepted")
+        accepted.qrCode = "bk_1.fedcba9876543210fedc"
+        _ = resumed.handle(.resumed(accepted))
+        #expect(resumed.pickupCode == "bk_1.fedcba9876543210fedc" && resumed.showsPickupCode)
     }
 
     @Test func theScreenSaysTheQuoteDriverAndReceiptInWords() {

@@ -144,7 +144,7 @@ struct LiveTrip: View {
         if let alert = flow.alert { Text(alert).bold() }
         if flow.showsPickupCode {
             HStack(alignment: .top) {
-                if let png = flow.pickupCodePNG { PickupCodeImage(png: png).frame(width: 120, height: 120) }
+                if let code = flow.pickupCode { QRCodeImage(code).frame(width: 120, height: 120) }
                 if let pin = flow.booking?.pin {
                     VStack(alignment: .leading) {
                         Text("Your PIN")
