@@ -23,6 +23,9 @@ package struct APIBenchmark {
         package var serverThreads: Int?
         /// `cab serve --postgres URL`: the durable data in PostgreSQL instead of the scratch SQLite store.
         package var postgresURL: String?
+        /// The `cab` binary that serves (`--serve-with`: another build, measured under this build's load); nil:
+        /// this executable.
+        package var serverExecutable: String?
 
         /// Creates one from every stored property (what the memberwise initializer was in `cab`).
         package init(
@@ -70,6 +73,7 @@ package struct APIBenchmark {
         let diskSync = DiskSyncProbe.measure(in: scratch.path)
         progress("cab bench api: server on \(scratch.path) (linked: \(scratch.linked.joined(separator: ", ")))")
         let server = try LoopbackServer(
+            executable: configuration.serverExecutable ?? LoopbackServer.currentExecutable(),
             dataDirectory: scratch.path,
             extraArguments: (configuration.serverThreads.map { ["--threads", "\($0)"] } ?? [])
                 + (configuration.postgresURL.map { ["--postgres", $0] } ?? []),

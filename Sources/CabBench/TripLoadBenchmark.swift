@@ -31,6 +31,9 @@ package struct TripLoadBenchmark {
         package var serverThreads: Int?
         /// The EventStream heartbeat interval `cab serve` uses for the driver stream.
         package var heartbeatIntervalSeconds = 15.0
+        /// The `cab` binary that serves (`--serve-with`: another build, measured under this build's load); nil:
+        /// this executable.
+        package var serverExecutable: String?
         /// How far below the server, the `/healthz` probe and the stream readers (which time heartbeats) the riders'
         /// and drivers' command loops run (a `nice` increment; 0 runs them at the server's priority).
         package var loadNiceness = 10
@@ -90,6 +93,7 @@ package struct TripLoadBenchmark {
         if let handlerThreads { extra += ["--handler-threads", handlerThreads] }
         progress("cab bench api --trips: \(label), server on \(scratch.path)")
         let server = try LoopbackServer(
+            executable: configuration.serverExecutable ?? LoopbackServer.currentExecutable(),
             dataDirectory: scratch.path, extraArguments: extra, logPath: configuration.serverLog)
         defer { server.stop() }
         let client = LoopbackHTTPClient(port: server.port)

@@ -29,6 +29,9 @@ enum APIBenchCommand {
         .init(
             name: "pairs", valueName: "N", help: "with --trips: rider/driver pairs playing trips at once (default 32)"),
         .init(
+            name: "serve-with", valueName: "PATH",
+            help: "the cab binary that serves (another build, under this build's load: old and new side by side)"),
+        .init(
             name: "load-niceness", valueName: "N",
             help: "with --trips: how far below the server and the /healthz probe the riders' and drivers' threads "
                 + "run, as a nice increment (default 10: they stand in for phones, which do not share the "
@@ -57,7 +60,7 @@ enum APIBenchCommand {
         let data = dataDirectory(args)
         let central = MapPoints.centralPair(dataDirectory: data) ?? fallbackPair
         if args.has("trips") { runTrips(args, data: data, central: central) }
-        let configuration = APIBenchmark.Configuration(
+        var configuration = APIBenchmark.Configuration(
             dataDirectory: data,
             durationSeconds: args.integer("duration", default: 10, in: 1...3600),
             connections: args.integer("connections", default: 64, in: 1...10_000),
@@ -69,6 +72,7 @@ enum APIBenchCommand {
             serverThreads: args.value("server-threads").map { _ in
                 args.integer("server-threads", default: 32, in: 1...512)
             })
+        configuration.serverExecutable = serverExecutable(args)
         if !FileManager.default.fileExists(atPath: configuration.dataDirectory) {
             Console.error(
                 "cab: \(configuration.dataDirectory) does not exist (run `make run` or `cab import`); "
@@ -96,6 +100,15 @@ enum APIBenchCommand {
         exitProcess(0)
     }
 
+    /// `--serve-with PATH`, checked: an executable file.
+    static func serverExecutable(_ args: Arguments) -> String? {
+        guard let path = args.value("serve-with") else { return nil }
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            Console.fail("--serve-with \(path): no executable there; give the path of a built `cab`", code: 64)
+        }
+        return path
+    }
+
     /// `--trips`: `TripLoadBenchmark`, inline baseline then the handler pool.
     static func runTrips(_ args: Arguments, data: String, central: (Coordinate, Coordinate)) -> Never {
         var configuration = TripLoadBenchmark.Configuration(
@@ -108,6 +121,7 @@ enum APIBenchCommand {
                 args.integer("server-threads", default: 32, in: 1...512)
             })
         configuration.loadNiceness = args.integer("load-niceness", default: 10, in: 0...19)
+        configuration.serverExecutable = serverExecutable(args)
         let runs: [TripLoadBenchmark.Run]
         do {
             runs = try TripLoadBenchmark(configuration: configuration).run()
