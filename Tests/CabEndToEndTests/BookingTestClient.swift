@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 /// A real `cab serve` on a fresh copy of the imported Helsinki map, with helpers for the booking tests:
-/// accounts, bookings, and counting what the store holds (through a dispatcher made with `cab admin`).
+/// accounts, bookings, and counting what the store holds (through a dispatcher made with `cab admin`). With
+/// `CAB_TEST_STORE=postgres` (`make test`'s second pass) the server and `cab admin` keep the data in a fresh
+/// database on the shared PostgreSQL server (`--postgres URL`), else in the data directory's SQLite file.
 final class BookingTestClient: @unchecked Sendable {
     // @unchecked Sendable: `server` is replaced only by `crashAndRestart()`, called by the test while no request
     // is in flight; everything else is immutable.
@@ -13,19 +15,27 @@ final class BookingTestClient: @unchecked Sendable {
     static let kamppi: [String: Double] = ["lat": 60.1690, "lon": 24.9320]
 
     let data: URL
+    /// `--postgres URL` for every `cab` this client runs, or nothing (SQLite).
+    let storeArguments: [String]
     private(set) var server: ServerProcess
     /// A dispatcher's token, made with `cab admin create-dispatcher` before the server started.
     let dispatcherToken: String
 
     init(extraArguments: [String] = []) throws {
         data = try ImportedMap.freshCopy("helsinki")
-        let admin = try CabProcess.run(["admin", "create-dispatcher", "--data", data.path, "Test Dispatcher"])
+        storeArguments = SharedPostgres.selected ? ["--postgres", try SharedPostgres.freshDatabase()] : []
+        let admin = try CabProcess.run(
+            ["admin", "create-dispatcher", "--data", data.path] + storeArguments + ["Test Dispatcher"])
         guard admin.status == 0 else {
             throw SetupError(description: "cab admin failed (\(admin.status)): \(admin.standardError)")
         }
         dispatcherToken = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        server = try ServerProcess(dataDirectory: data, extraArguments: extraArguments)
+        self.extraArguments = extraArguments + storeArguments
+        server = try ServerProcess(dataDirectory: data, extraArguments: self.extraArguments)
     }
+
+    /// The arguments every server of this client starts with (the test's, then the store's).
+    private let extraArguments: [String]
 
     deinit {
         server.stop()
@@ -35,12 +45,12 @@ final class BookingTestClient: @unchecked Sendable {
     /// Kills the server with SIGKILL (a crash) and starts a new one on the same data directory.
     func crashAndRestart() throws {
         server.kill()
-        server = try ServerProcess(dataDirectory: data)
+        server = try ServerProcess(dataDirectory: data, extraArguments: extraArguments)
     }
 
     /// Starts a new server on the same data directory (after `server.stop()`).
     func restart() throws {
-        server = try ServerProcess(dataDirectory: data)
+        server = try ServerProcess(dataDirectory: data, extraArguments: extraArguments)
     }
 
     /// Sends a request with an optional bearer token and JSON body.
