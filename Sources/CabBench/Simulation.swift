@@ -7,6 +7,8 @@ import Foundation
 import Synchronization
 
 /// The work of `cab simulate`: accounts through the API, then one task per driver driving routes and reporting.
+/// With several servers (the nodes of one city, issue 17) driver `i` signs up and reports to node `i % n`, as a
+/// load balancer that keeps a phone on one node would spread them.
 package struct Simulation: Sendable {
     /// What the run did.
     package struct Summary: Sendable {
@@ -15,10 +17,22 @@ package struct Simulation: Sendable {
         package var uploads: Int
         package var failedUploads: Int
         package var routes: Int
+        /// Fixes in accepted uploads.
+        package var acceptedFixes: Int
+        /// Accepted fixes per second after the first period (the ramp); nil when the run was no longer than it.
+        package var steadyFixesPerSecond: Double?
+        /// Accepted uploads per node, in `baseURLs` order.
+        package var uploadsPerNode: [Int]
+        /// An upload's round trip as the phone sees it (`POST /v1/driver/locations`), in milliseconds.
+        package var uploadP50Milliseconds: Double?
+        package var uploadP99Milliseconds: Double?
+        /// Seconds the accounts took to make.
+        package var signUpSeconds: Double
     }
 
     package let routing: RoutingService
-    package let baseURL: URL
+    /// The servers, at least one.
+    package let baseURLs: [URL]
     package let drivers: Int
     package let rateSeconds: Double
     package let durationSeconds: Double?
@@ -29,37 +43,104 @@ package struct Simulation: Sendable {
         guard nodes.count >= 2 else {
             throw ClientError(.init("no_roads"), "The imported map has no road network to drive.")
         }
-        let client = CabAPIClient(baseURL: baseURL)
-        var tokens: [String] = []
-        for i in 0..<drivers {
-            let account = try await client.createDriver(
-                name: "Simulated driver \(i + 1)", vehicle: "simulated car", plate: "SIM-\(i + 1)",
-                vehicleType: i % 5 == 4 ? "large" : nil)
-            tokens.append(account.token)
-            standardOutputLine("driver \(account.id)")
-        }
-        let counters = SimulationCounters()
+        let signUpStarted = ContinuousClock.now
+        let tokens = try await signUp(printing: drivers <= Self.printedDriversLimit)
+        let signUpSeconds = Self.seconds(ContinuousClock.now - signUpStarted)
+        let counters = SimulationCounters(nodes: baseURLs.count)
         let started = ContinuousClock.now
         let deadline = durationSeconds.map { started + .milliseconds(Int($0 * 1000)) }
+        let ramp = RampMark()
         await withTaskGroup(of: Void.self) { group in
+            // The first period is the ramp (first reports are staggered over it): the steady rate counts from its end.
+            if durationSeconds.map({ $0 > rateSeconds }) ?? true {
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(Int(rateSeconds * 1000)))
+                    ramp.mark.withLock { $0 = (counters.acceptedFixes.load(ordering: .relaxed), ContinuousClock.now) }
+                }
+            }
             for (index, token) in tokens.enumerated() {
                 group.addTask {
                     await drive(index: index, token: token, nodes: nodes, counters: counters, deadline: deadline)
                 }
             }
         }
-        let elapsed = ContinuousClock.now - started
+        let ended = ContinuousClock.now
+        let elapsed = ended - started
+        let latencies = counters.latencies.withLock { $0 }
+        let accepted = counters.acceptedFixes.load(ordering: .relaxed)
+        let steady = ramp.mark.withLock { $0 }.map { start in
+            Double(accepted - start.fixes) / max(Self.seconds(ended - start.at), 0.001)
+        }
         return Summary(
-            drivers: drivers, seconds: Double(elapsed.components.seconds),
+            drivers: drivers, seconds: Self.seconds(elapsed),
             uploads: counters.uploads.load(ordering: .relaxed),
-            failedUploads: counters.failed.load(ordering: .relaxed), routes: counters.routes.load(ordering: .relaxed))
+            failedUploads: counters.failed.load(ordering: .relaxed), routes: counters.routes.load(ordering: .relaxed),
+            acceptedFixes: accepted, steadyFixesPerSecond: steady,
+            uploadsPerNode: counters.perNode.withLock { $0 },
+            uploadP50Milliseconds: latencies.percentile(50), uploadP99Milliseconds: latencies.percentile(99),
+            signUpSeconds: signUpSeconds)
+    }
+
+    /// Up to this many drivers, each account is printed as it is made (`driver dr_...`); past it only the count.
+    package static let printedDriversLimit = 1_000
+
+    /// The drivers' accounts, 32 sign-ups in flight at a time, driver `i` on node `i % n`; their tokens in order.
+    private func signUp(printing: Bool) async throws(ClientError) -> [String] {
+        let clients = baseURLs.map { CabAPIClient(baseURL: $0) }
+        var tokens = [String](repeating: "", count: drivers)
+        let made: Result<[(Int, String, String)], ClientError> = await withTaskGroup(
+            of: Result<(Int, String, String), ClientError>.self
+        ) { group in
+            var next = 0
+            var made: [(Int, String, String)] = []
+            func start(_ i: Int) {
+                let client = clients[i % clients.count]
+                group.addTask {
+                    do throws(ClientError) {
+                        let account = try await client.createDriver(
+                            name: "Simulated driver \(i + 1)", vehicle: "simulated car", plate: "SIM-\(i + 1)",
+                            vehicleType: i % 5 == 4 ? "large" : nil)
+                        return .success((i, account.id, account.token))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            while next < min(32, drivers) {
+                start(next)
+                next += 1
+            }
+            while let answer = await group.next() {
+                switch answer {
+                case .failure(let error):
+                    group.cancelAll()
+                    return .failure(error)
+                case .success(let account):
+                    made.append(account)
+                    if printing { standardOutputLine("driver \(account.1)") }
+                    if next < drivers {
+                        start(next)
+                        next += 1
+                    }
+                }
+            }
+            return .success(made)
+        }
+        for (i, _, token) in try made.get() { tokens[i] = token }
+        return tokens
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     private func drive(
         index: Int, token: String, nodes: [Coordinate], counters: SimulationCounters, deadline: ContinuousClock.Instant?
     ) async {
         var random = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
-        let transport = CountingTransport(client: CabAPIClient(baseURL: baseURL, token: token), counters: counters)
+        let node = index % baseURLs.count
+        let transport = CountingTransport(
+            client: CabAPIClient(baseURL: baseURLs[node], token: token), counters: counters, node: node)
         let reporter: LocationReporter
         do {
             reporter = try LocationReporter(
@@ -71,18 +152,23 @@ package struct Simulation: Sendable {
             return
         }
         func timeLeft() -> Bool { deadline.map { ContinuousClock.now < $0 } ?? true }
+        /// Sleeps `seconds`, or until the deadline when that comes first; false when the run is over.
+        func pause(_ seconds: Double) async -> Bool {
+            var wait = Duration.milliseconds(Int(seconds * 1000))
+            if let deadline { wait = min(wait, deadline - ContinuousClock.now) }
+            if wait > .zero {
+                do { try await Task.sleep(for: wait) } catch { return false }  // cancelled
+            }
+            return timeLeft()
+        }
         var position = nodes[Int(random.next() % UInt64(nodes.count))]
         // Stagger the first reports over one period so the server sees a steady rate.
-        try? await Task.sleep(for: .milliseconds(Int(Double(random.next() % 1000) * rateSeconds)))
+        guard await pause(Double(random.next() % 1000) / 1000 * rateSeconds) else { return }
         while timeLeft() {
             guard var walker = nextRoute(from: position, nodes: nodes, random: &random) else { break }
             counters.routes.add(1, ordering: .relaxed)
             while !walker.isFinished && timeLeft() {
-                do {
-                    try await Task.sleep(for: .milliseconds(Int(rateSeconds * 1000)))
-                } catch {
-                    return  // cancelled
-                }
+                guard await pause(rateSeconds) else { return }
                 walker.advance(seconds: rateSeconds)
                 position = walker.position
                 do {
@@ -116,11 +202,12 @@ package struct Simulation: Sendable {
 
     /// Creates one from every stored property (what the memberwise initializer was in `cab`).
     package init(
-        routing: RoutingService, baseURL: URL, drivers: Int, rateSeconds: Double, durationSeconds: Double?,
+        routing: RoutingService, baseURLs: [URL], drivers: Int, rateSeconds: Double, durationSeconds: Double?,
         seed: UInt64
     ) {
+        precondition(!baseURLs.isEmpty, "a simulation needs a server")
         self.routing = routing
-        self.baseURL = baseURL
+        self.baseURLs = baseURLs
         self.drivers = drivers
         self.rateSeconds = rateSeconds
         self.durationSeconds = durationSeconds
@@ -128,22 +215,43 @@ package struct Simulation: Sendable {
     }
 }
 
+/// The accepted fixes when the ramp (the first period) ended, and when.
+final class RampMark: Sendable {
+    let mark = Mutex<(fixes: Int, at: ContinuousClock.Instant)?>(nil)
+}
+
 /// Counts for the summary line.
 package final class SimulationCounters: Sendable {
     package let uploads = Atomic<Int>(0)
     package let failed = Atomic<Int>(0)
     package let routes = Atomic<Int>(0)
+    package let acceptedFixes = Atomic<Int>(0)
+    /// Accepted uploads per node.
+    package let perNode: Mutex<[Int]>
+    /// Upload round trips in milliseconds (a bounded reservoir).
+    package let latencies = Mutex(LatencySamples(capacity: 200_000))
+
+    package init(nodes: Int = 1) { perNode = Mutex([Int](repeating: 0, count: max(1, nodes))) }
 }
 
-/// `CabAPIClient` as the reporter's transport, counting uploads.
+/// `CabAPIClient` as the reporter's transport, counting and timing uploads.
 package struct CountingTransport: LocationTransport {
     package let client: CabAPIClient
     package let counters: SimulationCounters
+    /// The node this driver reports to (an index into `SimulationCounters.perNode`).
+    package var node = 0
 
     package func upload(_ fixes: [ReportedFix]) async -> UploadResult {
+        let started = ContinuousClock.now
         let result = await client.upload(fixes)
+        let elapsed = ContinuousClock.now - started
+        let milliseconds =
+            Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        counters.latencies.withLock { $0.add(milliseconds) }
         if case .accepted = result {
             counters.uploads.add(1, ordering: .relaxed)
+            counters.acceptedFixes.add(fixes.count, ordering: .relaxed)
+            counters.perNode.withLock { $0[node] += 1 }
         } else {
             counters.failed.add(1, ordering: .relaxed)
         }

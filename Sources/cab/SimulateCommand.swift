@@ -17,7 +17,10 @@ enum SimulateCommand {
         .init(
             name: "data", valueName: "DIR", help: "data directory with the imported map (default $CAB_DATA or data/cab)"
         ),
-        .init(name: "url", valueName: "URL", help: "the server (default http://127.0.0.1:8080)"),
+        .init(
+            name: "url", valueName: "URL[,URL...]",
+            help: "the server, or the nodes of one city separated by commas: driver i uses node i mod n "
+                + "(default http://127.0.0.1:8080)"),
         .init(name: "drivers", valueName: "N", help: "simulated drivers (default 10)"),
         .init(name: "rate", valueName: "SECONDS", help: "seconds between a driver's reports (default 2)"),
         .init(name: "duration", valueName: "S", help: "stop after S seconds (default: run until Ctrl-C)"),
@@ -29,7 +32,8 @@ enum SimulateCommand {
 
         Creates N driver accounts through the API (POST /v1/drivers), then drives each along road routes between
         random points of the imported map, reporting positions through CabClient's LocationReporter every RATE
-        seconds. Prints one line per driver created and a summary at the end.
+        seconds. Prints one line per driver created (up to 1,000 drivers) and a summary at the end: accepted fixes/s,
+        each upload's round trip (p50, p99) and the uploads each node took.
 
         \(Arguments.describe(flags))
         """
@@ -37,8 +41,13 @@ enum SimulateCommand {
     static func run(_ arguments: [String]) -> Never {
         let args = Arguments(arguments, flags: flags, usage: usage)
         let data = dataDirectory(args)
-        guard let url = URL(string: args.value("url") ?? "http://127.0.0.1:8080"), url.scheme?.hasPrefix("http") == true
-        else { Console.fail("--url must be an http(s) URL such as http://127.0.0.1:8080") }
+        let urls = (args.value("url") ?? "http://127.0.0.1:8080").split(separator: ",").map { text in
+            guard let url = URL(string: String(text)), url.scheme?.hasPrefix("http") == true, url.host != nil else {
+                Console.fail("--url: '\(text)' is not an http(s) URL such as http://127.0.0.1:8080")
+            }
+            return url
+        }
+        guard !urls.isEmpty else { Console.fail("--url needs at least one http(s) URL") }
         let drivers = args.integer("drivers", default: 10, in: 1...100_000)
         guard let rate = Double(args.value("rate") ?? "2"), rate >= 0.05, rate <= 3600 else {
             Console.fail("--rate must be seconds between 0.05 and 3600")
@@ -50,12 +59,24 @@ enum SimulateCommand {
         let seed = UInt64(args.integer("seed", default: 1, in: 0...Int.max))
         let routing = ServiceLoader.loadRouting(dataDirectory: data)
         let simulation = Simulation(
-            routing: routing, baseURL: url, drivers: drivers, rateSeconds: rate, durationSeconds: duration, seed: seed)
+            routing: routing, baseURLs: urls, drivers: drivers, rateSeconds: rate, durationSeconds: duration, seed: seed
+        )
         switch runBlocking({ () async throws(ClientError) in try await simulation.run() }) {
         case .success(let summary):
             Console.line(
                 "simulated \(summary.drivers) drivers for \(Int(summary.seconds)) s: \(summary.uploads) uploads, "
                     + "\(summary.failedUploads) failed, \(summary.routes) routes driven")
+            let perSecond = summary.steadyFixesPerSecond ?? Double(summary.acceptedFixes) / max(summary.seconds, 0.001)
+            let p50 = summary.uploadP50Milliseconds.map { String(format: "%.1f ms", $0) } ?? "-"
+            let p99 = summary.uploadP99Milliseconds.map { String(format: "%.1f ms", $0) } ?? "-"
+            Console.line(
+                String(format: "accepted fixes %.0f/s (after the first period)", perSecond)
+                    + "; upload round trip p50 \(p50), p99 \(p99); "
+                    + String(format: "accounts made in %.1f s", summary.signUpSeconds))
+            if urls.count > 1 {
+                let nodes = zip(urls, summary.uploadsPerNode).map { "\($0.host ?? ""):\($0.port ?? 80) \($1)" }
+                Console.line("accepted uploads per node: " + nodes.joined(separator: ", "))
+            }
             exitProcess(0)
         case .failure(let error):
             Console.fail("simulate: \(error.message)", code: 69)
