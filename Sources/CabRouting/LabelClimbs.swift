@@ -99,9 +99,9 @@ extension UpperLabelQuery {
     /// unlabelled rank both settle.
     /// - Complexity: the seeds' list lengths, plus a binary search in `other.settled` per settled entry.
     @discardableResult
-    func climb(_ c: Climb, _ seeds: [ContractionSeed], along lists: LabelClimbs.Direction, meeting other: Climb?)
-        -> Answer
-    {
+    func climb(
+        _ c: Climb, _ seeds: some Collection<ContractionSeed>, along lists: LabelClimbs.Direction, meeting other: Climb?
+    ) -> Answer {
         // No slot is written, and none written before may be taken for this climb's.
         c.advanceStamp()
         c.border.removeAll(keepingCapacity: true)

@@ -70,8 +70,25 @@ extension UpperLabelQuery {
         var u = rank
         var remaining = distance
         while u != Int(hub) {
+            // First touch every candidate head's label offsets, then its hubs and durations (a line in 16 entries):
+            // the heads are random nodes of a metro, and their misses overlap here instead of one binary search's
+            // misses following another's below.
+            var sink: UInt32 = 0
+            let arcRange = Int(first[u])..<Int(first[u + 1])
+            for k in arcRange where overlapsMisses && head[k] <= hub && weight[k] <= remaining {
+                sink &+= UInt32(bitPattern: direction.first[Int(head[k])])
+            }
+            for k in arcRange where overlapsMisses && head[k] <= hub && weight[k] <= remaining {
+                var e = Int(direction.first[Int(head[k])])
+                let end = Int(direction.first[Int(head[k]) + 1])
+                while e < end {
+                    sink &+= UInt32(bitPattern: direction.hub[e]) &+ direction.duration[e]
+                    e += 16
+                }
+            }
+            touched &+= sink
             var next = -1
-            for k in Int(first[u])..<Int(first[u + 1]) {
+            for k in arcRange {
                 let x = head[k]
                 let w = weight[k]
                 guard x <= hub, w <= remaining else { continue }

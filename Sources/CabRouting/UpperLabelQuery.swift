@@ -54,6 +54,15 @@ package final class UpperLabelQuery {
         package init() {}
     }
     var unpackStack: [Int32] = []
+    /// Batched scans (`UpperLabelQuery+Batch`): every query's border, one after the other, and where each ends.
+    var batchBorder: [BorderEntry] = []
+    var batchBorderEnd: [Int] = []
+    /// The sum of what the touching loads (see `TouchSink`) read, kept in this per-thread object so that the
+    /// optimizer cannot drop them and no other thread's cache line is written.
+    var touched: UInt32 = 0
+    /// Whether many-to-one queries run batched and path rebuilding touches ahead (`UpperLabelQuery+Batch`); off
+    /// only for the benchmark's same-run comparison with one query at a time.
+    package var overlapsMisses = true
 
     /// A reached labelled rank: the border of a climb.
     struct BorderEntry {
