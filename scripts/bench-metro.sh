@@ -3,8 +3,8 @@
 # osmium), `cab bench route` (release, one query thread) and RoutingKit's contraction hierarchy
 # (scripts/routingkit-peer.py, PyPI ch-router in a virtual environment of its own) on the same graph, one
 # after the other in the same run. Cities and the venv go under METRO_DIR (default .build/metro; never into the
-# repository). BASELINE_CAB=path/to/an/older/cab also runs that binary's bench on the same city in the same run,
-# right before this one (a same-run before/after).
+# repository). BASELINE_CAB="older/cab ..." also runs those binaries' bench on the same city in the same run, right
+# before this one (a same-run before/after).
 #
 # usage: [CAB_FLAGS=--json] [METRO_DIR=/tmp/metro] [BASELINE_CAB=FILE] scripts/bench-metro.sh [N ...]
 # (default: 330 700 1000; N=700 is ~485k junctions, 1000 ~1M; --json adds the same-run baselines: searched climbs,
@@ -29,11 +29,11 @@ for n in "${sizes[@]}"; do
     osmium cat "$out/city$n.osm" -o "$pbf" --overwrite
     rm "$out/city$n.osm"
   fi
-  if [ -n "${BASELINE_CAB:-}" ]; then
-    echo "== N=$n: baseline $BASELINE_CAB bench route ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
+  for baseline in ${BASELINE_CAB:-}; do
+    echo "== N=$n: baseline $baseline bench route ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
     /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \
-      "$BASELINE_CAB" bench route --map "$pbf" --pairs 3000 ${CAB_FLAGS:-} --dijkstra-pairs 30 --http-requests 300
-  fi
+      "$baseline" bench route --map "$pbf" --pairs 3000 ${CAB_FLAGS:-} --dijkstra-pairs 30 --http-requests 300
+  done
   echo "== N=$n: cab bench route ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
   /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \
     "$cab" bench route --map "$pbf" --export-edges "$out/edges$n.bin" --pairs 3000 ${CAB_FLAGS:-} \

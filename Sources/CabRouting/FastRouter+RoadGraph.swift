@@ -25,6 +25,7 @@ extension FastRouter {
                 .unroutable,
                 "no road route from \(endpoints.start.query) to \(endpoints.end.query): they are not connected")
         }
+        if let labelQuery, labelQuery.overlapsMisses { labelQuery.touched &+= graph.touchGeometry(of: found.edges) }
         return graph.route(
             endpoints, source: endpoints.sources[found.sourceSeed], edges: found.edges,
             target: endpoints.targets[found.targetSeed])
@@ -122,10 +123,15 @@ extension FastRouter {
             }
             return sourceScratch
         }
-        if fixedIsEnd {
-            labelQuery.fill(fromTargets: collect(fixed, arriving: true))
+        if !labelQuery.overlapsMisses {
+            // The same-run baseline (`cab bench route`): the fill searched, as before.
+            if fixedIsEnd {
+                labelQuery.fill(fromTargets: collect(fixed, arriving: true))
+            } else {
+                labelQuery.fill(fromSources: collect(fixed, arriving: false))
+            }
         } else {
-            labelQuery.fill(fromSources: collect(fixed, arriving: false))
+            labelQuery.durationFill(fromTargets: fixedIsEnd, collect(fixed, arriving: fixedIsEnd))
         }
         if let labels = index.labels, labels.climbs != nil, !labels.coversEveryNode, labelQuery.overlapsMisses {
             return batchedLabelDurations(fixed: fixed, fixedIsEnd: fixedIsEnd, count: count, other: other)

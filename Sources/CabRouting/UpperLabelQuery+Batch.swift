@@ -8,7 +8,9 @@
 /// `durationScan(fromSources:)` gives, query by query: the same climbs and the same table scans.
 extension UpperLabelQuery {
     /// `durationScan(fromSources:)` (or `fromTargets:` when `fromSources` is false) of every seed list, the lists
-    /// given one after another in `seeds` with `seedEnds[i]` the end of list `i`.
+    /// given one after another in `seeds` with `seedEnds[i]` the end of list `i`. The answers carry durations
+    /// only: no length (0) and nothing to rebuild a path from (the many-to-one of `FastRouter+RoadGraph` needs
+    /// neither), which lets the label scans run without a branch per entry.
     /// - Precondition: the labels cover the upper hierarchy with precomputed climbs, and the last fill came from
     ///   the other side.
     /// - Complexity: as that many scans, plus a few loads per seed and per border node.
@@ -68,7 +70,7 @@ extension UpperLabelQuery {
             c.border.append(contentsOf: batchBorder[start..<end])
             c.dominated.removeAll(keepingCapacity: true)
             c.dominated.append(contentsOf: repeatElement(false, count: end - start))
-            scanTable(c, direction, into: &answers[i])
+            scanTable(c, direction, into: &answers[i], durationOnly: true)
             start = end
         }
         touched &+= sink

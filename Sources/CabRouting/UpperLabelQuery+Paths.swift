@@ -40,6 +40,18 @@ extension UpperLabelQuery {
             }
             targetSeed = Int(-1 - behind.slots[node].predecessorArc)
         }
+        if overlapsMisses {
+            // Touch every arc's list offset, then the lists' first lines, before the unpacking loop needs them
+            // (its misses would otherwise follow one another, arc by arc).
+            let listStart = hierarchy.unpacked.start.base
+            let lists = hierarchy.unpacked.lists.base
+            var sink: UInt32 = 0
+            for arc in arcs { sink &+= UInt32(bitPattern: listStart[Int(arc)]) }
+            for arc in arcs where listStart[Int(arc)] >= 0 {
+                sink &+= UInt32(bitPattern: lists[Int(listStart[Int(arc)])])
+            }
+            touched &+= sink
+        }
         var edges: [Int32] = []
         edges.reserveCapacity(arcs.count * 4)
         for arc in arcs { hierarchy.unpack(arc: arc, into: &edges, stack: &unpackStack) }
@@ -70,25 +82,8 @@ extension UpperLabelQuery {
         var u = rank
         var remaining = distance
         while u != Int(hub) {
-            // First touch every candidate head's label offsets, then its hubs and durations (a line in 16 entries):
-            // the heads are random nodes of a metro, and their misses overlap here instead of one binary search's
-            // misses following another's below.
-            var sink: UInt32 = 0
-            let arcRange = Int(first[u])..<Int(first[u + 1])
-            for k in arcRange where overlapsMisses && head[k] <= hub && weight[k] <= remaining {
-                sink &+= UInt32(bitPattern: direction.first[Int(head[k])])
-            }
-            for k in arcRange where overlapsMisses && head[k] <= hub && weight[k] <= remaining {
-                var e = Int(direction.first[Int(head[k])])
-                let end = Int(direction.first[Int(head[k]) + 1])
-                while e < end {
-                    sink &+= UInt32(bitPattern: direction.hub[e]) &+ direction.duration[e]
-                    e += 16
-                }
-            }
-            touched &+= sink
             var next = -1
-            for k in arcRange {
+            for k in Int(first[u])..<Int(first[u + 1]) {
                 let x = head[k]
                 let w = weight[k]
                 guard x <= hub, w <= remaining else { continue }
