@@ -25,6 +25,7 @@ extension FastRouter {
                 .unroutable,
                 "no road route from \(endpoints.start.query) to \(endpoints.end.query): they are not connected")
         }
+        if let labelQuery, labelQuery.overlapsMisses { labelQuery.touched &+= graph.touchGeometry(of: found.edges) }
         return graph.route(
             endpoints, source: endpoints.sources[found.sourceSeed], edges: found.edges,
             target: endpoints.targets[found.targetSeed])
@@ -71,7 +72,8 @@ extension FastRouter {
     /// Travel times in milliseconds from each start coordinate (drivers) to one end (a pickup), snapping them
     /// with `snapper`: nil where a start is off the roads or cannot reach the end. The dispatch hot path.
     /// - Throws: `RoutingError` when `end` cannot be snapped.
-    /// - Complexity: one snap per point, then as `durationsMilliseconds(from:to:)` on snapped points.
+    /// - Complexity: one snap per point (all together, `Snapper.snap(_:)` over the list), then as
+    ///   `durationsMilliseconds(from:to:)` on snapped points.
     public func durationsMilliseconds(
         from starts: [Coordinate], to end: Coordinate, snappingWith snapper: Snapper
     ) throws(RoutingError) -> [Int?] {
@@ -83,7 +85,13 @@ extension FastRouter {
                 }
             }
         }
-        return labelDurations(fixed: pickup, fixedIsEnd: true, count: starts.count) { try? snapper.snap(starts[$0]) }
+        guard let labelQuery, labelQuery.overlapsMisses else {
+            return labelDurations(fixed: pickup, fixedIsEnd: true, count: starts.count) {
+                try? snapper.snap(starts[$0])
+            }
+        }
+        let snapped = snapper.snap(starts)
+        return labelDurations(fixed: pickup, fixedIsEnd: true, count: starts.count) { snapped[$0] }
     }
 
     /// Travel times in milliseconds from one start to each end; nil where unroutable.
@@ -115,10 +123,18 @@ extension FastRouter {
             }
             return sourceScratch
         }
-        if fixedIsEnd {
-            labelQuery.fill(fromTargets: collect(fixed, arriving: true))
+        if !labelQuery.overlapsMisses {
+            // The same-run baseline (`cab bench route`): the fill searched, as before.
+            if fixedIsEnd {
+                labelQuery.fill(fromTargets: collect(fixed, arriving: true))
+            } else {
+                labelQuery.fill(fromSources: collect(fixed, arriving: false))
+            }
         } else {
-            labelQuery.fill(fromSources: collect(fixed, arriving: false))
+            labelQuery.durationFill(fromTargets: fixedIsEnd, collect(fixed, arriving: fixedIsEnd))
+        }
+        if let labels = index.labels, labels.climbs != nil, !labels.coversEveryNode, labelQuery.overlapsMisses {
+            return batchedLabelDurations(fixed: fixed, fixedIsEnd: fixedIsEnd, count: count, other: other)
         }
         var result: [Int?] = []
         result.reserveCapacity(count)
@@ -130,6 +146,58 @@ extension FastRouter {
             let seeds = collect(point, arriving: !fixedIsEnd)
             let answer =
                 fixedIsEnd ? labelQuery.durationScan(fromSources: seeds) : labelQuery.durationScan(fromTargets: seeds)
+            let direct =
+                fixedIsEnd ? graph.directSeed(from: point, to: fixed) : graph.directSeed(from: fixed, to: point)
+            result.append(Self.best(answer.found ? Int(answer.durationMilliseconds) : nil, direct?.costMilliseconds))
+        }
+        return result
+    }
+
+    /// The rest of `labelDurations` (the table filled) below labels with precomputed climbs, the metro case: the
+    /// points' seeds are gathered in passes over all of them (piece, then its edges), touching each array a pass
+    /// will read first so that the misses of different points overlap, then `UpperLabelQuery.durationScans`
+    /// climbs and scans them the same way. Same answers as one `durationScan` per point.
+    private func batchedLabelDurations(
+        fixed: SnappedPoint, fixedIsEnd: Bool, count: Int, other: (Int) -> SnappedPoint?
+    ) -> [Int?] {
+        guard let labelQuery else { preconditionFailure("durations by labels without labels") }
+        let graph = requireRoadGraph()
+        batchPoints.removeAll(keepingCapacity: true)
+        for i in 0..<count { batchPoints.append(other(i)) }
+        var sink: UInt32 = 0
+        for case let point? in batchPoints { sink &+= graph.pieceFirstEdge[point.piece] }
+        for case let point? in batchPoints
+        where graph.pieceFirstEdge[point.piece] < graph.pieceFirstEdge[point.piece + 1] {
+            sink &+= graph.pieceEdges[Int(graph.pieceFirstEdge[point.piece])]
+        }
+        for case let point? in batchPoints
+        where graph.pieceFirstEdge[point.piece] < graph.pieceFirstEdge[point.piece + 1] {
+            let edge = Int(graph.pieceEdges[Int(graph.pieceFirstEdge[point.piece])])
+            sink &+= graph.edgeSources[edge] &+ graph.edgeTargets[edge] &+ graph.edgeDurationsMilliseconds[edge]
+            sink &+= graph.edgePieces[edge] &+ graph.edgeDistancesDm[edge]
+        }
+        batchSeeds.removeAll(keepingCapacity: true)
+        batchSeedEnds.removeAll(keepingCapacity: true)
+        for case let point? in batchPoints {
+            if fixedIsEnd {
+                graph.forEachSourceSeed(of: point) { batchSeeds.append(ContractionSeed($0)) }
+            } else {
+                graph.forEachTargetSeed(of: point) { batchSeeds.append(ContractionSeed($0)) }
+            }
+            batchSeedEnds.append(batchSeeds.count)
+        }
+        labelQuery.touched &+= sink
+        let answers = labelQuery.durationScans(seeds: batchSeeds, seedEnds: batchSeedEnds, fromSources: fixedIsEnd)
+        var result: [Int?] = []
+        result.reserveCapacity(count)
+        var next = 0
+        for point in batchPoints {
+            guard let point else {
+                result.append(nil)
+                continue
+            }
+            let answer = answers[next]
+            next += 1
             let direct =
                 fixedIsEnd ? graph.directSeed(from: point, to: fixed) : graph.directSeed(from: fixed, to: point)
             result.append(Self.best(answer.found ? Int(answer.durationMilliseconds) : nil, direct?.costMilliseconds))

@@ -43,6 +43,11 @@ public final class FastRouter {
     /// Reused seed arrays for the road-level queries.
     var sourceScratch: [ContractionSeed] = []
     var targetScratch: [ContractionSeed] = []
+    /// Reused scratch of the batched many-to-one (`FastRouter+RoadGraph`): the points, their seeds one list after
+    /// another with each list's end.
+    var batchPoints: [SnappedPoint?] = []
+    var batchSeeds: [ContractionSeed] = []
+    var batchSeedEnds: [Int] = []
 
     /// A router over `index`; `nodeCoordinates` (one per graph node, or empty) give routes their geometry.
     public convenience init(index: FastRouterIndex, nodeCoordinates: [Coordinate] = []) {

@@ -99,9 +99,9 @@ extension UpperLabelQuery {
     /// unlabelled rank both settle.
     /// - Complexity: the seeds' list lengths, plus a binary search in `other.settled` per settled entry.
     @discardableResult
-    func climb(_ c: Climb, _ seeds: [ContractionSeed], along lists: LabelClimbs.Direction, meeting other: Climb?)
-        -> Answer
-    {
+    func climb(
+        _ c: Climb, _ seeds: some Collection<ContractionSeed>, along lists: LabelClimbs.Direction, meeting other: Climb?
+    ) -> Answer {
         // No slot is written, and none written before may be taken for this climb's.
         c.advanceStamp()
         c.border.removeAll(keepingCapacity: true)
@@ -162,10 +162,22 @@ extension UpperLabelQuery {
     /// from their precomputed climbs when there are any (no search at all), else as `duration(from:to:)`.
     /// - Complexity: the seeds' lists plus O(border × label size).
     func durationWithoutPath(from sources: [ContractionSeed], to targets: [ContractionSeed]) -> Answer {
-        guard let climbs = labels.climbs else { return duration(from: sources, to: targets) }
-        climb(behind, targets, along: climbs.backward, meeting: nil)
-        fillTable(behind, labels.backward)
-        filledFromTargets = true
+        guard labels.climbs != nil else { return duration(from: sources, to: targets) }
+        durationFill(fromTargets: true, targets)
         return durationScan(fromSources: sources)
+    }
+
+    /// As `fill(fromTargets:)` (or `fill(fromSources:)` when `fromTargets` is false) for durations alone (no path
+    /// will be rebuilt from it): the seeds' precomputed climbs instead of a search when there are any.
+    /// - Complexity: the seeds' lists plus the border labels.
+    func durationFill(fromTargets: Bool, _ seeds: [ContractionSeed]) {
+        guard let climbs = labels.climbs else {
+            if fromTargets { fill(fromTargets: seeds) } else { fill(fromSources: seeds) }
+            return
+        }
+        let c = fromTargets ? behind : ahead
+        climb(c, seeds, along: fromTargets ? climbs.backward : climbs.forward, meeting: nil)
+        fillTable(c, fromTargets ? labels.backward : labels.forward)
+        filledFromTargets = fromTargets
     }
 }

@@ -53,6 +53,23 @@ extension RoadGraph {
             durationMilliseconds: duration, geometry: line.points)
     }
 
+    /// Reads, in three passes over `edges`, one word of each cache line `route(_:source:edges:target:)` will
+    /// read for them (the edges' durations, lengths and pieces, then the pieces' coordinate offsets, then their
+    /// first coordinates), so that the misses of a metro route's hundreds of edges overlap instead of following
+    /// one another edge by edge. Returns the sum of the words read, for the caller to keep (see `TouchSink`).
+    func touchGeometry(of edges: [Int]) -> UInt32 {
+        var sink: UInt32 = 0
+        for edge in edges {
+            sink &+= edgePieces[edge] &+ edgeDurationsMilliseconds[edge] &+ edgeDistancesDm[edge]
+        }
+        for edge in edges { sink &+= pieceFirstCoordinate[piece(ofEdge: edge)] }
+        for edge in edges {
+            let first = Int(pieceFirstCoordinate[piece(ofEdge: edge)])
+            sink &+= UInt32(truncatingIfNeeded: coordinates[first].latitude.bitPattern)
+        }
+        return sink
+    }
+
     /// The route along the single piece both endpoints share (`endpoints.direct`).
     public func directRoute(_ endpoints: RouteEndpoints, leg: RouteSeed) -> Route {
         let range = coordinateRange(ofPiece: endpoints.start.piece)

@@ -84,8 +84,75 @@ public struct Snapper: Sendable {
         guard coordinate.isValid else {
             throw RoutingError(.invalidCoordinate, "\(coordinate) is not a valid latitude,longitude")
         }
+        guard let point = finish(coordinate, nearestSegment(to: planar(coordinate))) else {
+            throw RoutingError(.noRoadNearby, "no road within \(Int(maxDistanceMeters)) m of \(coordinate)")
+        }
+        return point
+    }
+
+    /// Snaps every coordinate, nil where `snap(_:)` would throw: the same answers, in passes over all of them
+    /// (cells, then the segments found, then their pieces), each pass first touching what it will read, so that
+    /// the cache misses of different points overlap instead of following one another (a dispatch snaps every
+    /// candidate driver, each somewhere random in the city).
+    /// - Complexity: as one `snap(_:)` per coordinate.
+    public func snap(_ coordinates: [Coordinate]) -> [SnappedPoint?] {
+        var sink: UInt32 = 0
+        // Each point's cell, and the cells' offsets of its row and the rows either side.
+        let cells = coordinates.map { coordinate -> Int in
+            guard coordinate.isValid else { return -1 }
+            let p = planar(coordinate)
+            let cx = Int(min(max((p.x / cellMeters).rounded(.down), -1e9), 1e9))
+            let cy = Int(min(max((p.y / cellMeters).rounded(.down), -1e9), 1e9))
+            guard cx >= 0 && cx < columns && cy >= 0 && cy < rows else { return -1 }
+            return cy * columns + cx
+        }
+        let cellCount = columns * rows
+        cellFirst.withUnsafeBufferPointer { first in
+            for cell in cells where cell >= 0 {
+                sink &+= first[cell]
+                if cell >= columns { sink &+= first[cell - columns] }
+                if cell + columns < cellCount { sink &+= first[cell + columns] }
+            }
+            // The entries of those three rows' three cells around the point (a cache line holds three entries).
+            cellEntries.withUnsafeBufferPointer { entries in
+                for cell in cells where cell >= 0 {
+                    for row in stride(from: cell - columns, through: cell + columns, by: columns)
+                    where row >= 0 && row < cellCount {
+                        var k = Int(first[max(row - 1, 0)])
+                        let end = Int(first[min(row + 2, cellCount)])
+                        while k < end {
+                            sink &+= entries[k].segment
+                            k += 3
+                        }
+                    }
+                }
+            }
+        }
+        let segments = coordinates.map { coordinate in
+            coordinate.isValid ? nearestSegment(to: planar(coordinate)) : -1
+        }
+        for s in segments where s >= 0 {
+            sink &+= segmentPieces[s] &+ UInt32(truncatingIfNeeded: metersAlongPiece[s].bitPattern)
+        }
+        for s in segments where s >= 0 {
+            let piece = Int(segmentPieces[s])
+            sink &+= graph.pieceFirstCoordinate[piece] &+ graph.pieceFirstCoordinate[piece + 1]
+        }
+        TouchSink.keep(sink)
+        return zip(coordinates, segments).map { coordinate, segment in
+            segment >= 0 ? finish(coordinate, segment) : nil
+        }
+    }
+
+    /// `coordinate` in planar metres from the grid's origin.
+    @inline(__always)
+    private func planar(_ coordinate: Coordinate) -> SIMD2<Double> {
         let offset = projection.offsetMeters(of: coordinate, from: origin)
-        let p = SIMD2(offset.x, offset.y)
+        return SIMD2(offset.x, offset.y)
+    }
+
+    /// The first coordinate of the nearest segment to `p` within `maxDistanceMeters` (planar), or -1.
+    private func nearestSegment(to p: SIMD2<Double>) -> Int {
         let cx = Int(min(max((p.x / cellMeters).rounded(.down), -1e9), 1e9))
         let cy = Int(min(max((p.y / cellMeters).rounded(.down), -1e9), 1e9))
         var bestSegment = -1
@@ -156,21 +223,23 @@ public struct Snapper: Sendable {
                 }
             }
         }
-        guard bestSegment >= 0 else {
-            throw RoutingError(.noRoadNearby, "no road within \(Int(maxDistanceMeters)) m of \(coordinate)")
-        }
+        return bestSegment
+    }
+
+    /// The snapped point of `coordinate` on the segment starting at coordinate `segment` (-1: none), or nil when
+    /// it is farther than `maxDistanceMeters`.
+    private func finish(_ coordinate: Coordinate, _ segment: Int) -> SnappedPoint? {
+        guard segment >= 0 else { return nil }
         let hit = projection.project(
-            coordinate, ontoSegmentFrom: graph.coordinates[bestSegment], to: graph.coordinates[bestSegment + 1])
-        guard hit.distanceMeters <= maxDistanceMeters else {
-            throw RoutingError(.noRoadNearby, "no road within \(Int(maxDistanceMeters)) m of \(coordinate)")
-        }
-        let piece = Int(segmentPieces[bestSegment])
+            coordinate, ontoSegmentFrom: graph.coordinates[segment], to: graph.coordinates[segment + 1])
+        guard hit.distanceMeters <= maxDistanceMeters else { return nil }
+        let piece = Int(segmentPieces[segment])
         let range = graph.coordinateRange(ofPiece: piece)
-        let length = graph.coordinates[bestSegment].distanceMeters(to: graph.coordinates[bestSegment + 1])
-        let along = metersAlongPiece[bestSegment] + length * hit.fraction
+        let length = graph.coordinates[segment].distanceMeters(to: graph.coordinates[segment + 1])
+        let along = metersAlongPiece[segment] + length * hit.fraction
         let total = metersAlongPiece[range.upperBound - 1]
         return SnappedPoint(
-            query: coordinate, coordinate: hit.point, piece: piece, segment: bestSegment - range.lowerBound,
+            query: coordinate, coordinate: hit.point, piece: piece, segment: segment - range.lowerBound,
             fraction: total > 0 ? along / total : 0, distanceMeters: hit.distanceMeters)
     }
 

@@ -40,6 +40,18 @@ extension UpperLabelQuery {
             }
             targetSeed = Int(-1 - behind.slots[node].predecessorArc)
         }
+        if overlapsMisses {
+            // Touch every arc's list offset, then the lists' first lines, before the unpacking loop needs them
+            // (its misses would otherwise follow one another, arc by arc).
+            let listStart = hierarchy.unpacked.start.base
+            let lists = hierarchy.unpacked.lists.base
+            var sink: UInt32 = 0
+            for arc in arcs { sink &+= UInt32(bitPattern: listStart[Int(arc)]) }
+            for arc in arcs where listStart[Int(arc)] >= 0 {
+                sink &+= UInt32(bitPattern: lists[Int(listStart[Int(arc)])])
+            }
+            touched &+= sink
+        }
         var edges: [Int32] = []
         edges.reserveCapacity(arcs.count * 4)
         for arc in arcs { hierarchy.unpack(arc: arc, into: &edges, stack: &unpackStack) }

@@ -24,9 +24,9 @@ package final class UpperLabelQuery {
     // The table: one bit per rank says whether the hub is filled (n/8 bytes: it stays in cache, and most hubs a
     // scan asks about are not there), then per hub the duration, and for the winner only the length and the
     // border entry that filled it. A fill clears the bits it set last time.
-    private let filled: ContractionBuffer<UInt64>
+    let filled: ContractionBuffer<UInt64>
     private var filledHubs: [Int32] = []
-    private let tableDuration: ContractionBuffer<UInt32>
+    let tableDuration: ContractionBuffer<UInt32>
     private let tableLength: ContractionBuffer<Float>
     let tableBorder: ContractionBuffer<Int32>
     /// Which climb filled the table last (so a later scan knows the direction of the table).
@@ -54,6 +54,15 @@ package final class UpperLabelQuery {
         package init() {}
     }
     var unpackStack: [Int32] = []
+    /// Batched scans (`UpperLabelQuery+Batch`): every query's border, one after the other, and where each ends.
+    var batchBorder: [BorderEntry] = []
+    var batchBorderEnd: [Int] = []
+    /// The sum of what the touching loads (see `TouchSink`) read, kept in this per-thread object so that the
+    /// optimizer cannot drop them and no other thread's cache line is written.
+    var touched: UInt32 = 0
+    /// Whether many-to-one queries run batched and path rebuilding touches ahead (`UpperLabelQuery+Batch`); off
+    /// only for the benchmark's same-run comparison with one query at a time.
+    package var overlapsMisses = true
 
     /// A reached labelled rank: the border of a climb.
     struct BorderEntry {
@@ -449,7 +458,26 @@ package final class UpperLabelQuery {
         }
     }
 
-    func scanTable(_ c: Climb, _ direction: HubLabels.Direction, into answer: inout Answer) {
+    /// Moves `next` along the (rank-sorted) border to the first node not below `hub`, and marks it dominated when it
+    /// is `hub` and the node being scanned reaches it in at most `duration` (its own climb distance or less).
+    @inline(__always)
+    static func markDominated(
+        _ hub: Int32, at duration: UInt32, border: [BorderEntry], dominated: inout [Bool], next: inout Int
+    ) {
+        while next < border.count && border[next].rank < hub { next += 1 }
+        if next < border.count && border[next].rank == hub && duration <= border[next].durationMilliseconds {
+            dominated[next] = true
+        }
+    }
+
+    /// Scans the border's labels against the table into `answer`. With `durationOnly`, only the duration is set
+    /// (no length, hub, border or entry: nothing to rebuild a path from): without the best entry to remember, each
+    /// entry is a table look-up and a minimum with no branch (an unfilled hub's stale table value is masked to
+    /// "unreachable" by its bit), so the processor runs the loop's loads ahead instead of guessing at a branch
+    /// that about half the hubs take.
+    func scanTable(
+        _ c: Climb, _ direction: HubLabels.Direction, into answer: inout Answer, durationOnly: Bool = false
+    ) {
         // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
         let border = c.border
         var dominated = c.dominated
@@ -483,13 +511,16 @@ package final class UpperLabelQuery {
             while e < end {
                 let hub = hubs[e]
                 let h = Int(hub)
-                while next < border.count && border[next].rank < hub { next += 1 }
-                if next < border.count && border[next].rank == hub
-                    && durations[e] &+ b.durationMilliseconds <= border[next].durationMilliseconds
-                {
-                    dominated[next] = true
+                if next < border.count {
+                    Self.markDominated(
+                        hub, at: durations[e] &+ b.durationMilliseconds, border: border, dominated: &dominated,
+                        next: &next)
                 }
-                if bits[h >> 6] & (1 << UInt64(h & 63)) != 0 {
+                if durationOnly {
+                    // All ones when the hub is not filled, so that the sum reads as unreachable.
+                    let unfilled = ((bits[h >> 6] >> UInt64(h & 63)) & 1) &- 1
+                    best = min(best, (UInt64(table[h]) &+ UInt64(durations[e]) &+ shift) | unfilled)
+                } else if bits[h >> 6] & (1 << UInt64(h & 63)) != 0 {
                     let d = UInt64(table[h]) &+ UInt64(durations[e]) &+ shift
                     if d < best {
                         best = d
@@ -499,6 +530,13 @@ package final class UpperLabelQuery {
                 }
                 e += 1
             }
+        }
+        if durationOnly {
+            if best < UInt64(answer.durationMilliseconds) {
+                answer.durationMilliseconds = UInt32(best)
+                answer.meet = -1
+            }
+            return
         }
         guard bestEntry >= 0 else { return }
         let hub = Int(hubs[bestEntry])

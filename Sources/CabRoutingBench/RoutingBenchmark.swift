@@ -99,6 +99,17 @@ public enum RoutingBenchmark {
         public var manyToOne100SearchedMedianMicroseconds: Double? = nil
         /// The geometry figure again, with every shortcut split into its halves (no `UnpackedShortcuts` lists).
         public var p2pGeometryByHalvesMedianMicroseconds: Double? = nil
+        /// Same-run baselines of the batched queries (`UpperLabelQuery.overlapsMisses` off: drivers snapped and
+        /// scanned one at a time, label paths rebuilt without touching ahead), timed round by round alternately
+        /// with the figures above (even rounds one way, odd rounds the other, fresh random points each round), so
+        /// that the machine's load falls on both alike.
+        public var manyToOne20OneByOneMedianMicroseconds: Double? = nil
+        public var manyToOne100OneByOneMedianMicroseconds: Double? = nil
+        public var manyToOne20RoutingOneByOneMedianMicroseconds: Double? = nil
+        public var p2pGeometryOneByOneMedianMicroseconds: Double? = nil
+        /// Snapping 20 random points: all together (`Snapper.snap(_:)` over the list) and one at a time, alternately.
+        public var snap20TogetherMedianMicroseconds: Double? = nil
+        public var snap20OneByOneMedianMicroseconds: Double? = nil
         /// Megabytes of the precomputed climbs (part of `labelMegabytes`) and of the unpacked shortcut lists.
         public var climbListMegabytes: Double? = nil
         public var unpackedShortcutMegabytes: Double? = nil
@@ -128,6 +139,12 @@ public enum RoutingBenchmark {
             case manyToOne20SearchedMedianMicroseconds = "many_to_one_20_searched_climbs_median_us"
             case manyToOne100SearchedMedianMicroseconds = "many_to_one_100_searched_climbs_median_us"
             case p2pGeometryByHalvesMedianMicroseconds = "p2p_geometry_by_halves_median_us"
+            case manyToOne20OneByOneMedianMicroseconds = "many_to_one_20_one_by_one_median_us"
+            case manyToOne100OneByOneMedianMicroseconds = "many_to_one_100_one_by_one_median_us"
+            case manyToOne20RoutingOneByOneMedianMicroseconds = "many_to_one_20_routing_one_by_one_median_us"
+            case p2pGeometryOneByOneMedianMicroseconds = "p2p_geometry_one_by_one_median_us"
+            case snap20TogetherMedianMicroseconds = "snap_20_together_median_us"
+            case snap20OneByOneMedianMicroseconds = "snap_20_one_by_one_median_us"
             case climbListMegabytes = "climb_list_mb"
             case unpackedShortcutMegabytes = "unpacked_shortcut_mb"
             case climbSettled = "climb_settled"
@@ -206,7 +223,15 @@ public enum RoutingBenchmark {
         var sink = 0
         let fast = pairs.map { pair in time(clock) { sink &+= router.durationMilliseconds(pair) ?? 0 } }
         let viaHierarchy = pairs.map { pair in time(clock) { sink &+= hierarchyOnly.durationMilliseconds(pair) ?? 0 } }
-        let geometry = pairs.map { pair in time(clock) { sink &+= (try? router.route(pair))?.geometry.count ?? 0 } }
+        // Even pairs with the batched/touching code, odd ones without it (the same-run baseline), alternately.
+        var geometry: [Double] = []
+        var geometryOneByOne: [Double] = []
+        for (i, pair) in pairs.enumerated() {
+            router.labelQuery?.overlapsMisses = i % 2 == 0
+            let t = time(clock) { sink &+= (try? router.route(pair))?.geometry.count ?? 0 }
+            if i % 2 == 0 { geometry.append(t) } else { geometryOneByOne.append(t) }
+        }
+        router.labelQuery?.overlapsMisses = true
         var dijkstra = DijkstraRouter(graph: graph)
         let slow = pairs.prefix(configuration.dijkstraPairs).map { pair in
             time(clock) { sink &+= dijkstra.durationMilliseconds(pair) ?? 0 }
@@ -222,8 +247,26 @@ public enum RoutingBenchmark {
                 }
             }
         }
+        /// `manyToOne` twice as many rounds, alternately batched and one by one: (batched, one by one).
+        func manyToOnePaired(_ drivers: Int) -> ([Double], [Double]) {
+            var batched: [Double] = []
+            var oneByOne: [Double] = []
+            for round in 0..<(2 * configuration.manyToOneRounds) {
+                router.labelQuery?.overlapsMisses = round % 2 == 0
+                let group = randomPoints(graph, count: drivers + 1, random: &random)
+                let starts = Array(group.prefix(drivers))
+                let t = time(clock) {
+                    let found = try? router.durationsMilliseconds(
+                        from: starts, to: group[drivers], snappingWith: snapper)
+                    for d in found ?? [] { sink &+= d ?? 0 }
+                }
+                if round % 2 == 0 { batched.append(t) } else { oneByOne.append(t) }
+            }
+            router.labelQuery?.overlapsMisses = true
+            return (batched, oneByOne)
+        }
         let before = router.labelQuery?.statistics
-        let many20 = manyToOne(20, on: router)
+        let (many20, many20OneByOne) = manyToOnePaired(20)
         let work = router.labelQuery.map { query -> UpperLabelQuery.Statistics in
             var w = query.statistics
             let b = before ?? .init()
@@ -238,14 +281,19 @@ public enum RoutingBenchmark {
         func perClimb(_ value: (UpperLabelQuery.Statistics) -> Int) -> Double? {
             work.map { Double(value($0)) / Double(max($0.climbs, 1)) }
         }
-        let many100 = manyToOne(100, on: router)
-        let routingOnly = (0..<configuration.manyToOneRounds).map { round in
+        let (many100, many100OneByOne) = manyToOnePaired(100)
+        var routingOnly: [Double] = []
+        var routingOnlyOneByOne: [Double] = []
+        for round in 0..<(2 * configuration.manyToOneRounds) {
+            router.labelQuery?.overlapsMisses = round % 2 == 0
             let group = (0..<21).map { snapped[(round * 21 + $0) % snapped.count] }
             let starts = Array(group.prefix(20))
-            return time(clock) {
+            let t = time(clock) {
                 for d in router.durationsMilliseconds(from: starts, to: group[20]) { sink &+= d ?? 0 }
             }
+            if round % 2 == 0 { routingOnly.append(t) } else { routingOnlyOneByOne.append(t) }
         }
+        router.labelQuery?.overlapsMisses = true
         // Same-run baselines for this session's changes: climbs searched, shortcuts split into halves.
         var searched20: [Double]?
         var searched100: [Double]?
@@ -269,6 +317,16 @@ public enum RoutingBenchmark {
         let snapping = points.prefix(configuration.pairs).map { point in
             time(clock) { sink &+= (try? snapper.snap(point))?.piece ?? 0 }
         }
+        var snap20Together: [Double] = []
+        var snap20OneByOne: [Double] = []
+        for round in 0..<(2 * configuration.manyToOneRounds) {
+            let group = randomPoints(graph, count: 20, random: &random)
+            if round % 2 == 0 {
+                snap20Together.append(time(clock) { for p in snapper.snap(group) { sink &+= p?.piece ?? 0 } })
+            } else {
+                snap20OneByOne.append(time(clock) { for p in group { sink &+= (try? snapper.snap(p))?.piece ?? 0 } })
+            }
+        }
         precondition(sink != 42, "keeps the optimizer from dropping the timed work")
         return Result(
             nodes: graph.nodeCount, edges: graph.edgeCount, importSeconds: importSeconds,
@@ -288,6 +346,12 @@ public enum RoutingBenchmark {
             manyToOne20SearchedMedianMicroseconds: searched20.map(median),
             manyToOne100SearchedMedianMicroseconds: searched100.map(median),
             p2pGeometryByHalvesMedianMicroseconds: median(geometryByHalves),
+            manyToOne20OneByOneMedianMicroseconds: median(many20OneByOne),
+            manyToOne100OneByOneMedianMicroseconds: median(many100OneByOne),
+            manyToOne20RoutingOneByOneMedianMicroseconds: median(routingOnlyOneByOne),
+            p2pGeometryOneByOneMedianMicroseconds: median(geometryOneByOne),
+            snap20TogetherMedianMicroseconds: median(snap20Together),
+            snap20OneByOneMedianMicroseconds: median(snap20OneByOne),
             climbListMegabytes: index.labels.map { Double($0.climbByteCount) / 1_048_576 },
             unpackedShortcutMegabytes: Double(index.hierarchy.unpackedShortcutByteCount) / 1_048_576)
     }

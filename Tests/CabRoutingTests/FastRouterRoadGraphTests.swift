@@ -73,6 +73,38 @@ import Testing
         try Self.checkAgainstDijkstra(graph, pairs: 150, seed: seed)
     }
 
+    /// Labels on the upper hierarchy only, with precomputed climbs: the batched many-to-one and one-to-many
+    /// (snapped points, and coordinates snapped all together, some of them off the map) equal plain Dijkstra for
+    /// every driver, and the batched snap equals snapping one point at a time.
+    @Test(arguments: [(7, 3_000), (8, 12_000)] as [(UInt64, Int)])
+    func batchedManyToOneBelowTheLabelsEqualsDijkstra(seed: UInt64, entryLimit: Int) throws {
+        let graph = SyntheticCity.grid(rows: 25, cols: 30, seed: seed)
+        let index = FastRouterIndex(
+            graph: ContractionGraph(roadGraph: graph), configuration: .init(hubLabelEntryLimit: entryLimit))
+        let labels = try #require(index.labels)
+        #expect(!labels.coversEveryNode && labels.climbs != nil)
+        let router = FastRouter(index: index, graph: graph)
+        let snapper = Snapper(graph: graph, maxDistanceMeters: 30)
+        var dijkstra = DijkstraRouter(graph: graph)
+        // Random points over the bounding box: some are more than 30 m from a road (nil), one is invalid.
+        var coordinates = Self.randomPoints(graph, count: 101, seed: seed)
+        coordinates[17] = Coordinate(latitude: 95, longitude: 0)
+        let batch = snapper.snap(coordinates)
+        #expect(batch == coordinates.map { try? snapper.snap($0) })
+        let pickup = try #require(batch.last ?? nil)
+        let drivers = Array(coordinates.prefix(100))
+        let expected = batch.prefix(100).map { point in
+            point.flatMap { dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph)) }
+        }
+        #expect(expected.contains(nil) && expected.contains { $0 != nil })
+        #expect(try router.durationsMilliseconds(from: drivers, to: pickup.query, snappingWith: snapper) == expected)
+        let snapped = batch.prefix(100).compactMap { $0 }
+        let toPickup = snapped.map { dijkstra.durationMilliseconds(RouteEndpoints(start: $0, end: pickup, in: graph)) }
+        #expect(router.durationsMilliseconds(from: snapped, to: pickup) == toPickup)
+        let back = snapped.map { dijkstra.durationMilliseconds(RouteEndpoints(start: pickup, end: $0, in: graph)) }
+        #expect(router.durationsMilliseconds(from: pickup, to: snapped) == back)
+    }
+
     @Test func pointsOnTheSamePieceUseTheDirectLeg() throws {
         let graph = SyntheticCity.grid(rows: 5, cols: 5, seed: 9)
         let router = FastRouter(index: FastRouterIndex(graph: ContractionGraph(roadGraph: graph)), graph: graph)
