@@ -62,7 +62,48 @@ enum ClusterFunctions {
           return last
         end
 
+        -- Membership: KEYS[1] the members' hash; ARGV node, alive window (ms), map, tariff, line, mode ('join' or
+        -- 'beat'). Forgets nodes not seen within the window; compares the map and tariff with every live node's.
+        -- 'join' registers only when they agree, 'beat' always refreshes. Returns {'ok'|'map'|'tariff', node, entry}.
+        local function join(keys, args)
+          local node, alive, map, tariff, line, mode = args[1], tonumber(args[2]), args[3], args[4], args[5], args[6]
+          local now = redis.call('TIME')
+          local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+          local all = redis.call('HGETALL', keys[1])
+          local verdict = {'ok', '', ''}
+          for i = 1, #all, 2 do
+            local other, stored = all[i], all[i + 1]
+            if other ~= node then
+              local seen, omap, otariff = string.match(stored, '^(%d+)\\t([^\\t]*)\\t([^\\t]*)\\t')
+              if seen and nowMs - tonumber(seen) > alive then
+                redis.call('HDEL', keys[1], other)
+              elseif seen and verdict[1] == 'ok' then
+                if omap ~= map then
+                  verdict = {'map', other, stored}
+                elseif otariff ~= tariff then
+                  verdict = {'tariff', other, stored}
+                end
+              end
+            end
+          end
+          if verdict[1] == 'ok' or mode == 'beat' then
+            redis.call('HSET', keys[1], node, string.format('%d', nowMs) .. '\\t' .. line)
+          end
+          return verdict
+        end
+
+        -- An offer ended: KEYS[1] the driver's offer; ARGV the trip. Deletes it only if it is still that trip's.
+        local function drop_offer(keys, args)
+          local current = redis.call('GET', keys[1])
+          if current and string.sub(current, 1, #args[1] + 1) == args[1] .. '\\n' then
+            return redis.call('DEL', keys[1])
+          end
+          return 0
+        end
+
         redis.register_function('cab_put_latest', put_latest)
+        redis.register_function('cab_drop_offer', drop_offer)
+        redis.register_function('cab_join', join)
         redis.register_function('cab_take', take)
         redis.register_function('cab_next_ids', next_ids)
         """

@@ -187,4 +187,69 @@ import Testing
         // The follower pins "$" at its first connect; announce until it hears (the first may precede that).
         #expect(eventually(within: 5) { (try? onA.announce("ab12")) != nil && heard.withLock { $0.contains("ab12") } })
     }
+
+    static func identity(_ node: String, map: String, tariff: String = "{\"per_km\":120}")
+        -> ClusterMembership.Identity
+    {
+        ClusterMembership.Identity(node: node, map: map, mapDescription: "\(map).osm.pbf", tariff: tariff)
+    }
+
+    @Test func aNodeWithAnotherMapOrTariffIsRefusedAtJoinAndALeftNodeNoLongerCounts() throws {
+        let server = try RedisTestServer()
+        defer { server.stop() }
+        let endpoint = try #require(RedisEndpoint(url: server.url))
+        let member = { (identity: ClusterMembership.Identity) in
+            ClusterMembership(redis: RedisClient(endpoint), keys: Self.keys, identity: identity)
+        }
+        let a = member(Self.identity("a", map: "monaco"))
+        #expect(try a.join() == .joined, "the first node of a city")
+        #expect(try member(Self.identity("b", map: "monaco")).join() == .joined, "same map and tariff")
+        let other = member(Self.identity("c", map: "liechtenstein"))
+        guard case .otherMap(let holder) = try other.join() else {
+            Issue.record("a node with another map must be refused")
+            return
+        }
+        #expect(
+            ["a", "b"].contains(holder.node) && holder.mapDescription == "monaco.osm.pbf" && holder.map == "monaco")
+        let dearer = member(Self.identity("d", map: "monaco", tariff: "{\"per_km\":150}"))
+        guard case .otherTariff(let charging) = try dearer.join() else {
+            Issue.record("a node with another tariff must be refused")
+            return
+        }
+        #expect(charging.tariff == "{\"per_km\":120}")
+        #expect(try a.members().map(\.node) == ["a", "b"], "refused nodes are not registered")
+        // Once the monaco nodes have left, the city may move to another map.
+        a.leave()
+        member(Self.identity("b", map: "monaco")).leave()
+        #expect(try other.join() == .joined)
+    }
+
+    @Test func aDriversOpenOfferIsSeenFromEveryNodeUntilItEnds() throws {
+        let server = try RedisTestServer()
+        defer { server.stop() }
+        let endpoint = try #require(RedisEndpoint(url: server.url))
+        let onA = ClusterTripBus(endpoint: endpoint, keys: Self.keys)
+        let onB = ClusterTripBus(endpoint: endpoint, keys: Self.keys)
+        let driver = Self.id("dr_offer")
+        let trip = BookingID.random()
+        let now = Instant(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1_000))
+        let offer = TripOffer(
+            tripID: trip, pickup: Coordinate(latitude: 60.17, longitude: 24.94),
+            dropoff: Coordinate(latitude: 60.16, longitude: 24.95), pickupName: "Rautatientori \"A\"\n",
+            dropoffName: nil, etaSeconds: 240, expiresAt: now.adding(seconds: 30))
+        #expect(onB.openOffer(for: driver, at: now) == nil)
+        onA.publish(.offer(offer), to: .driver(driver))
+        onA.flush()
+        #expect(onB.openOffer(for: driver, at: now) == offer)
+        #expect(onB.openOffer(for: driver, at: now.adding(seconds: 31)) == nil, "a lapsed offer is not re-sent")
+        // Another trip's end leaves the offer; this trip's withdrawal removes it.
+        onA.publish(.offerWithdrawn(BookingID.random(), reason: "taken"), to: .driver(driver))
+        onA.flush()
+        #expect(onB.openOffer(for: driver, at: now) == offer)
+        onA.publish(.offerWithdrawn(trip, reason: "taken"), to: .driver(driver))
+        onA.flush()
+        #expect(onB.openOffer(for: driver, at: now) == nil)
+        server.stopServer()
+        #expect(onB.openOffer(for: driver, at: now) == nil, "Redis away: no offer, no error")
+    }
 }

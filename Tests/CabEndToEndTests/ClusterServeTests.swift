@@ -168,6 +168,98 @@ struct ClusterServeTests {
         #expect(cluster.nearbyLatitude(on: c, of: driver.id) == 60.172)
     }
 
+    /// Reads `stream` until `needles` all appeared (true) or it ends or times out (false); what it read.
+    static func read(_ stream: HTTPTestConnection, until needles: [String]) -> (found: Bool, text: String) {
+        var text = ""
+        while !needles.allSatisfy(text.contains) {
+            guard let chunk = try? stream.readChunk() else { return (false, text) }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return (true, text)
+    }
+
+    @Test("an offer made on A is sent again when the driver opens their stream on B")
+    func openOfferResentOnAnotherNode() throws {
+        let cluster = try Cluster()
+        defer { cluster.stop() }
+        let driver = try cluster.driver(on: cluster.a, "Onni")
+        let auth = ["Authorization": "Bearer \(driver.token)"]
+        let onA = try HTTPTestConnection(port: cluster.a.port, timeoutSeconds: 20)
+        try onA.sendRequest("GET", "/v1/driver/stream", headers: auth)
+        #expect(try onA.readHead().status == 200)
+        #expect(
+            try cluster.a.request("POST", "/v1/driver/status", json: ["status": "online"], headers: auth).status == 200)
+        #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1701, lon: 24.9386, at: Date()) == 200)
+        let rider = try cluster.a.request("POST", "/v1/riders", json: ["name": "Rider"])
+        let riderToken = try #require(rider.jsonObject?["token"] as? String, "\(rider.text)")
+        let booked = try cluster.a.request(
+            "POST", "/v1/bookings",
+            json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
+            headers: ["Authorization": "Bearer \(riderToken)", "Idempotency-Key": UUID().uuidString])
+        let trip = try #require(booked.jsonObject?["id"] as? String, "\(booked.text)")
+        #expect(Self.read(onA, until: ["event: offer", trip]).found, "A offers the trip to the driver")
+
+        // The driver's app reconnects through the load balancer and lands on B, which did not make the offer.
+        let onB = try HTTPTestConnection(port: cluster.b.port, timeoutSeconds: 5)
+        try onB.sendRequest("GET", "/v1/driver/stream", headers: auth)
+        #expect(try onB.readHead().status == 200)
+        let resent = Self.read(onB, until: ["event: offer", trip])
+        #expect(resent.found, "B's driver stream: \(resent.text.prefix(600))")
+    }
+
+    /// `cab serve ARGS` with a deadline (a node that wrongly starts is stopped after a minute, failing the test
+    /// instead of hanging it).
+    static func serveUntilRefused(_ arguments: [String]) throws -> CabProcess.Result {
+        try CabProcess.run(
+            executable: URL(fileURLWithPath: "/usr/bin/timeout"),
+            ["60", CabProcess.executableURL.path, "serve", "--port", "0"] + arguments)
+    }
+
+    @Test("a node with another map or tariff than the city's nodes is refused at join, saying what each runs")
+    func anotherMapOrTariffIsRefusedAtJoin() throws {
+        let redis = try RedisTestServer()
+        defer { redis.stop() }
+        let monaco = try ImportedMap.freshCopy("monaco")
+        let monacoAgain = try ImportedMap.freshCopy("monaco")
+        let liechtenstein = try ImportedMap.freshCopy("liechtenstein-latest")
+        let tariff = FileManager.default.temporaryDirectory.appendingPathComponent("tariff-\(UUID().uuidString).json")
+        try Data(#"{"currency": "EUR", "per_km": 150}"#.utf8).write(to: tariff)
+        defer { for d in [monaco, monacoAgain, liechtenstein, tariff] { try? FileManager.default.removeItem(at: d) } }
+        let a = try ServerProcess(dataDirectory: monaco, extraArguments: ["--redis", redis.url, "--node-id", "node-a"])
+        defer { _ = a.stop() }
+
+        let otherMap = try Self.serveUntilRefused([
+            "--data", liechtenstein.path, "--redis", redis.url, "--node-id", "node-b",
+        ])
+        #expect(otherMap.status == 65, "\(otherMap.standardError)")
+        for needle in ["node-a", "monaco.osm.pbf", "liechtenstein-latest.osm.pbf", "cab import", "cluster.city"] {
+            #expect(otherMap.standardError.contains(needle), "\(needle): \(otherMap.standardError)")
+        }
+        let otherTariff = try Self.serveUntilRefused([
+            "--data", monacoAgain.path, "--redis", redis.url, "--node-id", "node-b", "--tariff", tariff.path,
+        ])
+        #expect(otherTariff.status == 64, "\(otherTariff.standardError)")
+        #expect(otherTariff.standardError.contains("tariff") && otherTariff.standardError.contains("150"))
+
+        // The same map and tariff join; another city may run another map.
+        let b = try ServerProcess(
+            dataDirectory: monacoAgain, extraArguments: ["--redis", redis.url, "--node-id", "node-b"])
+        defer { _ = b.stop() }
+        #expect(try b.request("GET", "/healthz").status == 200)
+        let elsewhere = try ServerProcess(
+            dataDirectory: liechtenstein,
+            extraArguments: ["--redis", redis.url, "--node-id", "node-c", "--config", try Self.cityFile("vaduz").path])
+        defer { _ = elsewhere.stop() }
+        #expect(try elsewhere.request("GET", "/healthz").status == 200)
+    }
+
+    /// A configuration file setting `cluster.city`.
+    static func cityFile(_ city: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("city-\(UUID().uuidString).json")
+        try Data(#"{"cluster": {"city": "\#(city)"}}"#.utf8).write(to: file)
+        return file
+    }
+
     @Test("a bad --redis URL or node id exits 64 naming the key")
     func badClusterSettingsExit64() throws {
         let data = try ImportedMap.dataDirectory().path
