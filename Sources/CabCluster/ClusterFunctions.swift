@@ -51,15 +51,40 @@ enum ClusterFunctions {
           return {0, math.ceil((cost - tokens) * 1000 / rate)}
         end
 
-        -- Dense ids: KEYS[1] the counter; ARGV count, floor (the highest id the caller has seen, so ids keep
-        -- increasing after the counter was lost with a restart). Returns the last id of the block.
+        -- Reserves `count` dense ids from the counter `key` and returns the block's last. A missing counter (a new
+        -- or restarted server without persistence) starts above `floor` (the highest id the caller has seen) and
+        -- above the server's clock in microseconds, so ids keep increasing across a restart of Redis.
+        local function reserve(key, count, floor)
+          if redis.call('EXISTS', key) == 0 then
+            local now = redis.call('TIME')
+            local start = math.max(floor, tonumber(now[1]) * 1000000 + tonumber(now[2]))
+            redis.call('SET', key, string.format('%d', start))
+          elseif floor > 0 and tonumber(redis.call('GET', key)) < floor then
+            redis.call('SET', key, string.format('%d', floor))
+          end
+          return redis.call('INCRBY', key, count)
+        end
+
+        -- Dense ids: KEYS[1] the counter; ARGV count, floor. Returns the last id of the block.
         local function next_ids(keys, args)
-          local current = tonumber(redis.call('GET', keys[1]) or '0')
-          local floor = tonumber(args[2])
-          if current < floor then current = floor end
-          local last = current + tonumber(args[1])
-          redis.call('SET', keys[1], last)
-          return last
+          return reserve(keys[1], tonumber(args[1]), tonumber(args[2]))
+        end
+
+        -- One batch of positions as fleet events: KEYS the counter, the stream, the newest-position hash; ARGV node,
+        -- max stream entries, floor, the batch (lines), then driver, time_ms, line triples for the hash. Numbers
+        -- the batch's lines from the counter and appends it in the same step, so that the stream's order is the
+        -- ids' order on every node. Returns the id of the batch's first line.
+        local function publish(keys, args)
+          local count = 0
+          for i = 5, #args, 3 do count = count + 1 end
+          local last = reserve(keys[1], count, tonumber(args[3]))
+          local first = last - count + 1
+          redis.call('XADD', keys[2], 'MAXLEN', '~', args[2], '*', 'node', args[1],
+            'first', string.format('%d', first), 'p', args[4])
+          local latest = {}
+          for i = 5, #args do latest[#latest + 1] = args[i] end
+          put_latest({keys[3]}, latest)
+          return first
         end
 
         -- Membership: KEYS[1] the members' hash; ARGV node, alive window (ms), map, tariff, line, mode ('join' or
@@ -106,6 +131,7 @@ enum ClusterFunctions {
         redis.register_function('cab_join', join)
         redis.register_function('cab_take', take)
         redis.register_function('cab_next_ids', next_ids)
+        redis.register_function('cab_publish', publish)
         """
 
     /// Calls `name`, loading the library first when the server does not have it (a new or restarted server).

@@ -109,7 +109,9 @@ extension ServiceLoader {
                 }
             })
         tracking.connect(link)
-        let warm = link.start(applying: { [weak tracking] positions in tracking?.applyReplicated(positions) })
+        let warm = link.start(
+            applying: { [weak tracking] positions in tracking?.applyReplicated(positions) },
+            events: { [weak tracking] events in tracking?.applyClusterEvents(events) })
         Log.info(
             "cluster joined",
             ["node": cluster.node, "city": cluster.city, "redis": "\(cluster.endpoint)", "warm_positions": "\(warm)"])

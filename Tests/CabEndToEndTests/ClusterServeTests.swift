@@ -8,24 +8,37 @@ import Testing
 /// in `/healthz` and `/metrics`) and positions flow again once Redis is back.
 @Suite("cab serve cluster over Redis", .serialized)
 struct ClusterServeTests {
-    /// Two nodes, each with its own copy of the map, over one PostgreSQL and one Redis.
+    /// Two nodes (or more), each with its own copy of the map, over one PostgreSQL and one Redis.
     final class Cluster {
         let postgres: PostgresTestServer
         let redis: RedisTestServer
-        let a: ServerProcess
-        let b: ServerProcess
+        let nodes: [ServerProcess]
+        var a: ServerProcess { nodes[0] }
+        var b: ServerProcess { nodes[1] }
+        var c: ServerProcess { nodes[2] }
         let dispatcher: String
         private let directories: [URL]
 
-        init() throws {
+        /// `count` nodes `node-a`, `node-b`...; `settings(i)` is node i's configuration file's JSON, if any.
+        init(count: Int = 2, settings: (Int) -> String? = { _ in nil }) throws {
             postgres = try PostgresTestServer()
             redis = try RedisTestServer()
-            let dataA = try ImportedMap.freshCopy("helsinki")
-            let dataB = try ImportedMap.freshCopy("helsinki")
-            directories = [dataA, dataB]
+            var directories: [URL] = []
+            var nodes: [ServerProcess] = []
             let shared = ["--postgres", postgres.conninfo, "--redis", redis.url]
-            a = try ServerProcess(dataDirectory: dataA, extraArguments: shared + ["--node-id", "node-a"])
-            b = try ServerProcess(dataDirectory: dataB, extraArguments: shared + ["--node-id", "node-b"])
+            for i in 0..<count {
+                let data = try ImportedMap.freshCopy("helsinki")
+                directories.append(data)
+                var arguments = shared + ["--node-id", "node-" + String(UnicodeScalar(UInt8(97 + i)))]
+                if let json = settings(i) {
+                    let file = data.appendingPathComponent("cab-test-config.json")
+                    try Data(json.utf8).write(to: file)
+                    arguments += ["--config", file.path]
+                }
+                nodes.append(try ServerProcess(dataDirectory: data, extraArguments: arguments))
+            }
+            self.directories = directories
+            self.nodes = nodes
             let created = try CabProcess.run(
                 ["admin", "create-dispatcher", "--postgres", postgres.conninfo, "Dispatch"])
             try #require(created.status == 0, "create-dispatcher failed: \(created.standardError)")
@@ -33,8 +46,7 @@ struct ClusterServeTests {
         }
 
         func stop() {
-            _ = a.stop()
-            _ = b.stop()
+            for node in nodes { _ = node.stop() }
             redis.stop()
             postgres.stop()
             for d in directories { try? FileManager.default.removeItem(at: d) }
@@ -205,6 +217,90 @@ struct ClusterServeTests {
         #expect(try onB.readHead().status == 200)
         let resent = Self.read(onB, until: ["event: offer", trip])
         #expect(resent.found, "B's driver stream: \(resent.text.prefix(600))")
+    }
+
+    /// The position events of an SSE text: (id, latitude), in order.
+    static func positionEvents(_ text: String) -> [(id: UInt64, lat: Double)] {
+        text.components(separatedBy: "\n\n").compactMap { block in
+            let lines = block.split(separator: "\n")
+            guard lines.contains("event: position"),
+                let id = lines.first(where: { $0.hasPrefix("id: ") }).flatMap({ UInt64($0.dropFirst(4)) }),
+                let data = lines.first(where: { $0.hasPrefix("data: ") }),
+                let object = try? JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8)) as? [String: Any],
+                let lat = object["lat"] as? Double
+            else { return nil }
+            return (id, lat)
+        }
+    }
+
+    /// A dispatcher's fleet stream on `node`, resuming after `lastEventID`.
+    func fleetStream(_ cluster: Cluster, on node: ServerProcess, after lastEventID: UInt64? = nil) throws
+        -> HTTPTestConnection
+    {
+        let stream = try HTTPTestConnection(port: node.port, timeoutSeconds: 10)
+        var headers = ["Authorization": "Bearer \(cluster.dispatcher)"]
+        if let lastEventID { headers["Last-Event-ID"] = "\(lastEventID)" }
+        try stream.sendRequest("GET", "/v1/fleet/stream", headers: headers)
+        #expect(try stream.readHead().status == 200)
+        return stream
+    }
+
+    @Test("a fleet stream moved from A to C with Last-Event-ID has no gap; beyond B's window: a gap event, a snapshot")
+    func fleetStreamResumesOnAnotherNode() throws {
+        let cluster = try Cluster(count: 3) { i in
+            i == 1 ? #"{"tracking": {"tick_ms": 100, "replay_capacity": 3}}"# : #"{"tracking": {"tick_ms": 100}}"#
+        }
+        defer { cluster.stop() }
+        let drivers = try (0..<3).map { try cluster.driver(on: cluster.a, "Driver\($0)") }
+        let start = Date().addingTimeInterval(-30)  // fixes a second apart, all in the past
+        // Fix i: driver i % 3 posts to node i % 3, at latitude 60.17ii (as the server writes it back).
+        let latitude = { (i: Int) in Double("60.17" + (i < 10 ? "0" : "") + String(i))! }
+        func post(_ range: Range<Int>) throws {
+            for i in range {
+                let status = try cluster.post(
+                    cluster.nodes[i % 3], token: drivers[i % 3].token, lat: latitude(i), lon: 24.94,
+                    at: start.addingTimeInterval(Double(i)))
+                #expect(status == 200)
+            }
+        }
+        // A node sends its drivers' newest positions every 20 ms: a driver's fix may be replaced by its next
+        // before it is sent (no event, no id). Each driver's last fix of a round is always an event.
+        let lastOfRound = { (round: Range<Int>) in round.suffix(3).map { "\"lat\":\(latitude($0))" } }
+
+        let onA = try fleetStream(cluster, on: cluster.a)
+        let watchingB = try fleetStream(cluster, on: cluster.b)
+        try post(0..<6)
+        let first = Self.read(onA, until: lastOfRound(0..<6))
+        #expect(first.found, "A's fleet stream: \(first.text.prefix(800))")
+        let seenOnA = Self.positionEvents(first.text)
+        let lastOnA = try #require(seenOnA.last?.id)
+        #expect(seenOnA.map(\.id) == Array(seenOnA[0].id...lastOnA), "dense on A: \(seenOnA.map(\.id))")
+
+        // The client's connection drops; six more fixes; it reconnects through the load balancer to C.
+        try post(6..<12)
+        let onC = try fleetStream(cluster, on: cluster.c, after: lastOnA)
+        let resumed = Self.read(onC, until: lastOfRound(6..<12))
+        #expect(resumed.found, "C's fleet stream: \(resumed.text.prefix(800))")
+        #expect(!resumed.text.contains("event: gap"))
+        let seenOnC = Self.positionEvents(resumed.text)
+        #expect(seenOnC.first?.id == lastOnA + 1, "continues right after A's last id: \(seenOnC.map(\.id))")
+        #expect(seenOnC.map(\.id) == Array((lastOnA + 1)...(seenOnC.last?.id ?? lastOnA)), "no gap")
+        #expect(seenOnC.allSatisfy { $0.lat >= latitude(6) }, "nothing A sent comes again")
+
+        // B keeps three events: resuming after A's first id is beyond its window.
+        #expect(Self.read(watchingB, until: lastOfRound(6..<12)).found, "B has ticked the second round")
+        let onB = try fleetStream(cluster, on: cluster.b, after: seenOnA[0].id)
+        let beyond = Self.read(
+            onB,
+            until: ["event: snapshot", drivers[0].id, drivers[1].id, drivers[2].id, "id: \(seenOnC.last?.id ?? 0)\n"])
+        #expect(beyond.found, "B's fleet stream: \(beyond.text.prefix(800))")
+        // It kept the newest three: the gap counts those before them, after the client's id.
+        let keptOnB = Self.positionEvents(beyond.text).map(\.id)
+        let newest = try #require(seenOnC.last?.id)
+        #expect(keptOnB.count == 3 && keptOnB.last ?? 0 >= newest, "\(keptOnB)")
+        let missed = (keptOnB.first ?? 0) - seenOnA[0].id - 1
+        #expect(beyond.text.contains("event: gap\ndata: {\"missed\":\(missed),"), "\(beyond.text.prefix(400))")
+        #expect(beyond.text.contains("\"after\":\(seenOnA[0].id)"), "\(beyond.text.prefix(400))")
     }
 
     /// `cab serve ARGS` with a deadline (a node that wrongly starts is stopped after a minute, failing the test
