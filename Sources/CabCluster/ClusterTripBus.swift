@@ -6,8 +6,10 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A `TripNotificationBus` for a cluster node: delivers in this process as `InProcessTripBus` does, and keeps each
-/// driver's open offer in Redis (`cab:{city}:offer:{driver}`, expiring with the offer), so that the driver's stream
+/// A `TripNotificationBus` for a cluster node: delivers in this process as `InProcessTripBus` does, forwards every
+/// notification to the other nodes (`cab:{city}:trip-events`, a stream every node follows: a rider's stream on C
+/// hears what A's dispatch tells the trip, a driver's stream on B an offer A made), and keeps each driver's open
+/// offer in Redis (`cab:{city}:offer:{driver}`, expiring with the offer), so that the driver's stream
 /// on any node re-sends an offer another node made. An offer withdrawn, taken or ended is removed (only if it is
 /// still that trip's, `cab_drop_offer`).
 ///
@@ -21,20 +23,53 @@ public final class ClusterTripBus: TripNotificationBus {
     private let writes = DispatchQueue(label: "swiftcab.cluster.offers")
     private let queued = Atomic<Int>(0)
     private let downUntil = Mutex<ContinuousClock.Instant?>(nil)
+    private let reader = Mutex<RedisStreamReader?>(nil)
+    private let endpoint: RedisEndpoint
+    private let node: String
     /// Most offer writes waiting for Redis.
     public let maxQueuedWrites: Int
 
-    /// A bus for `keys`' city over the Redis at `endpoint`.
+    /// A bus of `node` for `keys`' city over the Redis at `endpoint`; `start()` follows the other nodes.
     public init(
-        endpoint: RedisEndpoint, keys: ClusterKeys, timeoutMilliseconds: Int = 250, maxQueuedWrites: Int = 10_000
+        endpoint: RedisEndpoint, keys: ClusterKeys, node: String, timeoutMilliseconds: Int = 250,
+        maxQueuedWrites: Int = 10_000
     ) {
         redis = RedisClient(endpoint, timeoutMilliseconds: timeoutMilliseconds)
+        self.endpoint = endpoint
+        self.node = node
         self.keys = keys
         self.maxQueuedWrites = maxQueuedWrites
     }
 
+    /// Follows the other nodes' notifications (from now on) on a thread of its own, until `stop()`.
+    public func start() {
+        let node = self.node
+        let stream = RedisStreamReader(endpoint, streams: [(key: keys.tripEvents, after: "$")]) {
+            [weak self] entries in
+            for entry in entries where entry.value("node") != node {
+                guard let self, let text = entry.value("n"),
+                    let forwarded = try? JSONDecoder().decode(ForwardedTripNotification.self, from: Data(text.utf8)),
+                    let audience = forwarded.audience
+                else { continue }
+                if forwarded.kind == "finish", case .trip(let trip) = audience {
+                    local.finish(trip: trip)
+                } else if let notification = forwarded.notification {
+                    local.publish(notification, to: audience)
+                }
+            }
+        }
+        reader.withLock { $0 = stream }
+        stream.start()
+    }
+
+    /// Stops following the other nodes.
+    public func stop() {
+        reader.takeAndStop()
+    }
+
     public func publish(_ notification: TripNotification, to audience: TripAudience) {
         local.publish(notification, to: audience)
+        forward(ForwardedTripNotification(notification, to: audience))
         guard case .driver(let driver) = audience else { return }
         switch notification {
         case .offer(let offer):
@@ -53,7 +88,18 @@ public final class ClusterTripBus: TripNotificationBus {
         }
     }
 
-    public func finish(trip: BookingID) { local.finish(trip: trip) }
+    public func finish(trip: BookingID) {
+        local.finish(trip: trip)
+        forward(ForwardedTripNotification(audience: .trip(trip), kind: "finish"))
+    }
+
+    private func forward(_ forwarded: ForwardedTripNotification) {
+        // Plain values only: encoding cannot fail.
+        guard let data = try? JSONEncoder().encode(forwarded) else { return }
+        let text = String(decoding: data, as: UTF8.self)
+        let (key, node) = (keys.tripEvents, self.node)
+        write { redis in _ = try redis.command("XADD", key, "MAXLEN", "~", 10_000, "*", "node", node, "n", text) }
+    }
 
     public func subscribe(_ receiver: any TripNotificationReceiver, to audience: TripAudience) {
         local.subscribe(receiver, to: audience)
@@ -95,6 +141,9 @@ public final class ClusterTripBus: TripNotificationBus {
 }
 
 extension ClusterKeys {
+    /// The stream of trip notifications every node forwards to the others.
+    public var tripEvents: String { prefix + "trip-events" }
+
     /// The open offer of `driver` (a trip id, a newline, the offer's JSON), expiring with it.
     public func offer(_ driver: String) -> String { prefix + "offer:" + driver }
 }

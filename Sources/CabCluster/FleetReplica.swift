@@ -96,11 +96,7 @@ public final class FleetReplica: Sendable {
 
     /// Stops following the stream.
     public func stop() {
-        let r = reader.withLock { r in
-            defer { r = nil }
-            return r
-        }
-        r?.stop()
+        reader.takeAndStop()
     }
 
     private func deliver(_ positions: [ReplicatedPosition]) {

@@ -162,11 +162,10 @@ public final class RedisFleetReplication: FleetReplication {
 
     public func stop() {
         publisher.stop()
-        let follower = replica.withLock { r in
+        replica.withLock { r in
             defer { r = nil }
             return r
-        }
-        follower?.stop()
+        }?.stop()
     }
 
     private func readerSaw(_ event: RedisEvent) {

@@ -62,11 +62,13 @@ enum ServiceLoader {
         return services
     }
 
-    /// The trip notifications' bus: a cluster node's keeps each driver's open offer in Redis (a driver's stream on
-    /// any node re-sends it), a single node's lives in the process.
+    /// The trip notifications' bus: a cluster node's forwards them to the other nodes and keeps each driver's open
+    /// offer in Redis (a driver's stream on any node re-sends it); a single node's lives in the process.
     static func tripBus(_ settings: ServeSettings) -> any TripNotificationBus {
         guard let cluster = settings.cluster else { return InProcessTripBus() }
-        return ClusterTripBus(endpoint: cluster.endpoint, keys: ClusterKeys(city: cluster.city))
+        let bus = ClusterTripBus(endpoint: cluster.endpoint, keys: ClusterKeys(city: cluster.city), node: cluster.node)
+        bus.start()
+        return bus
     }
 
     /// The durable store: PostgreSQL when `store.postgres_url` is set (several nodes may share it), else the data

@@ -229,8 +229,8 @@ import Testing
         let server = try RedisTestServer()
         defer { server.stop() }
         let endpoint = try #require(RedisEndpoint(url: server.url))
-        let onA = ClusterTripBus(endpoint: endpoint, keys: Self.keys)
-        let onB = ClusterTripBus(endpoint: endpoint, keys: Self.keys)
+        let onA = ClusterTripBus(endpoint: endpoint, keys: Self.keys, node: "A")
+        let onB = ClusterTripBus(endpoint: endpoint, keys: Self.keys, node: "B")
         let driver = Self.id("dr_offer")
         let trip = BookingID.random()
         let now = Instant(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1_000))
@@ -298,5 +298,53 @@ import Testing
         #expect(eventually(within: 5) { b.flush() })
         #expect(eventually(within: 5) { onC.ids.count == 7 })
         #expect((onC.ids.last ?? 0) > ids[5], "\(onC.ids)")
+    }
+
+    /// What a trip's stream on one node received.
+    final class Receiver: TripNotificationReceiver {
+        let received = Mutex<[TripNotification]>([])
+        let finished = Atomic<Bool>(false)
+        func receive(_ notification: TripNotification) { received.withLock { $0.append(notification) } }
+        func finish() { finished.store(true, ordering: .relaxed) }
+    }
+
+    @Test func whatOneNodeTellsATripReachesItsFollowersOnTheOtherNodesOnce() throws {
+        let server = try RedisTestServer()
+        defer { server.stop() }
+        let endpoint = try #require(RedisEndpoint(url: server.url))
+        let onA = ClusterTripBus(endpoint: endpoint, keys: Self.keys, node: "A")
+        let onC = ClusterTripBus(endpoint: endpoint, keys: Self.keys, node: "C")
+        onA.start()
+        onC.start()
+        defer {
+            onA.stop()
+            onC.stop()
+        }
+        let trip = BookingID.random()
+        let riderOnA = Receiver()
+        let riderOnC = Receiver()
+        onA.subscribe(riderOnA, to: .trip(trip))
+        onC.subscribe(riderOnC, to: .trip(trip))
+        let position = TripPosition(
+            coordinate: Coordinate(latitude: 60.17, longitude: 24.94), headingDegrees: 90,
+            time: Instant(millisecondsSinceEpoch: 1_796_000_000_123))
+        let alert = ArrivalAlert.arriving(withinSeconds: 120, etaSeconds: 110)
+        let sent: [TripNotification] = [
+            .status(trip, .arriving, driver: nil), .position(position), .pickupETA(seconds: 110), .alert(alert),
+            .redispatch(trip, reason: .pickupOverdue),
+        ]
+        // Published until C's follower (which pins "$" at its first connect) has heard them all.
+        #expect(
+            eventually(within: 5) {
+                riderOnC.received.withLock { $0.removeAll() }
+                for n in sent { onA.publish(n, to: .trip(trip)) }
+                onA.flush()
+                return eventually(within: 0.5) { riderOnC.received.withLock { $0.count } >= sent.count }
+            })
+        #expect(riderOnC.received.withLock { Array($0.suffix(sent.count)) } == sent)
+        #expect(riderOnA.received.withLock { $0.count }.isMultiple(of: sent.count), "A delivers its own once")
+        onA.finish(trip: trip)
+        onA.flush()
+        #expect(eventually(within: 5) { riderOnC.finished.load(ordering: .relaxed) }, "the trip's end ends C's stream")
     }
 }

@@ -303,6 +303,77 @@ struct ClusterServeTests {
         #expect(beyond.text.contains("\"after\":\(seenOnA[0].id)"), "\(beyond.text.prefix(400))")
     }
 
+    @Test(
+        "three nodes: a fix posted to A reaches a rider's stream on C; B frozen (SIGSTOP), the others serve; B catches up"
+    )
+    func threeNodesOneFrozen() throws {
+        let cluster = try Cluster(count: 3) { _ in #"{"tracking": {"tick_ms": 100}}"# }
+        defer { cluster.stop() }
+        let (a, b, c) = (cluster.a, cluster.b, cluster.c)
+        // A driver on A takes a rider's trip booked on A.
+        let driver = try cluster.driver(on: a, "Ilmari")
+        let auth = ["Authorization": "Bearer \(driver.token)"]
+        let driverStream = try HTTPTestConnection(port: a.port, timeoutSeconds: 20)
+        try driverStream.sendRequest("GET", "/v1/driver/stream", headers: auth)
+        #expect(try driverStream.readHead().status == 200)
+        #expect(try a.request("POST", "/v1/driver/status", json: ["status": "online"], headers: auth).status == 200)
+        let start = Date().addingTimeInterval(-30)
+        #expect(try cluster.post(a, token: driver.token, lat: 60.1701, lon: 24.9386, at: start) == 200)
+        let rider = try a.request("POST", "/v1/riders", json: ["name": "Rider"])
+        let riderAuth = ["Authorization": "Bearer \(try #require(rider.jsonObject?["token"] as? String))"]
+        let booked = try a.request(
+            "POST", "/v1/bookings",
+            json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
+            headers: riderAuth.merging(["Idempotency-Key": UUID().uuidString]) { $1 })
+        let trip = try #require(booked.jsonObject?["id"] as? String, "\(booked.text)")
+        #expect(Self.read(driverStream, until: ["event: offer", trip]).found)
+        let accepted = try a.request("POST", "/v1/trips/\(trip)/accept", headers: auth)
+        #expect(accepted.jsonObject?["status"] as? String == "accepted", "\(accepted.text)")
+
+        // The rider's app lands on C; the driver keeps posting to A.
+        let riderStream = try HTTPTestConnection(port: c.port, timeoutSeconds: 10)
+        try riderStream.sendRequest("GET", "/v1/bookings/\(trip)/stream", headers: riderAuth)
+        #expect(try riderStream.readHead().status == 200)
+        #expect(Self.read(riderStream, until: ["event: status", "accepted"]).found)
+        #expect(try cluster.post(a, token: driver.token, lat: 60.1702, lon: 24.9386, at: start + 1) == 200)
+        let moved = Self.read(riderStream, until: ["event: position", "60.1702"])
+        #expect(moved.found, "C's rider stream: \(moved.text.prefix(600))")
+
+        // A dispatcher's fleet stream on C, and a second driver who posts to C.
+        let fleetOnC = try fleetStream(cluster, on: c)
+        let other = try cluster.driver(on: c, "Aada")
+        #expect(try cluster.post(c, token: other.token, lat: 60.1710, lon: 24.94, at: start) == 200)
+        let before = Self.positionEvents(Self.read(fleetOnC, until: ["\"lat\":60.171"]).text)
+        let lastBeforePause = try #require(before.last?.id)
+
+        // B freezes for three seconds: A and C keep ingesting, streaming and answering.
+        b.pause()
+        var resumed = false
+        defer { if !resumed { b.resume() } }
+        for (i, (otherLat, driverLat)) in [(60.1711, 60.1703), (60.1712, 60.1704), (60.1713, 60.1705)].enumerated() {
+            let second = Double(i + 1)
+            #expect(try cluster.post(c, token: other.token, lat: otherLat, lon: 24.94, at: start + second) == 200)
+            #expect(
+                try cluster.post(a, token: driver.token, lat: driverLat, lon: 24.9386, at: start + 1 + second) == 200)
+            Thread.sleep(forTimeInterval: 1)  // the outage is the point: B stays frozen for these seconds
+        }
+        #expect(eventually(within: 5) { cluster.nearbyLatitude(on: a, of: other.id) == 60.1713 })
+        #expect(Self.read(riderStream, until: ["60.1705"]).found, "C's rider stream kept moving")
+        let during = Self.read(fleetOnC, until: ["\"lat\":60.1713", "\"lat\":60.1705"])
+        #expect(during.found)
+        let newest = try #require(Self.positionEvents(during.text).last?.id)
+
+        // Thawed, B catches up from the stream: the newest positions, and its fleet window has what it missed.
+        b.resume()
+        resumed = true
+        #expect(eventually(within: 5) { cluster.nearbyLatitude(on: b, of: other.id) == 60.1713 })
+        let fleetOnB = try fleetStream(cluster, on: b, after: lastBeforePause)
+        let replayed = Self.read(fleetOnB, until: ["id: \(newest)\n"])
+        #expect(replayed.found && !replayed.text.contains("event: gap"), "\(replayed.text.prefix(600))")
+        let ids = Self.positionEvents(replayed.text).map(\.id)
+        #expect(ids == Array((lastBeforePause + 1)...newest), "B replays what it missed, without a gap: \(ids)")
+    }
+
     /// `cab serve ARGS` with a deadline (a node that wrongly starts is stopped after a minute, failing the test
     /// instead of hanging it).
     static func serveUntilRefused(_ arguments: [String]) throws -> CabProcess.Result {
