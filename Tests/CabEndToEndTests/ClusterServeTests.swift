@@ -367,6 +367,19 @@ struct ClusterServeTests {
         b.resume()
         resumed = true
         #expect(eventually(within: 5) { cluster.nearbyLatitude(on: b, of: other.id) == 60.1713 })
+        // The rider's app, and a shared tracking link, reconnect to B: each starts with the trip as it is now.
+        let riderOnB = try HTTPTestConnection(port: b.port, timeoutSeconds: 10)
+        try riderOnB.sendRequest("GET", "/v1/bookings/\(trip)/stream", headers: riderAuth)
+        #expect(try riderOnB.readHead().status == 200)
+        let snapshot = Self.read(riderOnB, until: ["event: status", "accepted", "event: position", "60.1705"])
+        #expect(snapshot.found, "B's rider stream: \(snapshot.text.prefix(600))")
+        let shared = try a.request("POST", "/v1/bookings/\(trip)/share", headers: riderAuth)
+        let token = try #require(shared.jsonObject?["token"] as? String, "\(shared.text)")
+        let linkOnB = try HTTPTestConnection(port: b.port, timeoutSeconds: 10)
+        try linkOnB.sendRequest("GET", "/v1/track/\(token)/stream")
+        #expect(try linkOnB.readHead().status == 200)
+        #expect(Self.read(linkOnB, until: ["event: status", "event: position", "60.1705"]).found)
+
         let fleetOnB = try fleetStream(cluster, on: b, after: lastBeforePause)
         let replayed = Self.read(fleetOnB, until: ["id: \(newest)\n"])
         #expect(replayed.found && !replayed.text.contains("event: gap"), "\(replayed.text.prefix(600))")
