@@ -8,9 +8,11 @@ import Synchronization
 ///
 /// `publish` never blocks and never waits for Redis: positions wait in a map of at most one (the newest) per
 /// driver, bounded by `Configuration.maxPendingDrivers`, which a thread of its own flushes every
-/// `flushMilliseconds` in one pipeline (`XADD` with an approximate `MAXLEN`, then the hash). While Redis is away
-/// the map keeps each driver's newest position, and the first flush after it is back sends them: other nodes
-/// catch up on every driver at once, with nothing older than what they had.
+/// `flushMilliseconds` in one pipeline of `cab_publish` calls (each numbers a part of at most `maxBatch` positions
+/// from the city's event counter, appends it to the stream with an approximate `MAXLEN` and updates the hash, in
+/// one server-side step: the stream's order is the fleet event ids' order). While Redis is away the map keeps each
+/// driver's newest position, and the first flush after it is back sends them: other nodes catch up on every
+/// driver at once, with nothing older than what they had.
 public final class FleetPositionPublisher: Sendable {
     /// Settings.
     public struct Configuration: Sendable, Hashable {
