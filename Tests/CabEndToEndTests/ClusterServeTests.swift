@@ -144,12 +144,14 @@ struct ClusterServeTests {
 
     @Test("Redis gone: a node keeps ingesting, says degraded; back: positions flow again; a new node starts warm")
     func redisRestartedMidRun() throws {
-        let cluster = try Cluster()
+        let cluster = try Cluster { _ in #"{"tracking": {"tick_ms": 100}}"# }
         defer { cluster.stop() }
         let driver = try cluster.driver(on: cluster.a, "Kaisa")
+        let fleetOnB = try fleetStream(cluster, on: cluster.b)
         let start = Date()
         #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1700, lon: 24.9400, at: start) == 200)
         #expect(eventually(within: 5) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.17 })
+        let beforeRestart = Self.positionEvents(Self.read(fleetOnB, until: ["\"lat\":60.17,"]).text)
 
         cluster.redis.stopServer()
         #expect(eventually(within: 5) { cluster.clusterStatus(of: cluster.a) == "degraded" })
@@ -167,6 +169,10 @@ struct ClusterServeTests {
         #expect(eventually(within: 10) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.171 })
         #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1720, lon: 24.9400, at: start + 4) == 200)
         #expect(eventually(within: 10) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.172 })
+        // B's fleet stream went on across the restart, its ids still increasing (the new counter starts higher).
+        let afterRestart = Self.positionEvents(Self.read(fleetOnB, until: ["\"lat\":60.172,"]).text)
+        let ids = (beforeRestart + afterRestart).map(\.id)
+        #expect(!afterRestart.isEmpty && zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }, "\(ids)")
 
         // A node started now begins warm: the newest position of every driver, from Redis.
         let dataC = try ImportedMap.freshCopy("helsinki")
