@@ -76,12 +76,10 @@ extension TrackingService {
     public var replication: (any FleetReplication)? { replicationLink.withLock { $0 } }
 
     /// Applies positions other nodes accepted to this node's fleet (newest fix wins). The fleet stream hears of
-    /// them through `applyClusterEvents` (numbered by the cluster); without those (a link that does not number),
-    /// of those that were newer than what this node knew.
+    /// them only through `applyClusterEvents`, numbered by the cluster: numbering them here (a warm start's, say)
+    /// would put this node's ids ahead of the cluster's, and its stream would drop the cluster's events.
     public func applyReplicated(_ positions: [(driver: DriverID, position: DriverPosition)]) {
-        let applied = fleet.applyReplicated(positions)
-        guard replication?.numbersFleetEvents != true else { return }
-        for (driver, position) in applied { streams.publish(driver, at: position) }
+        _ = fleet.applyReplicated(positions)
     }
 
     /// Hands the cluster's fleet events (every node's positions, this node's too, with the cluster's dense ids, in

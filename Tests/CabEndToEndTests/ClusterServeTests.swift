@@ -184,6 +184,14 @@ struct ClusterServeTests {
             ])
         defer { _ = c.stop() }
         #expect(cluster.nearbyLatitude(on: c, of: driver.id) == 60.172)
+        // Its fleet stream carries the cluster's events from the start (the warm start is not numbered anew).
+        let fleetOnC = try fleetStream(cluster, on: c)
+        #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1721, lon: 24.9400, at: start + 5) == 200)
+        let onC = Self.read(fleetOnC, until: ["\"lat\":60.1721,"])
+        #expect(onC.found, "C's fleet stream: \(onC.text.prefix(400))")
+        #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1722, lon: 24.9400, at: start + 6) == 200)
+        let next = Self.read(fleetOnC, until: ["\"lat\":60.1722,"])
+        #expect(next.found, "C's fleet stream: \(onC.text.prefix(400)) then \(next.text.prefix(400))")
     }
 
     /// Reads `stream` until `needles` all appeared (true) or it ends or times out (false); what it read.
