@@ -24,6 +24,7 @@ public final class FleetReplica: Sendable {
     public let replaySeedEntries: Int
     private let reader = Mutex<RedisStreamReader?>(nil)
     private let received = Atomic<Int>(0)
+    private let answered = Atomic<Bool>(false)
 
     /// A replica for `node` of `keys`' city.
     public init(
@@ -40,6 +41,9 @@ public final class FleetReplica: Sendable {
         self.onEvent = onEvent
         self.onPositions = onPositions
     }
+
+    /// True when Redis answered the warm start (`start()`).
+    public var warmStartAnswered: Bool { answered.load(ordering: .acquiring) }
 
     /// Positions handed to `onPositions` so far (the warm start included).
     public var receivedCount: Int { received.load(ordering: .relaxed) }
@@ -69,6 +73,7 @@ public final class FleetReplica: Sendable {
                     i += 2
                 }
                 loaded = positions.count
+                answered.store(true, ordering: .releasing)
                 deliver(positions)
             }
         }

@@ -111,6 +111,12 @@ public final class RedisFleetReplication: FleetReplication {
             })
         replica.withLock { $0 = follower }
         let warm = follower.start()
+        if follower.warmStartAnswered {
+            // Redis answers: the cluster numbers fleet events from now on. The reader, starting on its own thread,
+            // would say so a moment later, and a fix ingested meanwhile would be numbered here, ahead of the
+            // cluster's ids.
+            readerSaw(.connected(runID: ""))
+        }
         publisher.start()
         return warm
     }
