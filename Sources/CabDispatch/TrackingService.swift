@@ -202,7 +202,10 @@ public final class TrackingService: Sendable {
     /// Delivers the positions published since the last tick to the fleet streams and updates the gauges.
     public func tick() {
         let numberedHere = streams.tick(now: now().millisecondsSinceEpoch)
-        if let numberedHere, let replication { replication.observe(eventID: numberedHere) }
+        if let replication {
+            if let numberedHere { replication.observe(eventID: numberedHere) }
+            counters.clusterEventsDropped.set(Double(streams.droppedNumberedCount))
+        }
         let open = openStreams.withLock { Array($0.values) }
         var lost = 0
         for stream in open { lost += stream.collectNewlyDropped() }
@@ -271,6 +274,7 @@ struct TrackingCounters: Sendable {
     let drivers: any GaugeMetric
     let lookupFailures: any CounterMetric
     let resumeFailures: any CounterMetric
+    let clusterEventsDropped: any GaugeMetric
 
     init(_ metrics: any MetricsFactory) {
         accepted = metrics.makeCounter("tracking_fixes_accepted_total", help: "Fixes that passed the ingestion rules.")
@@ -287,6 +291,10 @@ struct TrackingCounters: Sendable {
         lookupFailures = metrics.makeCounter(
             "tracking_vehicle_lookup_failures_total",
             help: "Vehicle look-ups that failed (the driver counted as standard).")
+        clusterEventsDropped = metrics.makeGauge(
+            "tracking_stream_cluster_events_dropped",
+            help: "The cluster's fleet events this node's stream dropped since start: ids at or below one it had "
+                + "numbered itself while its Redis link was down.")
         resumeFailures = metrics.makeCounter(
             "tracking_resume_lookup_failures_total",
             help: "Newest-stored-fix look-ups that failed (that driver's replay protection started afresh).")

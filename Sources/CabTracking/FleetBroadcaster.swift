@@ -60,6 +60,9 @@ public final class FleetBroadcaster<Key: Hashable & Sendable>: Sendable {
         return FleetSubscription(hub: self, id: id, missedEvents: missed)
     }
 
+    /// Numbered events dropped so far (`FleetFanOut.droppedNumbered`).
+    public var droppedNumberedCount: Int { state.withReadLock { $0.hub.droppedNumbered } }
+
     /// How many subscriptions are open.
     public var subscriberCount: Int { state.withReadLock { $0.hub.subscriberCount } }
 

@@ -192,6 +192,8 @@ struct ClusterServeTests {
         #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1722, lon: 24.9400, at: start + 6) == 200)
         let next = Self.read(fleetOnC, until: ["\"lat\":60.1722,"])
         #expect(next.found, "C's fleet stream: \(onC.text.prefix(400)) then \(next.text.prefix(400))")
+        let metricsOfC = try c.request("GET", "/metrics").text
+        #expect(metricsOfC.contains("tracking_stream_cluster_events_dropped 0"), "\(metricsOfC.prefix(2_000))")
     }
 
     /// Reads `stream` until `needles` all appeared (true) or it ends or times out (false); what it read.
