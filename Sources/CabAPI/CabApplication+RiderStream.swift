@@ -24,7 +24,7 @@ extension CabApplication {
         router.get("/v1/track/{token}") { [self] request in
             let booking = try sharedBooking(request)
             let dispatch = try requireDispatch()
-            var track = TrackResponse(booking, driver: try driver(of: booking), live: dispatch.liveView(of: booking.id))
+            var track = TrackResponse(booking, driver: try driver(of: booking), live: dispatch.liveView(of: booking))
             track.dropoffETASeconds = dispatch.dropoffETA(of: booking.id)
             return .json(track)
         }
@@ -62,7 +62,7 @@ extension CabApplication {
             return stream.response()
         }
         if let driver { TripNotifier.send(.driver(driver), to: stream) }
-        let live = dispatch.liveView(of: booking.id)
+        let live = dispatch.liveView(of: booking)
         if let p = live.position { TripNotifier.send(.position(p), to: stream) }
         if let e = live.etaSeconds { TripNotifier.send(.pickupETA(seconds: e), to: stream) }
         if let e = dispatch.dropoffETA(of: booking.id) {

@@ -12,6 +12,10 @@ import Synchronization
 /// Each event is `event: position`, `id: N` (for `Last-Event-ID`) and one `data:` line of JSON:
 /// `{"driver_id", "lat", "lon", "heading", "speed", "status", "vehicle_type", "updated_at", "time"}` where `time`
 /// is the server's send time (the tick) in Unix milliseconds.
+///
+/// A client resuming after an id older than the replay window first gets `event: gap` with
+/// `{"missed": N, "after": ID}` (the events no longer kept) and `event: snapshot` with `{"drivers": [...]}`, every
+/// driver's latest position inside its box in the same shape, then the events kept.
 final class FleetSSEStream: ResponseStream, FleetStreamClient {
     let subscription: FleetSubscription<DriverID>
     private let onClose: @Sendable (FleetSSEStream) -> Void
@@ -25,14 +29,27 @@ final class FleetSSEStream: ResponseStream, FleetStreamClient {
         var reportedDropped = 0
     }
 
-    init(subscription: FleetSubscription<DriverID>, onClose: @escaping @Sendable (FleetSSEStream) -> Void) {
+    /// A stream of `subscription`; `snapshot` (the fleet now) follows the gap event of a client that resumed
+    /// after `resumedAfter` and missed events.
+    init(
+        subscription: FleetSubscription<DriverID>, resumedAfter: UInt64? = nil,
+        snapshot: [(driver: DriverID, position: DriverPosition)] = [], now: Int64 = 0,
+        onClose: @escaping @Sendable (FleetSSEStream) -> Void
+    ) {
         self.subscription = subscription
         self.onClose = onClose
-        var preamble = "retry: 3000\n: connected\n\n"
+        var preamble = Array("retry: 3000\n: connected\n\n".utf8)
         if subscription.missedEvents > 0 {
-            preamble += "event: gap\ndata: {\"missed\":\(subscription.missedEvents)}\n\n"
+            let after = resumedAfter.map { ",\"after\":\($0)" } ?? ""
+            preamble += "event: gap\ndata: {\"missed\":\(subscription.missedEvents)\(after)}\n\n".utf8
+            preamble += "event: snapshot\ndata: {\"drivers\":[".utf8
+            for (i, entry) in snapshot.enumerated() {
+                if i > 0 { preamble.append(UInt8(ascii: ",")) }
+                Self.appendJSON(entry.driver, entry.position, time: now, to: &preamble)
+            }
+            preamble += "]}\n\n".utf8
         }
-        state = Mutex(State(preamble: Array(preamble.utf8)))
+        state = Mutex(State(preamble: preamble))
     }
 
     /// The server's 200 response streaming this.
@@ -107,14 +124,20 @@ final class FleetSSEStream: ResponseStream, FleetStreamClient {
     }
 
     static func append(_ event: FleetEvent<DriverID>, to out: inout [UInt8]) {
-        let p = event.position
-        var text = "event: position\nid: \(event.id)\ndata: {\"driver_id\":\"\(event.driver.rawValue)\""
+        out += "event: position\nid: \(event.id)\ndata: ".utf8
+        appendJSON(event.driver, event.position, time: event.tickMilliseconds, to: &out)
+        out += "\n\n".utf8
+    }
+
+    /// One driver's position as the `data:` JSON of a position event.
+    static func appendJSON(_ driver: DriverID, _ p: DriverPosition, time: Int64, to out: inout [UInt8]) {
+        var text = "{\"driver_id\":\"\(driver.rawValue)\""
         text += ",\"lat\":\(p.coordinate.latitude),\"lon\":\(p.coordinate.longitude)"
         text += ",\"heading\":" + (p.headingDegrees.map { String($0) } ?? "null")
         text += ",\"speed\":" + (p.speedMetersPerSecond.map { String($0) } ?? "null")
         text += ",\"status\":\"\(p.status.name)\",\"vehicle_type\":\"\(VehicleType(p.vehicleClass).rawValue)\""
         text += ",\"updated_at\":\"\(RFC3339.format(Instant(millisecondsSinceEpoch: p.timeMilliseconds)))\""
-        text += ",\"time\":\(event.tickMilliseconds)}\n\n"
+        text += ",\"time\":\(time)}"
         out += text.utf8
     }
 }
@@ -123,7 +146,11 @@ extension TrackingService {
     /// A new fleet stream for one client: positions inside `boundingBox` (nil: all), resuming after `lastEventID`.
     func openStream(boundingBox: BoundingBox?, lastEventID: UInt64?) -> FleetSSEStream {
         let subscription = streams.subscribe(boundingBox: boundingBox, lastEventID: lastEventID)
-        let stream = FleetSSEStream(subscription: subscription) { [weak self] closed in self?.unregister(closed) }
+        let snapshot = subscription.missedEvents > 0 ? fleet.positions(in: boundingBox) : []
+        let stream = FleetSSEStream(
+            subscription: subscription, resumedAfter: lastEventID, snapshot: snapshot,
+            now: Instant.now().millisecondsSinceEpoch
+        ) { [weak self] closed in self?.unregister(closed) }
         register(stream)
         return stream
     }

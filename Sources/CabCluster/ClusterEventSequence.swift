@@ -1,12 +1,13 @@
 import CabRedis
 import Synchronization
 
-/// Dense event ids shared by every node (`cab_next_ids`): a node reserves a block for a batch of fleet events, so
-/// ids are unique and increasing across the cluster and a client resuming with `Last-Event-ID` on another node
-/// can tell exactly what it missed.
+/// Dense ids shared by every node (`cab_next_ids`): a node reserves a block, so ids are unique and increasing
+/// across the cluster. Fleet events take theirs from the same counter inside `cab_publish` (numbered and appended
+/// to the positions stream in one step, `FleetPositionPublisher`), so that the stream's order is the ids' order.
 ///
 /// Redis without persistence loses the counter on a restart; every reservation passes the highest id this node
-/// has handed out or seen (`observe`), and the server never goes below it, so ids keep increasing.
+/// has handed out or seen (`observe`), and a lost counter starts above it and above the server's clock in
+/// microseconds, so ids keep increasing.
 public final class ClusterEventSequence: Sendable {
     private let redis: RedisClient
     private let keys: ClusterKeys

@@ -23,6 +23,8 @@ public struct ClusterKeys: Sendable, Hashable {
     public var revocations: String { prefix + "revocations" }
     /// The counter dense fleet event ids are taken from.
     public var eventSequence: String { prefix + "event-seq" }
+    /// The hash of the live nodes and the map and tariff each runs (`ClusterMembership`).
+    public var members: String { prefix + "members" }
     /// The hash of a rate-limit bucket.
     public func bucket(_ name: String) -> String { prefix + "bucket:" + name }
 }

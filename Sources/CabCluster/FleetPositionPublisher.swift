@@ -8,9 +8,11 @@ import Synchronization
 ///
 /// `publish` never blocks and never waits for Redis: positions wait in a map of at most one (the newest) per
 /// driver, bounded by `Configuration.maxPendingDrivers`, which a thread of its own flushes every
-/// `flushMilliseconds` in one pipeline (`XADD` with an approximate `MAXLEN`, then the hash). While Redis is away
-/// the map keeps each driver's newest position, and the first flush after it is back sends them: other nodes
-/// catch up on every driver at once, with nothing older than what they had.
+/// `flushMilliseconds` in one pipeline of `cab_publish` calls (each numbers a part of at most `maxBatch` positions
+/// from the city's event counter, appends it to the stream with an approximate `MAXLEN` and updates the hash, in
+/// one server-side step: the stream's order is the fleet event ids' order). While Redis is away the map keeps each
+/// driver's newest position, and the first flush after it is back sends them: other nodes catch up on every
+/// driver at once, with nothing older than what they had.
 public final class FleetPositionPublisher: Sendable {
     /// Settings.
     public struct Configuration: Sendable, Hashable {
@@ -64,6 +66,7 @@ public final class FleetPositionPublisher: Sendable {
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(true)
+    private let highestEventID = Atomic<UInt64>(0)
 
     /// A publisher for `node` (its id in the stream's entries, so its own replica skips them).
     public init(redis: RedisClient, keys: ClusterKeys, node: String, configuration: Configuration = Configuration()) {
@@ -72,6 +75,10 @@ public final class FleetPositionPublisher: Sendable {
         self.node = node
         self.configuration = configuration
     }
+
+    /// Notes the highest fleet event id this node has handed out or seen: a counter Redis lost with a restart
+    /// starts above it (`cab_publish`'s floor), so that ids keep increasing.
+    public func observe(eventID: UInt64) { highestEventID.max(eventID, ordering: .relaxed) }
 
     /// Queues `position` for the next flush (newest per driver wins). Never blocks.
     public func publish(_ position: ReplicatedPosition) {
@@ -124,6 +131,11 @@ public final class FleetPositionPublisher: Sendable {
         state.withLock { $0.running = false }
     }
 
+    private static func isMissingFunction(_ reply: RedisReply) -> Bool {
+        if case .error(let e) = reply { return e.contains("Function not found") }
+        return false
+    }
+
     /// Sends what is pending now; false when Redis refused or was away (the positions stay pending, unless a
     /// newer one of the same driver came meanwhile).
     @discardableResult
@@ -134,27 +146,32 @@ public final class FleetPositionPublisher: Sendable {
         }
         guard !batch.isEmpty else { return true }
         do {
+            // One `cab_publish` per part: numbered from the cluster's counter and appended in the same step.
+            let floor = Int64(clamping: highestEventID.load(ordering: .relaxed))
             var commands: [[any RedisArgument]] = []
-            var latest: [any RedisArgument] = []
             var start = 0
             while start < batch.count {
-                let part = batch[start..<min(batch.count, start + configuration.maxBatch)]
-                commands.append([
-                    "XADD", keys.positions, "MAXLEN", "~", configuration.streamMaxEntries, "*", "node", node, "p",
-                    ReplicatedPosition.batch(Array(part)),
-                ])
+                let part = Array(batch[start..<min(batch.count, start + configuration.maxBatch)])
+                var command: [any RedisArgument] = [
+                    "FCALL", "cab_publish", 3, keys.eventSequence, keys.positions, keys.latest, node,
+                    configuration.streamMaxEntries, floor, ReplicatedPosition.batch(part),
+                ]
+                for p in part {
+                    command += [p.driver.rawValue, p.position.timeMilliseconds, p.line] as [any RedisArgument]
+                }
+                commands.append(command)
                 start += configuration.maxBatch
             }
-            for p in batch {
-                latest += [p.driver.rawValue, p.position.timeMilliseconds, p.line] as [any RedisArgument]
+            var replies = try redis.pipeline(commands)
+            if replies.contains(where: Self.isMissingFunction) {
+                try redis.loadFunctions(ClusterFunctions.source)  // a new or restarted server
+                replies = try redis.pipeline(commands)
             }
-            let replies = try redis.pipeline(commands)
             if let failure = replies.first(where: { if case .error = $0 { true } else { false } }),
                 case .error(let e) = failure
             {
                 throw RedisError(code: .server, message: e)
             }
-            _ = try ClusterFunctions.call(redis, "cab_put_latest", keys: [keys.latest], arguments: latest)
             state.withLock { $0.counts.published += batch.count }
             return true
         } catch {

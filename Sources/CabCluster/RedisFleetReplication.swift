@@ -90,20 +90,33 @@ public final class RedisFleetReplication: FleetReplication {
     }
 
     /// Loads the fleet as Redis holds it (a warm start), then follows the other nodes' positions, handing each
-    /// batch to `apply`; starts publishing. Returns how many positions the warm start loaded.
+    /// batch to `apply`, and every node's positions as numbered fleet events (this node's too, in the cluster's
+    /// order) to `events`; starts publishing. Returns how many positions the warm start loaded.
     @discardableResult
-    public func start(applying apply: @escaping @Sendable ([(driver: DriverID, position: DriverPosition)]) -> Void)
-        -> Int
-    {
+    public func start(
+        applying apply: @escaping @Sendable ([(driver: DriverID, position: DriverPosition)]) -> Void,
+        events: @escaping @Sendable ([(id: UInt64, driver: DriverID, position: DriverPosition)]) -> Void = { _ in }
+    ) -> Int {
+        let publisher = self.publisher
         let follower = FleetReplica(
             endpoint: configuration.endpoint, keys: keys, node: configuration.node,
             onEvent: { [weak self] event in self?.readerSaw(event) },
+            onFleetEvents: { numbered in
+                if let last = numbered.last { publisher.observe(eventID: last.eventID) }
+                events(numbered.map { ($0.eventID, $0.position.driver, $0.position.position) })
+            },
             onPositions: { [receivedCounter] positions in
                 receivedCounter.increment(by: Double(positions.count))
                 apply(positions.map { ($0.driver, $0.position) })
             })
         replica.withLock { $0 = follower }
         let warm = follower.start()
+        if follower.warmStartAnswered {
+            // Redis answers: the cluster numbers fleet events from now on. The reader, starting on its own thread,
+            // would say so a moment later, and a fix ingested meanwhile would be numbered here, ahead of the
+            // cluster's ids.
+            readerSaw(.connected(runID: ""))
+        }
         publisher.start()
         return warm
     }
@@ -111,6 +124,12 @@ public final class RedisFleetReplication: FleetReplication {
     public func publish(_ driver: DriverID, at position: DriverPosition) {
         publisher.publish(ReplicatedPosition(driver: driver, position: position))
     }
+
+    public var numbersFleetEvents: Bool { link.withLock { $0.readerUp } }
+
+    /// Notes the highest fleet event id this node numbered itself (while Redis was away): ids the cluster gives
+    /// later start above it.
+    public func observe(eventID: UInt64) { publisher.observe(eventID: eventID) }
 
     public func admitBatch(from driver: DriverID) -> ClusterAdmission {
         let now = ContinuousClock.now
@@ -149,11 +168,10 @@ public final class RedisFleetReplication: FleetReplication {
 
     public func stop() {
         publisher.stop()
-        let follower = replica.withLock { r in
+        replica.withLock { r in
             defer { r = nil }
             return r
-        }
-        follower?.stop()
+        }?.stop()
     }
 
     private func readerSaw(_ event: RedisEvent) {

@@ -52,3 +52,28 @@ public struct ReplicatedPosition: Hashable, Sendable {
         text.split(separator: "\n").compactMap { ReplicatedPosition(line: $0) }
     }
 }
+
+/// A position as a fleet event: the dense cluster-wide id `cab_publish` gave its line.
+public struct NumberedPosition: Hashable, Sendable {
+    /// The event id (`Last-Event-ID`).
+    public var eventID: UInt64
+    /// The position.
+    public var position: ReplicatedPosition
+
+    /// A numbered position.
+    public init(eventID: UInt64, position: ReplicatedPosition) {
+        self.eventID = eventID
+        self.position = position
+    }
+
+    /// The lines of a batch numbered from `first` in order; a malformed line is skipped with its id.
+    static func numbering(_ batch: String, from first: UInt64) -> [NumberedPosition] {
+        var out: [NumberedPosition] = []
+        for (i, line) in batch.split(separator: "\n").enumerated() {
+            if let p = ReplicatedPosition(line: line) {
+                out.append(NumberedPosition(eventID: first + UInt64(i), position: p))
+            }
+        }
+        return out
+    }
+}

@@ -34,10 +34,6 @@ public final class TokenRevocations: Sendable {
 
     /// Stops following.
     public func stop() {
-        let r = reader.withLock { r in
-            defer { r = nil }
-            return r
-        }
-        r?.stop()
+        reader.takeAndStop()
     }
 }

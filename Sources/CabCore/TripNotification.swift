@@ -105,4 +105,13 @@ public protocol TripNotificationBus: Sendable {
     func subscribe(_ receiver: any TripNotificationReceiver, to audience: TripAudience)
     /// Stops delivering to `receiver`.
     func unsubscribe(_ receiver: any TripNotificationReceiver, from audience: TripAudience)
+    /// The offer this bus last carried to `driver` that is still open at `time` (not withdrawn, taken or
+    /// lapsed), when the bus keeps them: a cluster's bus does, so that a driver's stream on any node re-sends the
+    /// offer another node made. nil by default.
+    func openOffer(for driver: DriverID, at time: Instant) -> TripOffer?
+}
+
+extension TripNotificationBus {
+    /// A bus inside one process keeps no offers: the coordinator that made them knows them.
+    public func openOffer(for driver: DriverID, at time: Instant) -> TripOffer? { nil }
 }

@@ -79,6 +79,20 @@ extension DispatchCoordinator {
         state.withLock { s in s.following[trip].map { ($0.position, $0.etaSeconds) } ?? (nil, nil) }
     }
 
+    /// `liveView(of:)` of `booking`, also where this node does not follow it (another node of a cluster
+    /// dispatched it): then the position is its driver's latest in the fleet (which the cluster replicates), and
+    /// the ETA comes with the next notification the following node sends.
+    public func liveView(of booking: Booking) -> (position: TripPosition?, etaSeconds: Int?) {
+        let followed = liveView(of: booking.id)
+        guard followed.position == nil, !booking.status.isTerminal, let driver = booking.driverID,
+            let p = fleet.position(of: driver)
+        else { return followed }
+        let position = TripPosition(
+            coordinate: p.coordinate, headingDegrees: p.headingDegrees,
+            time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
+        return (position, followed.etaSeconds)
+    }
+
     /// The latest road ETA to the drop-off of `trip` during the ride (for a new follower).
     public func dropoffETA(of trip: BookingID) -> Int? {
         state.withLock { $0.following[trip]?.dropoffETASeconds }

@@ -45,7 +45,7 @@ extension DispatchCoordinator {
     /// The open offer `driver` holds, if any (sent again when the driver's stream reconnects).
     public func openOffer(for driver: DriverID) -> TripOffer? {
         let t = now()
-        return state.withLock { s -> TripOffer? in
+        let held = state.withLock { s -> TripOffer? in
             guard let trip = s.offerHeld[driver], let d = s.dispatching[trip], let o = d.machine.openOffers[driver],
                 t < o.expiresAt
             else { return nil }
@@ -55,5 +55,7 @@ extension DispatchCoordinator {
                 dropoffName: b.dropoffName,
                 etaSeconds: o.etaSeconds, expiresAt: o.expiresAt)
         }
+        // An offer another node of the cluster made (the bus keeps them; an in-process bus answers nil).
+        return held ?? bus.openOffer(for: driver, at: t)
     }
 }

@@ -8,6 +8,12 @@ public protocol FleetReplication: AnyObject, Sendable {
     /// Hands a position this node accepted to the other nodes. Must not block: a slow or absent link queues or
     /// drops, never holds up ingest.
     func publish(_ driver: DriverID, at position: DriverPosition)
+    /// True while the cluster numbers the fleet's events (its link is up): positions and status changes are
+    /// published to it and come back numbered, the same ids on every node (`TrackingService.applyClusterEvents`);
+    /// false while this node numbers its own.
+    var numbersFleetEvents: Bool { get }
+    /// Notes the highest fleet event id this node numbered itself, so that the cluster's later ids are above it.
+    func observe(eventID: UInt64)
     /// Asks the cluster-wide rate limit for one batch of `driver`'s fixes (the node's own limit applies as well).
     func admitBatch(from driver: DriverID) -> ClusterAdmission
     /// The link's state, for `/healthz`.
@@ -63,15 +69,33 @@ extension TrackingService {
     /// each batch of fixes also asks its cluster-wide rate limit. Call before serving.
     public func connect(_ replication: any FleetReplication) {
         replicationLink.withLock { $0 = replication }
+        streams.followCluster()
     }
 
     /// The cluster link, when `connect` was called.
     public var replication: (any FleetReplication)? { replicationLink.withLock { $0 } }
 
-    /// Applies positions other nodes accepted to this node's fleet (newest fix wins) and tells the fleet stream of
-    /// those that were newer than what this node knew.
+    /// Applies positions other nodes accepted to this node's fleet (newest fix wins). The fleet stream hears of
+    /// them only through `applyClusterEvents`, numbered by the cluster: numbering them here (a warm start's, say)
+    /// would put this node's ids ahead of the cluster's, and its stream would drop the cluster's events.
     public func applyReplicated(_ positions: [(driver: DriverID, position: DriverPosition)]) {
-        for (driver, position) in fleet.applyReplicated(positions) { streams.publish(driver, at: position) }
+        _ = fleet.applyReplicated(positions)
+    }
+
+    /// Hands the cluster's fleet events (every node's positions, this node's too, with the cluster's dense ids, in
+    /// order) to the fleet streams, so that a client resumes on any node with `Last-Event-ID`.
+    public func applyClusterEvents(_ events: [(id: UInt64, driver: DriverID, position: DriverPosition)]) {
+        streams.publishNumbered(events)
+    }
+
+    /// Tells the fleet stream of `driver`'s new position: through the cluster while it numbers the events (they
+    /// come back through `applyClusterEvents`), else numbered here.
+    func announce(_ driver: DriverID, at position: DriverPosition) {
+        if let replication, replication.numbersFleetEvents {
+            replication.publish(driver, at: position)
+        } else {
+            streams.publish(driver, at: position)
+        }
     }
 
     /// The cluster-wide rate limit's refusal of a batch (counted as dropped), or nil to go on with the node's rules.

@@ -150,7 +150,7 @@ public final class TrackingService: Sendable {
         let outcome: IngestOutcome
         if let (known, position) = fleet.ingestKnown(fixes, from: driver, now: time) {
             outcome = known
-            if let position { streams.publish(driver, at: position) }
+            if let position, replication?.numbersFleetEvents != true { streams.publish(driver, at: position) }
         } else {
             if historyRoom != nil { return nil }
             // A driver's first position: its vehicle class comes from the store, outside the fleet's lock, and
@@ -158,7 +158,8 @@ public final class TrackingService: Sendable {
             outcome = fleet.ingest(
                 fixes, from: driver, vehicleClass: vehicleClass(of: driver), resumingAfter: newestStoredFix(of: driver),
                 now: time)
-            if outcome.latest != nil, let position = fleet.position(of: driver) {
+            if outcome.latest != nil, let position = fleet.position(of: driver), replication?.numbersFleetEvents != true
+            {
                 streams.publish(driver, at: position)
             }
         }
@@ -195,12 +196,16 @@ public final class TrackingService: Sendable {
     /// Sets `driver`'s status (online drivers are `available`; dispatch sets `busy`); the fleet stream hears of it.
     public func setStatus(_ status: DriverStatus, for driver: DriverID) {
         fleet.setStatus(status, for: driver)
-        if let position = fleet.position(of: driver) { streams.publish(driver, at: position) }
+        if let position = fleet.position(of: driver) { announce(driver, at: position) }
     }
 
     /// Delivers the positions published since the last tick to the fleet streams and updates the gauges.
     public func tick() {
-        streams.tick(now: now().millisecondsSinceEpoch)
+        let numberedHere = streams.tick(now: now().millisecondsSinceEpoch)
+        if let replication {
+            if let numberedHere { replication.observe(eventID: numberedHere) }
+            counters.clusterEventsDropped.set(Double(streams.droppedNumberedCount))
+        }
         let open = openStreams.withLock { Array($0.values) }
         var lost = 0
         for stream in open { lost += stream.collectNewlyDropped() }
@@ -269,6 +274,7 @@ struct TrackingCounters: Sendable {
     let drivers: any GaugeMetric
     let lookupFailures: any CounterMetric
     let resumeFailures: any CounterMetric
+    let clusterEventsDropped: any GaugeMetric
 
     init(_ metrics: any MetricsFactory) {
         accepted = metrics.makeCounter("tracking_fixes_accepted_total", help: "Fixes that passed the ingestion rules.")
@@ -285,6 +291,10 @@ struct TrackingCounters: Sendable {
         lookupFailures = metrics.makeCounter(
             "tracking_vehicle_lookup_failures_total",
             help: "Vehicle look-ups that failed (the driver counted as standard).")
+        clusterEventsDropped = metrics.makeGauge(
+            "tracking_stream_cluster_events_dropped",
+            help: "The cluster's fleet events this node's stream dropped since start: ids at or below one it had "
+                + "numbered itself while its Redis link was down.")
         resumeFailures = metrics.makeCounter(
             "tracking_resume_lookup_failures_total",
             help: "Newest-stored-fix look-ups that failed (that driver's replay protection started afresh).")

@@ -35,11 +35,23 @@ public final class FleetBroadcaster<Key: Hashable & Sendable>: Sendable {
 
     /// Delivers the positions published since the last tick and wakes the subscribers that got any; the owner
     /// calls it on a timer (say every second) with the time (Unix milliseconds) stamped on the events.
-    public func tick(now: Int64 = 0) {
-        let wakers = state.withWriteLock { state in
-            state.hub.tick(now: now).compactMap { state.wakers.removeValue(forKey: $0) }
+    /// - Returns: the newest id this tick numbered here (not given by `publishNumbered`), nil when none.
+    @discardableResult
+    public func tick(now: Int64 = 0) -> UInt64? {
+        let (wakers, numberedHere) = state.withWriteLock { state in
+            (state.hub.tick(now: now).compactMap { state.wakers.removeValue(forKey: $0) }, state.hub.lastNumberedHere)
         }
         for wake in wakers { wake() }
+        return numberedHere
+    }
+
+    /// Marks this hub as a cluster node's (`FleetFanOut.trustsResumeIDsAhead`).
+    public func followCluster() { state.withWriteLock { $0.hub.trustsResumeIDsAhead = true } }
+
+    /// Records events numbered elsewhere for the next tick; see `FleetFanOut.publishNumbered`.
+    public func publishNumbered(_ events: [(id: UInt64, driver: Key, position: DriverPosition)]) {
+        guard !events.isEmpty else { return }
+        state.withWriteLock { $0.hub.publishNumbered(events) }
     }
 
     /// A new subscription; see `FleetFanOut.subscribe`.
@@ -47,6 +59,9 @@ public final class FleetBroadcaster<Key: Hashable & Sendable>: Sendable {
         let (id, missed) = state.withWriteLock { $0.hub.subscribe(boundingBox: boundingBox, lastEventID: lastEventID) }
         return FleetSubscription(hub: self, id: id, missedEvents: missed)
     }
+
+    /// Numbered events dropped so far (`FleetFanOut.droppedNumbered`).
+    public var droppedNumberedCount: Int { state.withReadLock { $0.hub.droppedNumbered } }
 
     /// How many subscriptions are open.
     public var subscriberCount: Int { state.withReadLock { $0.hub.subscriberCount } }

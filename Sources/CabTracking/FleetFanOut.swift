@@ -43,6 +43,9 @@ public struct FleetFanOut<Key: Hashable & Sendable>: Sendable {
 
     struct Subscriber: Sendable {
         var boundingBox: BoundingBox?
+        /// Events up to this id are not delivered (the client resumed after it; on a cluster node that is behind,
+        /// events up to it may still arrive).
+        var after: UInt64?
         var buffer: BoundedQueue<FleetEvent<Key>>
         var dropped = 0
     }
@@ -51,16 +54,28 @@ public struct FleetFanOut<Key: Hashable & Sendable>: Sendable {
     public let configuration: Configuration
     private var pendingPlace: [Key: Int] = [:]
     private var pending: [(driver: Key, position: DriverPosition)] = []
+    private var pendingNumbered: BoundedQueue<FleetEvent<Key>>
     private var replay: BoundedQueue<FleetEvent<Key>>
     private var subscribers: [SubscriberID: Subscriber] = [:]
     private var nextSubscriber: UInt64 = 1
     /// The id the next event will get.
     public private(set) var nextEventID: UInt64
+    /// The id of the newest event handed out; nil before the first.
+    public private(set) var lastEventID: UInt64?
+    /// The newest id the last tick numbered here (not given by `publishNumbered`); nil when it numbered none.
+    public private(set) var lastNumberedHere: UInt64?
+    /// True on a cluster node (events numbered elsewhere): a client resuming after an id this hub has not seen
+    /// yet came from a node that had read further, and events up to it are not sent again, however far ahead.
+    public var trustsResumeIDsAhead = false
+    /// Numbered events dropped because their id was not above the newest event's (they came after this node
+    /// numbered events of its own, e.g. while a cluster link was down), or because too many waited for a tick.
+    public private(set) var droppedNumbered = 0
 
     /// A hub with no subscribers.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         replay = BoundedQueue(capacity: configuration.replayCapacity)
+        pendingNumbered = BoundedQueue(capacity: max(configuration.replayCapacity, 65_536))
         nextEventID = configuration.firstEventID
     }
 
@@ -75,15 +90,41 @@ public struct FleetFanOut<Key: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// Numbers the positions published since the last tick and hands them to subscribers; returns the
-    /// subscribers that received any (to wake).
+    /// Records events numbered elsewhere (a cluster's dense ids, in increasing order) for the next tick, which
+    /// hands them out before this node's own, uncoalesced and with their ids; one whose id is not above the
+    /// newest event's is dropped (counted). At most `replayCapacity` (65,536 or more) wait; beyond, the oldest are
+    /// dropped.
+    /// - Complexity: O(events).
+    public mutating func publishNumbered(_ events: [(id: UInt64, driver: Key, position: DriverPosition)]) {
+        for e in events where pendingNumbered.push(FleetEvent(id: e.id, driver: e.driver, position: e.position)) != nil
+        {
+            droppedNumbered += 1
+        }
+    }
+
+    /// Hands out the numbered events recorded since the last tick, then numbers the positions published since
+    /// and hands them out; returns the subscribers that received any (to wake).
     /// - Complexity: O(positions x subscribers).
     public mutating func tick(now: Int64 = 0) -> [SubscriberID] {
-        guard !pending.isEmpty else { return [] }
+        lastNumberedHere = nil
+        guard !pending.isEmpty || !pendingNumbered.isEmpty else { return [] }
         var events: [FleetEvent<Key>] = []
-        events.reserveCapacity(pending.count)
+        events.reserveCapacity(pending.count + pendingNumbered.count)
+        while var event = pendingNumbered.popFirst() {
+            if let last = lastEventID, event.id <= last {
+                droppedNumbered += 1
+                continue
+            }
+            event.tickMilliseconds = now
+            nextEventID = event.id + 1
+            lastEventID = event.id
+            replay.push(event)
+            events.append(event)
+        }
         for (driver, position) in pending {
             let event = FleetEvent(id: nextEventID, driver: driver, position: position, tickMilliseconds: now)
+            lastEventID = nextEventID
+            lastNumberedHere = nextEventID
             nextEventID += 1
             replay.push(event)
             events.append(event)
@@ -108,10 +149,16 @@ public struct FleetFanOut<Key: Hashable & Sendable>: Sendable {
         var subscriber = Subscriber(
             boundingBox: boundingBox, buffer: BoundedQueue(capacity: configuration.bufferCapacity))
         var missed: UInt64 = 0
-        if let last = lastEventID, last < nextEventID {
-            let oldestKept = replay.first?.id ?? nextEventID
-            missed = oldestKept > last + 1 ? oldestKept - last - 1 : 0
-            _ = subscriber.deliver(replay.elements.filter { $0.id > last })
+        if let last = lastEventID {
+            let newest = self.lastEventID ?? nextEventID - 1
+            if last < newest {
+                let oldestKept = replay.first?.id ?? newest + 1
+                missed = oldestKept > last + 1 ? oldestKept - last - 1 : 0
+                _ = subscriber.deliver(replay.elements.filter { $0.id > last })
+            }
+            // A client ahead (it was on a cluster node that had read further): what it has is not sent again. On a
+            // single node an id far ahead is not one of this stream's (an earlier run's, say): it gets everything.
+            if trustsResumeIDsAhead || last <= newest + UInt64(configuration.replayCapacity) { subscriber.after = last }
         }
         subscribers[id] = subscriber
         return (id, missed)
@@ -144,7 +191,8 @@ extension FleetFanOut.Subscriber {
     /// Buffers the events inside the box; true when any arrived.
     mutating func deliver(_ events: [FleetEvent<Key>]) -> Bool {
         var any = false
-        for event in events where boundingBox?.contains(event.position.coordinate) ?? true {
+        for event in events where (boundingBox?.contains(event.position.coordinate) ?? true) && event.id > (after ?? 0)
+        {
             if buffer.push(event) != nil { dropped += 1 }
             any = true
         }

@@ -141,6 +141,17 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
         state.withReadLock { $0.index.nearest(to: point, k: k, filter: filter, now: now) }
     }
 
+    /// Every driver's latest position inside `box` (nil: all), however old: a fleet stream's snapshot.
+    /// - Complexity: O(drivers).
+    public func positions(in box: BoundingBox?) -> [(driver: Key, position: DriverPosition)] {
+        state.withReadLock { state in
+            state.index.slotByKey.keys.compactMap { driver in
+                guard let p = state.index.position(of: driver), box?.contains(p.coordinate) ?? true else { return nil }
+                return (driver, p)
+            }
+        }
+    }
+
     /// `driver`'s latest position, however old; nil when it never reported.
     public func position(of driver: Key) -> DriverPosition? {
         state.withReadLock { $0.index.position(of: driver) }

@@ -147,6 +147,10 @@ struct ServeCommand: ParsableCommand {
         let publicDirectory = webAppDirectory(settings)  // before loading anything: a wrong --public stops at once
         let metrics = MetricsRegistry()
         let services = ServiceLoader.load(dataDirectory: data, settings: settings, metrics: metrics)
+        // A node with another map or tariff than the city's live nodes stops here, before it serves or dispatches.
+        let membership = settings.cluster.map {
+            ServiceLoader.joinMembership($0, dataDirectory: data, services: services)
+        }
         let app = CabApplication(
             configuration: APIConfiguration(publicDirectory: publicDirectory), services: services, metrics: metrics)
         let log = Log.logger.jsonLineClosure()
@@ -180,6 +184,7 @@ struct ServeCommand: ParsableCommand {
         ticker.stop()
         services.dispatch?.waitForQueuedBookings()  // new bookings get their dispatch write before the store closes
         services.tracking?.replication?.stop()  // a last send of the positions queued for the other nodes
+        membership?.leave()
         services.tracking?.shutdown()  // writes the queued history before the store closes
         services.store?.close()
         accessLog.close()

@@ -55,11 +55,20 @@ enum ServiceLoader {
             let configuration = settings.dispatch  // trip.*, dispatch.* (ServeSettings+Components.swift)
             let dispatch = DispatchCoordinator(
                 store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: services.tariff,
-                configuration: configuration, now: services.now,
+                configuration: configuration, bus: tripBus(settings), now: services.now,
                 log: Logger(label: "cab.dispatch"))
             services.dispatch = dispatch
         }
         return services
+    }
+
+    /// The trip notifications' bus: a cluster node's forwards them to the other nodes and keeps each driver's open
+    /// offer in Redis (a driver's stream on any node re-sends it); a single node's lives in the process.
+    static func tripBus(_ settings: ServeSettings) -> any TripNotificationBus {
+        guard let cluster = settings.cluster else { return InProcessTripBus() }
+        let bus = ClusterTripBus(endpoint: cluster.endpoint, keys: ClusterKeys(city: cluster.city), node: cluster.node)
+        bus.start()
+        return bus
     }
 
     /// The durable store: PostgreSQL when `store.postgres_url` is set (several nodes may share it), else the data
@@ -83,33 +92,6 @@ enum ServiceLoader {
         } catch {
             Console.fail("cannot open the PostgreSQL store (store.postgres_url): \(error)", code: 65)
         }
-    }
-
-    /// Connects `tracking` to the cluster (`cab serve --redis`): loads the fleet as Redis holds it, then follows
-    /// the other nodes' positions and publishes this node's. Redis away at start is not fatal: the node starts
-    /// on its own state, says so in `/healthz`, and joins when Redis answers.
-    static func joinCluster(
-        _ cluster: ClusterSettings, tracking: TrackingService, settings: ServeSettings, metrics: MetricsRegistry
-    ) {
-        let ingest = settings.tracking.ingest
-        let link = RedisFleetReplication(
-            configuration: .init(
-                endpoint: cluster.endpoint, node: cluster.node, city: cluster.city,
-                rateLimitBurst: Double(ingest.rateLimitBurst),
-                rateLimitBatchesPerSecond: Double(ingest.rateLimitBatchesPerSecond)),
-            metrics: metrics,
-            log: { message, metadata in
-                if message.hasPrefix("cluster link down") {
-                    Log.warning(message, metadata)
-                } else {
-                    Log.info(message, metadata)
-                }
-            })
-        tracking.connect(link)
-        let warm = link.start(applying: { [weak tracking] positions in tracking?.applyReplicated(positions) })
-        Log.info(
-            "cluster joined",
-            ["node": cluster.node, "city": cluster.city, "redis": "\(cluster.endpoint)", "warm_positions": "\(warm)"])
     }
 
     /// Routing alone, for commands that need no store (`route`, `simulate`): the data directory's store is not opened.

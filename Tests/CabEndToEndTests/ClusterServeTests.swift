@@ -8,24 +8,37 @@ import Testing
 /// in `/healthz` and `/metrics`) and positions flow again once Redis is back.
 @Suite("cab serve cluster over Redis", .serialized)
 struct ClusterServeTests {
-    /// Two nodes, each with its own copy of the map, over one PostgreSQL and one Redis.
+    /// Two nodes (or more), each with its own copy of the map, over one PostgreSQL and one Redis.
     final class Cluster {
         let postgres: PostgresTestServer
         let redis: RedisTestServer
-        let a: ServerProcess
-        let b: ServerProcess
+        let nodes: [ServerProcess]
+        var a: ServerProcess { nodes[0] }
+        var b: ServerProcess { nodes[1] }
+        var c: ServerProcess { nodes[2] }
         let dispatcher: String
         private let directories: [URL]
 
-        init() throws {
+        /// `count` nodes `node-a`, `node-b`...; `settings(i)` is node i's configuration file's JSON, if any.
+        init(count: Int = 2, settings: (Int) -> String? = { _ in nil }) throws {
             postgres = try PostgresTestServer()
             redis = try RedisTestServer()
-            let dataA = try ImportedMap.freshCopy("helsinki")
-            let dataB = try ImportedMap.freshCopy("helsinki")
-            directories = [dataA, dataB]
+            var directories: [URL] = []
+            var nodes: [ServerProcess] = []
             let shared = ["--postgres", postgres.conninfo, "--redis", redis.url]
-            a = try ServerProcess(dataDirectory: dataA, extraArguments: shared + ["--node-id", "node-a"])
-            b = try ServerProcess(dataDirectory: dataB, extraArguments: shared + ["--node-id", "node-b"])
+            for i in 0..<count {
+                let data = try ImportedMap.freshCopy("helsinki")
+                directories.append(data)
+                var arguments = shared + ["--node-id", "node-" + String(UnicodeScalar(UInt8(97 + i)))]
+                if let json = settings(i) {
+                    let file = data.appendingPathComponent("cab-test-config.json")
+                    try Data(json.utf8).write(to: file)
+                    arguments += ["--config", file.path]
+                }
+                nodes.append(try ServerProcess(dataDirectory: data, extraArguments: arguments))
+            }
+            self.directories = directories
+            self.nodes = nodes
             let created = try CabProcess.run(
                 ["admin", "create-dispatcher", "--postgres", postgres.conninfo, "Dispatch"])
             try #require(created.status == 0, "create-dispatcher failed: \(created.standardError)")
@@ -33,8 +46,7 @@ struct ClusterServeTests {
         }
 
         func stop() {
-            _ = a.stop()
-            _ = b.stop()
+            for node in nodes { _ = node.stop() }
             redis.stop()
             postgres.stop()
             for d in directories { try? FileManager.default.removeItem(at: d) }
@@ -135,12 +147,14 @@ struct ClusterServeTests {
 
     @Test("Redis gone: a node keeps ingesting, says degraded; back: positions flow again; a new node starts warm")
     func redisRestartedMidRun() throws {
-        let cluster = try Cluster()
+        let cluster = try Cluster { _ in #"{"tracking": {"tick_ms": 100}}"# }
         defer { cluster.stop() }
         let driver = try cluster.driver(on: cluster.a, "Kaisa")
+        let fleetOnB = try fleetStream(cluster, on: cluster.b)
         let start = Date()
         #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1700, lon: 24.9400, at: start) == 200)
         #expect(eventually(within: 5) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.17 })
+        let beforeRestart = Self.positionEvents(Self.read(fleetOnB, until: ["\"lat\":60.17,"]).text)
 
         cluster.redis.stopServer()
         #expect(eventually(within: 5) { cluster.clusterStatus(of: cluster.a) == "degraded" })
@@ -158,6 +172,10 @@ struct ClusterServeTests {
         #expect(eventually(within: 10) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.171 })
         #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1720, lon: 24.9400, at: start + 4) == 200)
         #expect(eventually(within: 10) { cluster.nearbyLatitude(on: cluster.b, of: driver.id) == 60.172 })
+        // B's fleet stream went on across the restart, its ids still increasing (the new counter starts higher).
+        let afterRestart = Self.positionEvents(Self.read(fleetOnB, until: ["\"lat\":60.172,"]).text)
+        let ids = (beforeRestart + afterRestart).map(\.id)
+        #expect(!afterRestart.isEmpty && zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }, "\(ids)")
 
         // A node started now begins warm: the newest position of every driver, from Redis.
         let dataC = try ImportedMap.freshCopy("helsinki")
@@ -169,6 +187,276 @@ struct ClusterServeTests {
             ])
         defer { _ = c.stop() }
         #expect(cluster.nearbyLatitude(on: c, of: driver.id) == 60.172)
+        // Its fleet stream carries the cluster's events from the start (the warm start is not numbered anew).
+        let fleetOnC = try fleetStream(cluster, on: c)
+        #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1721, lon: 24.9400, at: start + 5) == 200)
+        let onC = Self.read(fleetOnC, until: ["\"lat\":60.1721,"])
+        #expect(onC.found, "C's fleet stream: \(onC.text.prefix(400))")
+        #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1722, lon: 24.9400, at: start + 6) == 200)
+        let next = Self.read(fleetOnC, until: ["\"lat\":60.1722,"])
+        #expect(next.found, "C's fleet stream: \(onC.text.prefix(400)) then \(next.text.prefix(400))")
+        let metricsOfC = try c.request("GET", "/metrics").text
+        #expect(metricsOfC.contains("tracking_stream_cluster_events_dropped 0"), "\(metricsOfC.prefix(2_000))")
+    }
+
+    /// Reads `stream` until `needles` all appeared (true) or it ends or times out (false); what it read.
+    static func read(_ stream: HTTPTestConnection, until needles: [String]) -> (found: Bool, text: String) {
+        var text = ""
+        while !needles.allSatisfy(text.contains) {
+            guard let chunk = try? stream.readChunk() else { return (false, text) }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return (true, text)
+    }
+
+    @Test("an offer made on A is sent again when the driver opens their stream on B")
+    func openOfferResentOnAnotherNode() throws {
+        let cluster = try Cluster()
+        defer { cluster.stop() }
+        let driver = try cluster.driver(on: cluster.a, "Onni")
+        let auth = ["Authorization": "Bearer \(driver.token)"]
+        let onA = try HTTPTestConnection(port: cluster.a.port, timeoutSeconds: 20)
+        try onA.sendRequest("GET", "/v1/driver/stream", headers: auth)
+        #expect(try onA.readHead().status == 200)
+        #expect(
+            try cluster.a.request("POST", "/v1/driver/status", json: ["status": "online"], headers: auth).status == 200)
+        #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1701, lon: 24.9386, at: Date()) == 200)
+        let rider = try cluster.a.request("POST", "/v1/riders", json: ["name": "Rider"])
+        let riderToken = try #require(rider.jsonObject?["token"] as? String, "\(rider.text)")
+        let booked = try cluster.a.request(
+            "POST", "/v1/bookings",
+            json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
+            headers: ["Authorization": "Bearer \(riderToken)", "Idempotency-Key": UUID().uuidString])
+        let trip = try #require(booked.jsonObject?["id"] as? String, "\(booked.text)")
+        #expect(Self.read(onA, until: ["event: offer", trip]).found, "A offers the trip to the driver")
+
+        // The driver's app reconnects through the load balancer and lands on B, which did not make the offer.
+        let onB = try HTTPTestConnection(port: cluster.b.port, timeoutSeconds: 5)
+        try onB.sendRequest("GET", "/v1/driver/stream", headers: auth)
+        #expect(try onB.readHead().status == 200)
+        let resent = Self.read(onB, until: ["event: offer", trip])
+        #expect(resent.found, "B's driver stream: \(resent.text.prefix(600))")
+    }
+
+    /// The position events of an SSE text: (id, latitude), in order.
+    static func positionEvents(_ text: String) -> [(id: UInt64, lat: Double)] {
+        text.components(separatedBy: "\n\n").compactMap { block in
+            let lines = block.split(separator: "\n")
+            guard lines.contains("event: position"),
+                let id = lines.first(where: { $0.hasPrefix("id: ") }).flatMap({ UInt64($0.dropFirst(4)) }),
+                let data = lines.first(where: { $0.hasPrefix("data: ") }),
+                let object = try? JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8)) as? [String: Any],
+                let lat = object["lat"] as? Double
+            else { return nil }
+            return (id, lat)
+        }
+    }
+
+    /// A dispatcher's fleet stream on `node`, resuming after `lastEventID`.
+    func fleetStream(_ cluster: Cluster, on node: ServerProcess, after lastEventID: UInt64? = nil) throws
+        -> HTTPTestConnection
+    {
+        let stream = try HTTPTestConnection(port: node.port, timeoutSeconds: 10)
+        var headers = ["Authorization": "Bearer \(cluster.dispatcher)"]
+        if let lastEventID { headers["Last-Event-ID"] = "\(lastEventID)" }
+        try stream.sendRequest("GET", "/v1/fleet/stream", headers: headers)
+        #expect(try stream.readHead().status == 200)
+        return stream
+    }
+
+    @Test("a fleet stream moved from A to C with Last-Event-ID has no gap; beyond B's window: a gap event, a snapshot")
+    func fleetStreamResumesOnAnotherNode() throws {
+        let cluster = try Cluster(count: 3) { i in
+            i == 1 ? #"{"tracking": {"tick_ms": 100, "replay_capacity": 3}}"# : #"{"tracking": {"tick_ms": 100}}"#
+        }
+        defer { cluster.stop() }
+        let drivers = try (0..<3).map { try cluster.driver(on: cluster.a, "Driver\($0)") }
+        let start = Date().addingTimeInterval(-30)  // fixes a second apart, all in the past
+        // Fix i: driver i % 3 posts to node i % 3, at latitude 60.17ii (as the server writes it back).
+        let latitude = { (i: Int) in Double("60.17" + (i < 10 ? "0" : "") + String(i))! }
+        func post(_ range: Range<Int>) throws {
+            for i in range {
+                let status = try cluster.post(
+                    cluster.nodes[i % 3], token: drivers[i % 3].token, lat: latitude(i), lon: 24.94,
+                    at: start.addingTimeInterval(Double(i)))
+                #expect(status == 200)
+            }
+        }
+        // A node sends its drivers' newest positions every 20 ms: a driver's fix may be replaced by its next
+        // before it is sent (no event, no id). Each driver's last fix of a round is always an event.
+        let lastOfRound = { (round: Range<Int>) in round.suffix(3).map { "\"lat\":\(latitude($0))" } }
+
+        let onA = try fleetStream(cluster, on: cluster.a)
+        let watchingB = try fleetStream(cluster, on: cluster.b)
+        try post(0..<6)
+        let first = Self.read(onA, until: lastOfRound(0..<6))
+        #expect(first.found, "A's fleet stream: \(first.text.prefix(800))")
+        let seenOnA = Self.positionEvents(first.text)
+        let lastOnA = try #require(seenOnA.last?.id)
+        #expect(seenOnA.map(\.id) == Array(seenOnA[0].id...lastOnA), "dense on A: \(seenOnA.map(\.id))")
+
+        // The client's connection drops; six more fixes; it reconnects through the load balancer to C.
+        try post(6..<12)
+        let onC = try fleetStream(cluster, on: cluster.c, after: lastOnA)
+        let resumed = Self.read(onC, until: lastOfRound(6..<12))
+        #expect(resumed.found, "C's fleet stream: \(resumed.text.prefix(800))")
+        #expect(!resumed.text.contains("event: gap"))
+        let seenOnC = Self.positionEvents(resumed.text)
+        #expect(seenOnC.first?.id == lastOnA + 1, "continues right after A's last id: \(seenOnC.map(\.id))")
+        #expect(seenOnC.map(\.id) == Array((lastOnA + 1)...(seenOnC.last?.id ?? lastOnA)), "no gap")
+        #expect(seenOnC.allSatisfy { $0.lat >= latitude(6) }, "nothing A sent comes again")
+
+        // B keeps three events: resuming after A's first id is beyond its window.
+        #expect(Self.read(watchingB, until: lastOfRound(6..<12)).found, "B has ticked the second round")
+        let onB = try fleetStream(cluster, on: cluster.b, after: seenOnA[0].id)
+        let beyond = Self.read(
+            onB,
+            until: ["event: snapshot", drivers[0].id, drivers[1].id, drivers[2].id, "id: \(seenOnC.last?.id ?? 0)\n"])
+        #expect(beyond.found, "B's fleet stream: \(beyond.text.prefix(800))")
+        // It kept the newest three: the gap counts those before them, after the client's id.
+        let keptOnB = Self.positionEvents(beyond.text).map(\.id)
+        let newest = try #require(seenOnC.last?.id)
+        #expect(keptOnB.count == 3 && keptOnB.last ?? 0 >= newest, "\(keptOnB)")
+        let missed = (keptOnB.first ?? 0) - seenOnA[0].id - 1
+        #expect(beyond.text.contains("event: gap\ndata: {\"missed\":\(missed),"), "\(beyond.text.prefix(400))")
+        #expect(beyond.text.contains("\"after\":\(seenOnA[0].id)"), "\(beyond.text.prefix(400))")
+    }
+
+    @Test(
+        "three nodes: a fix posted to A reaches a rider's stream on C; B frozen (SIGSTOP), the others serve; B catches up"
+    )
+    func threeNodesOneFrozen() throws {
+        let cluster = try Cluster(count: 3) { _ in #"{"tracking": {"tick_ms": 100}}"# }
+        defer { cluster.stop() }
+        let (a, b, c) = (cluster.a, cluster.b, cluster.c)
+        // A driver on A takes a rider's trip booked on A.
+        let driver = try cluster.driver(on: a, "Ilmari")
+        let auth = ["Authorization": "Bearer \(driver.token)"]
+        let driverStream = try HTTPTestConnection(port: a.port, timeoutSeconds: 20)
+        try driverStream.sendRequest("GET", "/v1/driver/stream", headers: auth)
+        #expect(try driverStream.readHead().status == 200)
+        #expect(try a.request("POST", "/v1/driver/status", json: ["status": "online"], headers: auth).status == 200)
+        let start = Date().addingTimeInterval(-30)
+        #expect(try cluster.post(a, token: driver.token, lat: 60.1701, lon: 24.9386, at: start) == 200)
+        let rider = try a.request("POST", "/v1/riders", json: ["name": "Rider"])
+        let riderAuth = ["Authorization": "Bearer \(try #require(rider.jsonObject?["token"] as? String))"]
+        let booked = try a.request(
+            "POST", "/v1/bookings",
+            json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
+            headers: riderAuth.merging(["Idempotency-Key": UUID().uuidString]) { $1 })
+        let trip = try #require(booked.jsonObject?["id"] as? String, "\(booked.text)")
+        #expect(Self.read(driverStream, until: ["event: offer", trip]).found)
+        let accepted = try a.request("POST", "/v1/trips/\(trip)/accept", headers: auth)
+        #expect(accepted.jsonObject?["status"] as? String == "accepted", "\(accepted.text)")
+
+        // The rider's app lands on C; the driver keeps posting to A.
+        let riderStream = try HTTPTestConnection(port: c.port, timeoutSeconds: 10)
+        try riderStream.sendRequest("GET", "/v1/bookings/\(trip)/stream", headers: riderAuth)
+        #expect(try riderStream.readHead().status == 200)
+        #expect(Self.read(riderStream, until: ["event: status", "accepted"]).found)
+        #expect(try cluster.post(a, token: driver.token, lat: 60.1702, lon: 24.9386, at: start + 1) == 200)
+        let moved = Self.read(riderStream, until: ["event: position", "60.1702"])
+        #expect(moved.found, "C's rider stream: \(moved.text.prefix(600))")
+
+        // A dispatcher's fleet stream on C, and a second driver who posts to C.
+        let fleetOnC = try fleetStream(cluster, on: c)
+        let other = try cluster.driver(on: c, "Aada")
+        #expect(try cluster.post(c, token: other.token, lat: 60.1710, lon: 24.94, at: start) == 200)
+        let before = Self.positionEvents(Self.read(fleetOnC, until: ["\"lat\":60.171"]).text)
+        let lastBeforePause = try #require(before.last?.id)
+
+        // B freezes for three seconds: A and C keep ingesting, streaming and answering.
+        b.pause()
+        var resumed = false
+        defer { if !resumed { b.resume() } }
+        for (i, (otherLat, driverLat)) in [(60.1711, 60.1703), (60.1712, 60.1704), (60.1713, 60.1705)].enumerated() {
+            let second = Double(i + 1)
+            #expect(try cluster.post(c, token: other.token, lat: otherLat, lon: 24.94, at: start + second) == 200)
+            #expect(
+                try cluster.post(a, token: driver.token, lat: driverLat, lon: 24.9386, at: start + 1 + second) == 200)
+            Thread.sleep(forTimeInterval: 1)  // the outage is the point: B stays frozen for these seconds
+        }
+        #expect(eventually(within: 5) { cluster.nearbyLatitude(on: a, of: other.id) == 60.1713 })
+        #expect(Self.read(riderStream, until: ["60.1705"]).found, "C's rider stream kept moving")
+        let during = Self.read(fleetOnC, until: ["\"lat\":60.1713", "\"lat\":60.1705"])
+        #expect(during.found)
+        let newest = try #require(Self.positionEvents(during.text).last?.id)
+
+        // Thawed, B catches up from the stream: the newest positions, and its fleet window has what it missed.
+        b.resume()
+        resumed = true
+        #expect(eventually(within: 5) { cluster.nearbyLatitude(on: b, of: other.id) == 60.1713 })
+        // The rider's app, and a shared tracking link, reconnect to B: each starts with the trip as it is now.
+        let riderOnB = try HTTPTestConnection(port: b.port, timeoutSeconds: 10)
+        try riderOnB.sendRequest("GET", "/v1/bookings/\(trip)/stream", headers: riderAuth)
+        #expect(try riderOnB.readHead().status == 200)
+        let snapshot = Self.read(riderOnB, until: ["event: status", "accepted", "event: position", "60.1705"])
+        #expect(snapshot.found, "B's rider stream: \(snapshot.text.prefix(600))")
+        let shared = try a.request("POST", "/v1/bookings/\(trip)/share", headers: riderAuth)
+        let token = try #require(shared.jsonObject?["token"] as? String, "\(shared.text)")
+        let linkOnB = try HTTPTestConnection(port: b.port, timeoutSeconds: 10)
+        try linkOnB.sendRequest("GET", "/v1/track/\(token)/stream")
+        #expect(try linkOnB.readHead().status == 200)
+        #expect(Self.read(linkOnB, until: ["event: status", "event: position", "60.1705"]).found)
+
+        let fleetOnB = try fleetStream(cluster, on: b, after: lastBeforePause)
+        let replayed = Self.read(fleetOnB, until: ["id: \(newest)\n"])
+        #expect(replayed.found && !replayed.text.contains("event: gap"), "\(replayed.text.prefix(600))")
+        let ids = Self.positionEvents(replayed.text).map(\.id)
+        #expect(ids == Array((lastBeforePause + 1)...newest), "B replays what it missed, without a gap: \(ids)")
+    }
+
+    /// `cab serve ARGS` with a deadline (a node that wrongly starts is stopped after a minute, failing the test
+    /// instead of hanging it).
+    static func serveUntilRefused(_ arguments: [String]) throws -> CabProcess.Result {
+        try CabProcess.run(
+            executable: URL(fileURLWithPath: "/usr/bin/timeout"),
+            ["60", CabProcess.executableURL.path, "serve", "--port", "0"] + arguments)
+    }
+
+    @Test("a node with another map or tariff than the city's nodes is refused at join, saying what each runs")
+    func anotherMapOrTariffIsRefusedAtJoin() throws {
+        let redis = try RedisTestServer()
+        defer { redis.stop() }
+        let monaco = try ImportedMap.freshCopy("monaco")
+        let monacoAgain = try ImportedMap.freshCopy("monaco")
+        let liechtenstein = try ImportedMap.freshCopy("liechtenstein-latest")
+        let tariff = FileManager.default.temporaryDirectory.appendingPathComponent("tariff-\(UUID().uuidString).json")
+        try Data(#"{"currency": "EUR", "per_km": 150}"#.utf8).write(to: tariff)
+        defer { for d in [monaco, monacoAgain, liechtenstein, tariff] { try? FileManager.default.removeItem(at: d) } }
+        let a = try ServerProcess(dataDirectory: monaco, extraArguments: ["--redis", redis.url, "--node-id", "node-a"])
+        defer { _ = a.stop() }
+
+        let otherMap = try Self.serveUntilRefused([
+            "--data", liechtenstein.path, "--redis", redis.url, "--node-id", "node-b",
+        ])
+        #expect(otherMap.status == 65, "\(otherMap.standardError)")
+        for needle in ["node-a", "monaco.osm.pbf", "liechtenstein-latest.osm.pbf", "cab import", "cluster.city"] {
+            #expect(otherMap.standardError.contains(needle), "\(needle): \(otherMap.standardError)")
+        }
+        let otherTariff = try Self.serveUntilRefused([
+            "--data", monacoAgain.path, "--redis", redis.url, "--node-id", "node-b", "--tariff", tariff.path,
+        ])
+        #expect(otherTariff.status == 64, "\(otherTariff.standardError)")
+        #expect(otherTariff.standardError.contains("tariff") && otherTariff.standardError.contains("150"))
+
+        // The same map and tariff join; another city may run another map.
+        let b = try ServerProcess(
+            dataDirectory: monacoAgain, extraArguments: ["--redis", redis.url, "--node-id", "node-b"])
+        defer { _ = b.stop() }
+        #expect(try b.request("GET", "/healthz").status == 200)
+        let elsewhere = try ServerProcess(
+            dataDirectory: liechtenstein,
+            extraArguments: ["--redis", redis.url, "--node-id", "node-c", "--config", try Self.cityFile("vaduz").path])
+        defer { _ = elsewhere.stop() }
+        #expect(try elsewhere.request("GET", "/healthz").status == 200)
+    }
+
+    /// A configuration file setting `cluster.city`.
+    static func cityFile(_ city: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("city-\(UUID().uuidString).json")
+        try Data(#"{"cluster": {"city": "\#(city)"}}"#.utf8).write(to: file)
+        return file
     }
 
     @Test("a bad --redis URL or node id exits 64 naming the key")

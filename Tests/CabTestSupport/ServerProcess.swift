@@ -26,6 +26,12 @@ public final class ServerProcess: Sendable {
     /// Sends SIGKILL (a crash) and waits.
     public func kill() { server.kill() }
 
+    /// Sends SIGSTOP: the process freezes (a stalled node) until `resume()`.
+    public func pause() { _ = Foundation.kill(server.pid, SIGSTOP) }
+
+    /// Sends SIGCONT after `pause()`.
+    public func resume() { _ = Foundation.kill(server.pid, SIGCONT) }
+
     /// What the server wrote to standard error so far (its log lines).
     public var log: String { (try? String(contentsOfFile: server.logPath, encoding: .utf8)) ?? "" }
 
