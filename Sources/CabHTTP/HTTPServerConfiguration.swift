@@ -85,9 +85,11 @@ public struct HTTPServerConfiguration: Sendable {
         max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
-    /// The handler pool's default size: 4 per core, at least 16. Handlers mostly wait (a group commit's fsync, a
-    /// lock), so the pool is larger than the CPU; each waiting thread costs a stack, not a core.
-    public static var defaultHandlerThreads: Int { max(16, 4 * processorCount) }
+    /// The handler pool's default size: 4 per core, at least 8. Handlers mostly wait (a group commit's fsync, a
+    /// lock), so the pool is larger than the CPU; but when they do run, each runnable handler thread takes its share
+    /// of a core from the epoll threads, niceness or not: on two cores 16 threads gave `/healthz` p99 6.2 ms under
+    /// trip load where 8 gave 4.2 ms, with as many transitions and bookings per second (docs/performance.md).
+    public static var defaultHandlerThreads: Int { max(8, 4 * processorCount) }
 
     /// Checks every field, naming the first one at fault.
     func validate() throws(HTTPServerError) {

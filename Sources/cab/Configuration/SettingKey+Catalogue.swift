@@ -48,7 +48,7 @@ extension SettingKey {
                 "http.handler_threads", .integer(0...4096), default: .integer(d.handlerThreads),
                 flag: "handler-threads",
                 help: "threads running handlers that may block, their connections parked meanwhile (default four per "
-                    + "core, at least 16); 0 runs them on the event-loop threads"),
+                    + "core, at least 8); 0 runs them on the event-loop threads"),
             .init(
                 "http.handler_queue_length", .integer(1...1_000_000), default: .integer(d.handlerQueueLength),
                 help: "requests that may wait for a handler thread; more are answered 503 server_busy"),

@@ -129,7 +129,7 @@ extension SettingKey {
     var defaultText: String {
         switch name {
         case "http.threads": "2 per core, at least 4"
-        case "http.handler_threads": "4 per core, at least 16"
+        case "http.handler_threads": "4 per core, at least 8"
         default: defaultValue.json
         }
     }
