@@ -38,6 +38,9 @@ public final class CabApplication: Sendable {
         self.services = services
         self.metrics = metrics
         riderCodes = RiderCodes(store: services.store, now: services.now)
+        // Every rider's booking carries its QR code's text, so the key is read (made once, in the store) at start
+        // rather than by the first booking's answer; a store that cannot answer now is asked again on first use.
+        riderCodes.loadKeyIfPossible()
         startCounters = StartCounters(metrics)
         watchStoreHealth()
     }

@@ -22,6 +22,12 @@ final class RiderCodes: Sendable {
         self.now = now
     }
 
+    /// Reads (or makes, once) the key now when there is a store; a failure is left for the first payload to report.
+    func loadKeyIfPossible() {
+        guard store != nil else { return }
+        _ = try? loadKey()
+    }
+
     /// The QR payload for `booking`.
     func payload(for booking: BookingID) throws -> String {
         booking.rawValue + "." + secret(for: booking, key: try loadKey())
