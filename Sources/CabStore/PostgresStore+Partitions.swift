@@ -85,9 +85,14 @@ extension PostgresStore {
             }
             return true
         } catch let error as StoreError {
-            // Another node made it at the same moment: its table or its bounds are there already.
+            // Another node made it at the same moment: its table (42P07, or 23505 / 42710 on the table's row type
+            // when both creations race in the catalogue) or its bounds (42P17) are there already.
             guard let pg = error.underlying as? PostgresError,
-                [PostgresError.Code("42P07"), .uniqueViolation, PostgresError.Code("42P17")].contains(pg.code)
+                [
+                    PostgresError.Code("42P07"), .uniqueViolation, PostgresError.Code("42710"),
+                    PostgresError.Code("42P17"),
+                ]
+                .contains(pg.code)
             else { throw error }
             return false
         }
