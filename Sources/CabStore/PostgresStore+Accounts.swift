@@ -51,22 +51,20 @@ extension PostgresStore: AccountRepository {
     /// working here within that time, and at once on the node that revoked it; unknown tokens always reach the
     /// database.
     public func principal(forTokenHash hash: TokenHash) throws -> Principal? {
-        if let cached = tokens.principal(for: hash) { return cached }
-        let start = tokens.startRead(for: hash)
-        let found = try read { c -> Principal? in
-            guard
-                let row = try c.query(
-                    "SELECT rider_id, driver_id, dispatcher_id FROM tokens WHERE hash = $1 AND revoked_ms IS NULL",
-                    [PostgresValue.bytes(hash.bytes)]
-                ).first
-            else { return nil }
-            if let id = row.string(0).flatMap(RiderID.init) { return .rider(id) }
-            if let id = row.string(1).flatMap(DriverID.init) { return .driver(id) }
-            if let id = row.string(2).flatMap(DispatcherID.init) { return .dispatcher(id) }
-            throw StoreError(.corruptRow, "A token row names no valid account.")
+        try tokens.principal(for: hash) {
+            try read { c -> Principal? in
+                guard
+                    let row = try c.query(
+                        "SELECT rider_id, driver_id, dispatcher_id FROM tokens WHERE hash = $1 AND revoked_ms IS NULL",
+                        [PostgresValue.bytes(hash.bytes)]
+                    ).first
+                else { return nil }
+                if let id = row.string(0).flatMap(RiderID.init) { return .rider(id) }
+                if let id = row.string(1).flatMap(DriverID.init) { return .driver(id) }
+                if let id = row.string(2).flatMap(DispatcherID.init) { return .dispatcher(id) }
+                throw StoreError(.corruptRow, "A token row names no valid account.")
+            }
         }
-        if let found { tokens.remember(found, for: hash, readStartedAt: start) }
-        return found
     }
 
     /// The principal `TokenCache` holds for this hash, without reading the database.

@@ -50,21 +50,19 @@ extension SQLiteStore: AccountRepository {
     /// Who holds the token with this hash; nil when unknown or revoked. Live tokens are cached for
     /// `Configuration.tokenCacheMilliseconds` (`TokenCache`).
     public func principal(forTokenHash hash: TokenHash) throws -> Principal? {
-        if let cached = tokens.principal(for: hash) { return cached }
-        let start = tokens.startRead(for: hash)
-        let found = try readers.read { c in
-            try c.first(
-                "SELECT rider_id, driver_id, dispatcher_id FROM tokens WHERE hash = ? AND revoked_ms IS NULL",
-                [hash.bytes]
-            ) { row -> Principal in
-                if let id = row.optionalString(0).flatMap(RiderID.init) { return .rider(id) }
-                if let id = row.optionalString(1).flatMap(DriverID.init) { return .driver(id) }
-                if let id = row.optionalString(2).flatMap(DispatcherID.init) { return .dispatcher(id) }
-                throw StoreError(.corruptRow, "A token row names no valid account.")
+        try tokens.principal(for: hash) {
+            try readers.read { c in
+                try c.first(
+                    "SELECT rider_id, driver_id, dispatcher_id FROM tokens WHERE hash = ? AND revoked_ms IS NULL",
+                    [hash.bytes]
+                ) { row -> Principal in
+                    if let id = row.optionalString(0).flatMap(RiderID.init) { return .rider(id) }
+                    if let id = row.optionalString(1).flatMap(DriverID.init) { return .driver(id) }
+                    if let id = row.optionalString(2).flatMap(DispatcherID.init) { return .dispatcher(id) }
+                    throw StoreError(.corruptRow, "A token row names no valid account.")
+                }
             }
         }
-        if let found { tokens.remember(found, for: hash, readStartedAt: start) }
-        return found
     }
 
     /// The principal `TokenCache` holds for this hash, without reading SQLite.

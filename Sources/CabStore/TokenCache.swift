@@ -77,6 +77,16 @@ final class TokenCache: Sendable {
         }
     }
 
+    /// The principal for `hash`: the cached one while fresh, else what `read` finds in the store (remembered when
+    /// live and no revocation happened during the read). The one way the stores resolve a token.
+    func principal(for hash: TokenHash, readingWith read: () throws -> Principal?) throws -> Principal? {
+        if let cached = principal(for: hash) { return cached }
+        let start = startRead(for: hash)
+        let found = try read()
+        if let found { remember(found, for: hash, readStartedAt: start) }
+        return found
+    }
+
     /// Forgets `hash` (it is being revoked); reads already in flight will not be cached either.
     func forget(_ hash: TokenHash) {
         stripe(hash).state.withLock { s in
