@@ -88,7 +88,7 @@ public enum DispatchBenchmark {
                 _ = machine.candidatesFound(found, at: booking.createdAt)
             }
             counted += found.count
-            times.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+            times.append(elapsed.inMicroseconds)
         }
 
         // 2. Booking to first offer at a steady rate from two threads (drivers keep their offers: none answer).

@@ -107,9 +107,7 @@ package enum PostgresStoreBenchmark {
         }
         let after = statistics()
         let sorted = latencies.withLock { $0 }.sorted()
-        func ms(_ d: Duration) -> Double {
-            Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15
-        }
+        func ms(_ d: Duration) -> Double { d.inMilliseconds }
         func percentile(_ p: Double) -> Double {
             sorted.isEmpty ? 0 : ms(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])
         }

@@ -65,7 +65,7 @@ package enum RedisGeoBenchmark {
                 String(radiusMeters), "m", "ASC", "COUNT", "10",
             ])
             let elapsed = clock.now - started
-            samples.append(Double(elapsed.components.attoseconds) * 1e-12 + Double(elapsed.components.seconds) * 1e6)
+            samples.append(elapsed.inMicroseconds)
         }
         samples.sort()
         return Result(

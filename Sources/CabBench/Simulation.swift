@@ -45,7 +45,7 @@ package struct Simulation: Sendable {
         }
         let signUpStarted = ContinuousClock.now
         let tokens = try await signUp(printing: drivers <= Self.printedDriversLimit)
-        let signUpSeconds = Self.seconds(ContinuousClock.now - signUpStarted)
+        let signUpSeconds = (ContinuousClock.now - signUpStarted).inSeconds
         let counters = SimulationCounters(nodes: baseURLs.count)
         let started = ContinuousClock.now
         let deadline = durationSeconds.map { started + .milliseconds(Int($0 * 1000)) }
@@ -69,10 +69,10 @@ package struct Simulation: Sendable {
         let latencies = counters.latencies.withLock { $0 }
         let accepted = counters.acceptedFixes.load(ordering: .relaxed)
         let steady = ramp.mark.withLock { $0 }.map { start in
-            Double(accepted - start.fixes) / max(Self.seconds(ended - start.at), 0.001)
+            Double(accepted - start.fixes) / max((ended - start.at).inSeconds, 0.001)
         }
         return Summary(
-            drivers: drivers, seconds: Self.seconds(elapsed),
+            drivers: drivers, seconds: elapsed.inSeconds,
             uploads: counters.uploads.load(ordering: .relaxed),
             failedUploads: counters.failed.load(ordering: .relaxed), routes: counters.routes.load(ordering: .relaxed),
             acceptedFixes: accepted, steadyFixesPerSecond: steady,
@@ -128,10 +128,6 @@ package struct Simulation: Sendable {
         }
         for (i, _, token) in try made.get() { tokens[i] = token }
         return tokens
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     private func drive(
@@ -244,9 +240,7 @@ package struct CountingTransport: LocationTransport {
     package func upload(_ fixes: [ReportedFix]) async -> UploadResult {
         let started = ContinuousClock.now
         let result = await client.upload(fixes)
-        let elapsed = ContinuousClock.now - started
-        let milliseconds =
-            Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = (ContinuousClock.now - started).inMilliseconds
         counters.latencies.withLock { $0.add(milliseconds) }
         if case .accepted = result {
             counters.uploads.add(1, ordering: .relaxed)

@@ -74,9 +74,7 @@ public enum StoreBenchmark {
         if let error = latencies.firstError { throw error }
         let sorted = latencies.all.sorted()
         let after = store.writeStatistics
-        func ms(_ d: Duration) -> Double {
-            Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15
-        }
+        func ms(_ d: Duration) -> Double { d.inMilliseconds }
         func percentile(_ p: Double) -> Double {
             sorted.isEmpty ? 0 : ms(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])
         }

@@ -130,9 +130,7 @@ public enum TrackingBenchmark {
         }
     }
 
-    private static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-    }
+    private static func seconds(_ d: Duration) -> Double { d.inSeconds }
 
     private static func microseconds(_ d: Duration) -> Double { seconds(d) * 1e6 }
 

@@ -84,11 +84,11 @@ public final class FleetReplica: Sendable {
             var events: [NumberedPosition] = []
             for entry in entries {
                 guard let text = entry.value("p") else { continue }
-                let batch = ReplicatedPosition.positions(inBatch: text)
-                if entry.value("node") != node { positions += batch }
+                let lines = ReplicatedPosition.lines(inBatch: text)  // parsed once, for both uses
+                if entry.value("node") != node { positions += lines.compactMap { $0 } }
                 // Numbered by `cab_publish`: the lines in order from `first` (a malformed line keeps its id unused).
                 if let first = entry.value("first").flatMap({ UInt64($0) }) {
-                    events += NumberedPosition.numbering(text, from: first)
+                    events += NumberedPosition.numbering(lines, from: first)
                 }
             }
             self?.deliver(positions)

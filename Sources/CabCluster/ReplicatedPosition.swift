@@ -48,8 +48,11 @@ public struct ReplicatedPosition: Hashable, Sendable {
     static func batch(_ positions: [ReplicatedPosition]) -> String { positions.map(\.line).joined(separator: "\n") }
 
     /// The positions of a batch; malformed lines are skipped.
-    static func positions(inBatch text: String) -> [ReplicatedPosition] {
-        text.split(separator: "\n").compactMap { ReplicatedPosition(line: $0) }
+    static func positions(inBatch text: String) -> [ReplicatedPosition] { lines(inBatch: text).compactMap { $0 } }
+
+    /// Each line of a batch parsed, in order; nil for a malformed line (it keeps its place, and so its event id).
+    static func lines(inBatch text: String) -> [ReplicatedPosition?] {
+        text.split(separator: "\n").map { ReplicatedPosition(line: $0) }
     }
 }
 
@@ -66,14 +69,11 @@ public struct NumberedPosition: Hashable, Sendable {
         self.position = position
     }
 
-    /// The lines of a batch numbered from `first` in order; a malformed line is skipped with its id.
-    static func numbering(_ batch: String, from first: UInt64) -> [NumberedPosition] {
-        var out: [NumberedPosition] = []
-        for (i, line) in batch.split(separator: "\n").enumerated() {
-            if let p = ReplicatedPosition(line: line) {
-                out.append(NumberedPosition(eventID: first + UInt64(i), position: p))
-            }
+    /// A batch's parsed lines (`ReplicatedPosition.lines(inBatch:)`) numbered from `first` in order; a malformed
+    /// line is skipped with its id.
+    static func numbering(_ lines: [ReplicatedPosition?], from first: UInt64) -> [NumberedPosition] {
+        lines.enumerated().compactMap { i, line in
+            line.map { NumberedPosition(eventID: first + UInt64(i), position: $0) }
         }
-        return out
     }
 }

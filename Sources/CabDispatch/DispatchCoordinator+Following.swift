@@ -45,9 +45,7 @@ extension DispatchCoordinator {
     private func follow(_ f: Following) {
         let id = f.booking.id
         guard let p = fleet.position(of: f.driver), p.timeMilliseconds != f.lastFixTime else { return }
-        let position = TripPosition(
-            coordinate: p.coordinate, headingDegrees: p.headingDegrees,
-            time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
+        let position = TripPosition(p)
         var etaSeconds: Int?
         var dropoffSeconds: Int?
         func roadSeconds(to target: Coordinate) -> Int? {
@@ -87,14 +85,21 @@ extension DispatchCoordinator {
         guard followed.position == nil, !booking.status.isTerminal, let driver = booking.driverID,
             let p = fleet.position(of: driver)
         else { return followed }
-        let position = TripPosition(
-            coordinate: p.coordinate, headingDegrees: p.headingDegrees,
-            time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
+        let position = TripPosition(p)
         return (position, followed.etaSeconds)
     }
 
     /// The latest road ETA to the drop-off of `trip` during the ride (for a new follower).
     public func dropoffETA(of trip: BookingID) -> Int? {
         state.withLock { $0.following[trip]?.dropoffETASeconds }
+    }
+}
+
+extension TripPosition {
+    /// The trip's view of a fleet position.
+    fileprivate init(_ p: DriverPosition) {
+        self.init(
+            coordinate: p.coordinate, headingDegrees: p.headingDegrees,
+            time: Instant(millisecondsSinceEpoch: p.timeMilliseconds))
     }
 }

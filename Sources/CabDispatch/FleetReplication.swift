@@ -99,17 +99,14 @@ extension TrackingService {
     }
 
     /// The cluster-wide rate limit's refusal of a batch (counted as dropped), or nil to go on with the node's rules.
-    func clusterRefusal(of fixes: [LocationFix], from driver: DriverID) -> IngestOutcome? {
-        guard let replication, case .refused(let seconds) = replication.admitBatch(from: driver) else { return nil }
+    func clusterRefusal(
+        of fixes: [LocationFix], from driver: DriverID, by replication: any FleetReplication
+    ) -> IngestOutcome? {
+        guard case .refused(let seconds) = replication.admitBatch(from: driver) else { return nil }
         var outcome = IngestOutcome(retryAfterSeconds: max(1, seconds))
         outcome.dropped[.rateLimited] = fixes.count
         counters.dropped.increment(["reason": DropReason.rateLimited.rawValue], by: Double(fixes.count))
         return outcome
     }
 
-    /// Publishes `driver`'s position after a batch that moved it, when connected to a cluster.
-    func replicate(_ driver: DriverID) {
-        guard let replication, let position = fleet.position(of: driver) else { return }
-        replication.publish(driver, at: position)
-    }
 }

@@ -145,12 +145,15 @@ public final class TrackingService: Sendable {
 
     /// With `historyRoom`, returns nil before any effect where it would read the store.
     private func ingest(_ fixes: [LocationFix], from driver: DriverID, historyRoom: HistoryRoom?) -> IngestOutcome? {
-        if let refused = clusterRefusal(of: fixes, from: driver) { return refused }
+        let replication = self.replication  // the link is read once per batch (it is behind a lock)
+        if let replication, let refused = clusterRefusal(of: fixes, from: driver, by: replication) { return refused }
         let time = now().millisecondsSinceEpoch
         let outcome: IngestOutcome
+        // The driver's position after the batch, when the batch moved it.
+        let moved: DriverPosition?
         if let (known, position) = fleet.ingestKnown(fixes, from: driver, now: time) {
             outcome = known
-            if let position, replication?.numbersFleetEvents != true { streams.publish(driver, at: position) }
+            moved = position
         } else {
             if historyRoom != nil { return nil }
             // A driver's first position: its vehicle class comes from the store, outside the fleet's lock, and
@@ -158,12 +161,13 @@ public final class TrackingService: Sendable {
             outcome = fleet.ingest(
                 fixes, from: driver, vehicleClass: vehicleClass(of: driver), resumingAfter: newestStoredFix(of: driver),
                 now: time)
-            if outcome.latest != nil, let position = fleet.position(of: driver), replication?.numbersFleetEvents != true
-            {
-                streams.publish(driver, at: position)
-            }
+            moved = outcome.latest == nil ? nil : fleet.position(of: driver)
         }
-        if outcome.latest != nil { replicate(driver) }
+        if let moved {
+            // Numbered by the cluster, the fleet stream hears of it when it comes back (`applyClusterEvents`).
+            if replication?.numbersFleetEvents != true { streams.publish(driver, at: moved) }
+            replication?.publish(driver, at: moved)
+        }
         if !outcome.accepted.isEmpty {
             counters.accepted.increment(by: Double(outcome.accepted.count))
             history.enqueue(

@@ -59,7 +59,7 @@ extension UpperLabelQuery {
         entries.reserveCapacity(lowest * 6)
         for r in 0..<lowest {
             climb(c, [ContractionSeed(node: Int(hierarchy.nodeAt[r]))], forward: forward, other: nil)
-            markDominated(c, direction)
+            markDominatedBorder(c, direction)
             // Both lists are sorted by rank, and every settled rank is below every border rank.
             for s in c.settled {
                 entries.append(
@@ -76,20 +76,16 @@ extension UpperLabelQuery {
     }
 
     /// Marks the border nodes of `c` that a lower border node dominates (as the table loops do on the fly).
-    private func markDominated(_ c: Climb, _ direction: HubLabels.Direction) {
+    private func markDominatedBorder(_ c: Climb, _ direction: HubLabels.Direction) {
         let border = c.border
         for index in border.indices where !c.dominated[index] {
             let b = border[index]
             var next = index + 1
             for e in Int(direction.first[Int(b.rank)])..<Int(direction.first[Int(b.rank) + 1]) {
                 guard next < border.count else { break }
-                let hub = direction.hub[e]
-                while next < border.count && border[next].rank < hub { next += 1 }
-                if next < border.count && border[next].rank == hub
-                    && direction.duration[e] &+ b.durationMilliseconds <= border[next].durationMilliseconds
-                {
-                    c.dominated[next] = true
-                }
+                UpperLabelQuery.markDominated(
+                    direction.hub[e], at: direction.duration[e] &+ b.durationMilliseconds, border: border,
+                    dominated: &c.dominated, next: &next)
             }
         }
     }

@@ -10,9 +10,6 @@ struct UnpackedShortcuts: Sendable {
     /// (16: 31 MB, 240: 36 MB) and routes with geometry were fastest with it.
     static let defaultMaximumEdges = 64
 
-    /// The longest shortcut, in original edges, that keeps a list here (at most 254).
-    let maximumEdges: Int
-
     /// Per arc: the offset of its list in `lists`, or -1 (an original arc, or a longer shortcut).
     let start: ContractionBuffer<Int32>
     /// The lists: a count, then that many edge ids, per listed shortcut.
@@ -23,7 +20,6 @@ struct UnpackedShortcuts: Sendable {
 
     /// No lists: every shortcut is split into its halves.
     init(arcCount: Int) {
-        maximumEdges = 0
         start = ContractionBuffer(repeating: -1, count: arcCount)
         lists = ContractionBuffer([])
     }
@@ -36,7 +32,6 @@ struct UnpackedShortcuts: Sendable {
         maximumEdges: Int = Self.defaultMaximumEdges
     ) {
         precondition((0...254).contains(maximumEdges), "lengths are counted in a byte")
-        self.maximumEdges = maximumEdges
         let arcCount = arcFirst.count
         let start = ContractionBuffer<Int32>(repeating: -1, count: arcCount)
         // Unpacked length per arc, capped at maximumEdges + 1 ("too long").

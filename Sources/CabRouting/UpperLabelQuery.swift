@@ -437,10 +437,7 @@ package final class UpperLabelQuery {
                 let hub = hubs[e]
                 let h = Int(hub)
                 let d = durations[e] &+ b.durationMilliseconds
-                while next < border.count && border[next].rank < hub { next += 1 }
-                if next < border.count && border[next].rank == hub && d <= border[next].durationMilliseconds {
-                    dominated[next] = true
-                }
+                Self.markDominated(hub, at: d, border: border, dominated: &dominated, next: &next)
                 let bit: UInt64 = 1 << UInt64(h & 63)
                 if bits[h >> 6] & bit == 0 {
                     bits[h >> 6] |= bit
