@@ -51,24 +51,28 @@ extension CabApplication {
     }
 
     /// An SSE stream of `booking`: its status (and driver) now, the latest position and ETA, then live events;
-    /// it ends after the terminal status.
+    /// it ends after the terminal status. The state now is read and the stream subscribed under the trip's gate
+    /// (`withCurrentTrip`), so an accept landing while the stream opens is in the snapshot or in the events.
     func followingStream(_ booking: Booking) throws -> HTTPResponse {
         let dispatch = try requireDispatch()
         let stream = EventStream(capacity: 128)
-        let driver = try driver(of: booking)
-        TripNotifier.send(.status(booking.id, booking.status, driver: driver), to: stream)
-        if booking.status.isTerminal {
-            stream.finish()
-            return stream.response()
+        try dispatch.withCurrentTrip(booking.id) { stored in
+            let booking = stored ?? booking
+            let driver = try driver(of: booking)
+            TripNotifier.send(.status(booking.id, booking.status, driver: driver), to: stream)
+            if booking.status.isTerminal {
+                stream.finish()
+                return
+            }
+            if let driver { TripNotifier.send(.driver(driver), to: stream) }
+            let live = dispatch.liveView(of: booking)
+            if let p = live.position { TripNotifier.send(.position(p), to: stream) }
+            if let e = live.etaSeconds { TripNotifier.send(.pickupETA(seconds: e), to: stream) }
+            if let e = dispatch.dropoffETA(of: booking.id) {
+                TripNotifier.send(.dropoffETA(booking.id, seconds: e), to: stream)
+            }
+            TripNotifier.subscribe(stream, to: .trip(booking.id), on: dispatch.bus)
         }
-        if let driver { TripNotifier.send(.driver(driver), to: stream) }
-        let live = dispatch.liveView(of: booking)
-        if let p = live.position { TripNotifier.send(.position(p), to: stream) }
-        if let e = live.etaSeconds { TripNotifier.send(.pickupETA(seconds: e), to: stream) }
-        if let e = dispatch.dropoffETA(of: booking.id) {
-            TripNotifier.send(.dropoffETA(booking.id, seconds: e), to: stream)
-        }
-        TripNotifier.subscribe(stream, to: .trip(booking.id), on: dispatch.bus)
         return stream.response()
     }
 }

@@ -176,6 +176,14 @@ extension DispatchCoordinator {
         throw CoreError.illegalTransition(command.event, in: latest?.status ?? .requested)
     }
 
+    /// Runs `body` with `trip` as stored (nil if there is no such booking), holding the trip's gate: no
+    /// transition is stored or announced while `body` runs. A new follower sends the booking as its state now and
+    /// subscribes to the trip inside `body`, so a transition racing it is neither missed (announced between the
+    /// read and the subscription) nor heard before an older snapshot.
+    public func withCurrentTrip<T>(_ trip: BookingID, _ body: (Booking?) throws -> T) throws -> T {
+        try gates.withGate(trip) { try body(try store.booking(trip)) }
+    }
+
     /// After a stored transition: keeps the coordinator's own copies in step (a queued start of a trip that
     /// changed is dropped; a followed trip's booking and deadline are the stored ones), then performs the
     /// machine's actions.

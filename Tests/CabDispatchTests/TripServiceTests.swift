@@ -2,6 +2,7 @@ import CabCore
 import CabDispatch
 import CabGeo
 import CabTracking
+import Foundation
 import Synchronization
 import Testing
 
@@ -119,6 +120,42 @@ import Testing
         #expect(riderHears.finished.withLock { $0 })
         #expect(w.bus.receiverCount(of: .trip(booking.id)) == 0)
         #expect(!w.service.isOffered(booking.id, to: w.driver.id))
+    }
+
+    /// A rider's stream opening while the driver accepts (CI caught the rider stuck on "looking for a driver"
+    /// with the driver on the way): the accept lands while the new follower reads the trip, and is heard either
+    /// in the snapshot or as an event after it, never lost between the read and the subscription.
+    @Test func aTransitionRacingANewFollowerIsInItsSnapshotOrItsEvents() throws {
+        let w = try World()
+        let booking = w.newBooking()
+        _ = try w.service.book(booking, idempotencyKey: nil)
+        w.service.waitForQueuedBookings()
+        let follower = Recorder()
+        let accepted = Recorder()  // `finished` marks the accept done
+        let snapshot: TripState? = try w.service.withCurrentTrip(booking.id) { stored in
+            // The driver's accept arrives on another thread while the follower has read the trip.
+            Thread.detachNewThread {
+                _ = try? w.service.accept(booking.id, by: w.driver.id)
+                accepted.finish()
+            }
+            let deadline = ContinuousClock.now + .milliseconds(300)
+            while !accepted.finished.withLock({ $0 }), ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            w.bus.subscribe(follower, to: .trip(booking.id))
+            return stored?.status
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !accepted.finished.withLock({ $0 }), ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(accepted.finished.withLock { $0 })
+        let heard = follower.notifications.compactMap { n -> TripState? in
+            if case .status(_, let s, _) = n { s } else { nil }
+        }
+        #expect(snapshot == .dispatching, "the accept waited for the follower")
+        #expect(heard == [.accepted], "the follower heard the accept after its snapshot")
+        #expect(try w.store.booking(booking.id)?.status == .accepted)
     }
 
     @Test func theBusDeliversToItsAudienceOnly() {
