@@ -3,7 +3,8 @@
 # Monaco extract, generating requests from the served /openapi.json: no 5xx, every status, content type and body
 # as documented, schema-violating requests refused. Runs as anonymous, a rider, a driver and a dispatcher.
 # `positive_data_acceptance` is left out: points far from a road are refused (422) though any lat/lon is
-# schema-valid. Bounded: CONTRACT_EXAMPLES examples per operation (default 15), 150 s per role at most.
+# schema-valid. Sign-out (`DELETE /v1/me`) is left out: it would revoke the role's token mid-run. Bounded:
+# CONTRACT_EXAMPLES examples per operation (default 15), 150 s per role at most.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 examples="${CONTRACT_EXAMPLES:-5}"
@@ -49,7 +50,7 @@ for role in anonymous rider driver dispatcher; do
     out=.build/contract-$role.log
     set +e
     timeout 150 "$venv/bin/schemathesis" run "$base/openapi.json" "${auth[@]}" --max-examples "$examples" \
-        --checks all --exclude-checks positive_data_acceptance --seed 15 --no-color >"$out" 2>&1
+        --exclude-name "DELETE /v1/me" --checks all --exclude-checks positive_data_acceptance --seed 15 --no-color >"$out" 2>&1
     code=$?
     set -e
     summary=$(grep -E 'generated' "$out" | tail -1 | sed 's/^ *//')

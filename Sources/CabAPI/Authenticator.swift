@@ -49,7 +49,8 @@ struct Authenticator: Sendable {
         return try Self.driver(Self.require(found, in: [.driver]))
     }
 
-    private static func token(of request: HTTPRequest) throws(HTTPError) -> String {
+    /// The bearer token (or `access_token`) of `request`; a 401 when there is none.
+    static func token(of request: HTTPRequest) throws(HTTPError) -> String {
         guard let token = request.bearerToken ?? request.query["access_token"], !token.isEmpty else {
             throw Self.unauthorized(
                 "Send `Authorization: Bearer TOKEN` with the token you got when the account was created.")

@@ -58,6 +58,19 @@ extension CabApplication {
         }
     }
 
+    /// `DELETE /v1/me`: signs out. The bearer token stops working at once, on every node of a cluster (the
+    /// revocation is announced to the others; were Redis away, their caches let it go within
+    /// `store.postgres_token_cache_ms`).
+    func registerSignOut(on router: inout Router) {
+        router.add("DELETE", "/v1/me") { [self] request in
+            _ = try authenticate(request)
+            let hash = TokenAuthority.tokenHash(try Authenticator.token(of: request))
+            _ = try services.requireStore().revokeToken(hash, at: services.now())
+            services.revocations?.announce(hash)
+            return .noContent
+        }
+    }
+
     private static var accountGone: HTTPError {
         Authenticator.unauthorized("The token's account no longer exists; create an account to get a new token.")
     }

@@ -19,14 +19,19 @@ extension CabApplication {
                 }
                 box = parsed
             }
-            var lastEventID: UInt64?
-            if let text = request.header("Last-Event-ID") ?? request.query["last_event_id"], !text.isEmpty {
-                guard let id = UInt64(text.filter { $0 != " " }) else {
-                    throw ProblemType.invalidEventID.error("'Last-Event-ID' must be an event id from this stream.")
-                }
-                lastEventID = id
-            }
-            return tracking.openStream(boundingBox: box, lastEventID: lastEventID).response()
+            return tracking.openStream(boundingBox: box, lastEventID: try Self.lastEventID(request)).response()
         }
+    }
+
+    /// The event id a stream resumes after: the `Last-Event-ID` header (sent by a browser reconnecting) or the
+    /// `last_event_id` parameter; nil when absent or empty; 400 `invalid_event_id` when not a number.
+    static func lastEventID(_ request: HTTPRequest) throws -> UInt64? {
+        guard let text = request.header("Last-Event-ID") ?? request.query["last_event_id"], !text.isEmpty else {
+            return nil
+        }
+        guard let id = UInt64(text.filter { $0 != " " }) else {
+            throw ProblemType.invalidEventID.error("'Last-Event-ID' must be an event id from this stream.")
+        }
+        return id
     }
 }

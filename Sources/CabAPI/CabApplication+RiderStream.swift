@@ -9,7 +9,7 @@ extension CabApplication {
     func registerRiderStream(on router: inout Router) {
         router.get("/v1/bookings/{id}/stream") { [self] request in
             let booking = try visibleBooking(request, to: try authenticate(request))
-            return try followingStream(booking)
+            return try followingStream(booking, after: try Self.lastEventID(request))
         }
         router.post("/v1/bookings/{id}/share") { [self] request in
             let viewer = try authenticate(request, roles: [.rider, .dispatcher])
@@ -28,7 +28,9 @@ extension CabApplication {
             track.dropoffETASeconds = dispatch.dropoffETA(of: booking.id)
             return .json(track)
         }
-        router.get("/v1/track/{token}/stream") { [self] request in try followingStream(try sharedBooking(request)) }
+        router.get("/v1/track/{token}/stream") { [self] request in
+            try followingStream(try sharedBooking(request), after: try Self.lastEventID(request))
+        }
         router.get("/v1/stats") { [self] request in
             _ = try authenticate(request, roles: [.dispatcher])
             return .json(try services.requireStore().pickupStatistics(limit: 100_000, now: services.now()))
@@ -51,19 +53,21 @@ extension CabApplication {
     }
 
     /// An SSE stream of `booking`: its status (and driver) now, the latest position and ETA, then live events;
-    /// it ends after the terminal status. The state now is read and the stream subscribed under the trip's gate
-    /// (`withCurrentTrip`), so an accept landing while the stream opens is in the snapshot or in the events.
-    func followingStream(_ booking: Booking) throws -> HTTPResponse {
+    /// it ends after the terminal status. Each status carries the trip's version as its event id, so a stream
+    /// opened again with `Last-Event-ID` (`after`) on any node skips the status it has and continues with newer
+    /// ones. The stream subscribes before it reads the trip (`DispatchCoordinator.follow`), so a transition
+    /// landing while it opens is in the snapshot or in the events after it.
+    func followingStream(_ booking: Booking, after lastVersion: UInt64?) throws -> HTTPResponse {
         let dispatch = try requireDispatch()
         let stream = EventStream(capacity: 128)
-        try dispatch.withCurrentTrip(booking.id) { stored in
+        let followed = try TripNotifier.follow(booking.id, into: stream, on: dispatch) { stored in
             let booking = stored ?? booking
             let driver = try driver(of: booking)
-            TripNotifier.send(.status(booking.id, booking.status, driver: driver), to: stream)
-            if booking.status.isTerminal {
-                stream.finish()
-                return
+            if lastVersion != UInt64(booking.version) {
+                TripNotifier.send(
+                    .status(booking.id, booking.status, driver: driver, version: booking.version), to: stream)
             }
+            guard !booking.status.isTerminal else { return }
             if let driver { TripNotifier.send(.driver(driver), to: stream) }
             let live = dispatch.liveView(of: booking)
             if let p = live.position { TripNotifier.send(.position(p), to: stream) }
@@ -71,8 +75,8 @@ extension CabApplication {
             if let e = dispatch.dropoffETA(of: booking.id) {
                 TripNotifier.send(.dropoffETA(booking.id, seconds: e), to: stream)
             }
-            TripNotifier.subscribe(stream, to: .trip(booking.id), on: dispatch.bus)
         }
+        if !followed { stream.finish() }
         return stream.response()
     }
 }

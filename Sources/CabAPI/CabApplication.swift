@@ -53,6 +53,7 @@ public final class CabApplication: Sendable {
         registerMapEndpoints(on: &router)
         registerPlaceEndpoints(on: &router)
         registerAccountEndpoints(on: &router)
+        registerSignOut(on: &router)
         registerBookingEndpoints(on: &router)
         registerTripEndpoints(on: &router)
         registerJourneyEndpoints(on: &router)

@@ -23,6 +23,9 @@ public struct Services: Sendable {
     /// The trip service: bookings, dispatch and the trip lifecycle (issue 7); nil answers 503 on the booking and
     /// trip endpoints.
     public var dispatch: DispatchCoordinator?
+    /// Tells a cluster's other nodes of a token revoked here (sign-out), so their token caches drop it at once;
+    /// nil on a single node.
+    public var revocations: (any TokenRevocationBus)?
 
     /// Creates the set of services.
     public init(

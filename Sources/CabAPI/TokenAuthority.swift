@@ -30,16 +30,7 @@ public enum TokenAuthority {
     public static func tokenHash(_ token: String) -> TokenHash { TokenHash(bytes: sha256(Array(token.utf8))) }
 
     /// Lower-case hex of `bytes`.
-    public static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0xf)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     /// base64url without padding (RFC 4648 §5; `Base64URL.encode`).
     public static func base64URL(_ bytes: [UInt8]) -> String { Base64URL.encode(bytes) }

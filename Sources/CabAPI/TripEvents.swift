@@ -87,9 +87,11 @@ package enum TripEvents {
         var tripID: BookingID
         var status: TripState
         var driver: DriverInfo?
+        /// The trip's version (`Booking.version`); also the event's SSE id.
+        var version: Int
 
         enum CodingKeys: String, CodingKey {
-            case status, driver
+            case status, driver, version
             case tripID = "trip_id"
         }
     }

@@ -1,4 +1,5 @@
 import CabCore
+import CabDispatch
 import CabHTTP
 
 /// The SSE adapter of the trip notification bus: subscribes `EventStream`s (each driver's `/v1/driver/stream`,
@@ -15,10 +16,31 @@ enum TripNotifier {
         }
     }
 
+    /// Follows `trip` into `stream` (`DispatchCoordinator.follow`: `snapshot` sends the state it starts from)
+    /// until the stream closes or the trip ends; false when there is nothing to follow (the trip is over).
+    static func follow(
+        _ trip: BookingID, into stream: EventStream, on dispatch: DispatchCoordinator,
+        snapshot: (Booking?) throws -> Void
+    ) throws -> Bool {
+        guard let follower = try dispatch.follow(trip, with: EventStreamReceiver(stream), snapshot: snapshot) else {
+            return false
+        }
+        stream.onClose { [weak follower] in
+            if let follower { dispatch.unfollow(follower, trip) }
+        }
+        return true
+    }
+
     /// Sends one notification to `stream` now (the state a new follower starts from).
     static func send(_ notification: TripNotification, to stream: EventStream) {
         let (name, data) = event(for: notification)
-        stream.send(event: name, data: data)
+        if case .status(_, _, _, let version) = notification, version > 0 {
+            // The trip's version is the event's id: a stream opened again with it as `Last-Event-ID` resumes
+            // from that version (`CabApplication.followingStream`).
+            stream.send(event: name, id: String(version), data: data)
+        } else {
+            stream.send(event: name, data: data)
+        }
     }
 
     /// The SSE event name and JSON data of `notification`.
@@ -38,10 +60,12 @@ enum TripNotifier {
                 encode(TripEvents.Cancelled(tripID: trip, by: by.rawValue, status: nil, reason: reason.rawValue))
             )
         case .assigned(let trip, let status): ("assigned", encode(TripEvents.Assigned(tripID: trip, status: status)))
-        case .status(let trip, let status, let driver):
+        case .status(let trip, let status, let driver, let version):
             (
                 "status",
-                encode(TripEvents.Status(tripID: trip, status: status, driver: driver.map(TripEvents.DriverInfo.init)))
+                encode(
+                    TripEvents.Status(
+                        tripID: trip, status: status, driver: driver.map(TripEvents.DriverInfo.init), version: version))
             )
         case .driver(let driver): ("driver", encode(TripEvents.DriverEvent(driver: TripEvents.DriverInfo(driver))))
         case .redispatch(let trip, let reason):

@@ -25,10 +25,13 @@ struct ForwardedTripNotification: Codable, Equatable {
     var seconds: Int?
     var alert: ArrivalAlert?
     var offer: String?
+    /// A status's trip version (`Booking.version`).
+    var version: Int?
 
     enum CodingKeys: String, CodingKey {
         case audienceKind = "a", audienceID = "to", kind = "k", trip, state, driver, role, reason
         case latitude = "lat", longitude = "lon", heading, timeMilliseconds = "time_ms", seconds, alert, offer
+        case version = "v"
     }
 
     init(audience: TripAudience, kind: String) {
@@ -58,9 +61,9 @@ struct ForwardedTripNotification: Codable, Equatable {
         case .assigned(let trip, let status):
             self.init(audience: audience, kind: "assigned")
             (self.trip, state) = (trip.rawValue, status)
-        case .status(let trip, let status, let driver):
+        case .status(let trip, let status, let driver, let version):
             self.init(audience: audience, kind: "status")
-            (self.trip, state, self.driver) = (trip.rawValue, status, driver)
+            (self.trip, state, self.driver, self.version) = (trip.rawValue, status, driver, version)
         case .driver(let driver):
             self.init(audience: audience, kind: "driver")
             self.driver = driver
@@ -111,7 +114,7 @@ struct ForwardedTripNotification: Codable, Equatable {
             return .assigned(trip, status: state)
         case "status":
             guard let trip, let state else { return nil }
-            return .status(trip, state, driver: driver)
+            return .status(trip, state, driver: driver, version: version ?? 0)  // 0: unversioned, always applied
         case "driver": return driver.map { .driver($0) }
         case "redispatch":
             guard let trip, let reason = reason.flatMap(RedispatchReason.init(rawValue:)) else { return nil }

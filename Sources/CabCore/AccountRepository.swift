@@ -16,6 +16,9 @@ public protocol AccountRepository: Sendable {
     func cachedPrincipal(forTokenHash hash: TokenHash) -> Principal?
     /// Revokes a token at `time`; true when it existed and was live.
     func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool
+    /// Drops `hash` from the cache of resolved tokens, if any (another node revoked it), so the next request
+    /// with it reads the store.
+    func forgetCachedToken(_ hash: TokenHash)
     /// A rider by id.
     func rider(_ id: RiderID) throws -> Rider?
     /// A driver by id.
@@ -27,4 +30,14 @@ public protocol AccountRepository: Sendable {
 extension AccountRepository {
     /// No cache: every look-up reads the store.
     public func cachedPrincipal(forTokenHash hash: TokenHash) -> Principal? { nil }
+    /// No cache: nothing to forget.
+    public func forgetCachedToken(_ hash: TokenHash) {}
+}
+
+/// Tells the other nodes of a cluster that a token was revoked here, so that each drops it from its token cache
+/// at once instead of when the cache entry expires (`store.postgres_token_cache_ms`). A single node has none.
+public protocol TokenRevocationBus: Sendable {
+    /// Announces the revocation of the token with hash `hash`. When the others cannot be told (Redis away), the
+    /// bus says so in its log; their caches then let the token go by themselves.
+    func announce(_ hash: TokenHash)
 }

@@ -87,4 +87,13 @@ public struct TokenHash: Hashable, Sendable {
         precondition(bytes.count == 32, "a SHA-256 digest is 32 bytes")
         self.bytes = bytes
     }
+
+    /// The digest as 64 lower-case hex digits (how nodes exchange revocations).
+    public var hex: String { Hex.encode(bytes) }
+
+    /// The digest `hex` spells (64 hex digits); nil for anything else.
+    public init?(hex: String) {
+        guard let bytes = Hex.decode(hex), bytes.count == 32 else { return nil }
+        self.bytes = bytes
+    }
 }

@@ -58,6 +58,11 @@ public struct Booking: Hashable, Sendable, Codable {
     public var receipt: TripReceipt?
     /// The rider's rating of the trip; nil until rated.
     public var rating: TripRating?
+    /// The trip's version: how many transitions it has had, the booking itself counted (1 when booked). Each
+    /// stored transition raises it by one and the store compares it (so a trip that went back to a state it
+    /// had is not mistaken for its older self); a stream sends it with each status, and a follower ignores a
+    /// status not newer than the one it has.
+    public var version: Int = 1
 
     /// Creates a new booking in `requested`, with `createdAt` as its status time.
     public init(
@@ -127,7 +132,7 @@ public struct Booking: Hashable, Sendable, Codable {
         case finalFare = "final_fare"
         case redispatchCount = "redispatch_count"
         case pickupOverdueAt = "pickup_overdue_at"
-        case receipt, rating
+        case receipt, rating, version
     }
 }
 

@@ -13,8 +13,9 @@ public enum TripNotification: Hashable, Sendable {
     case tripTakenBack(BookingID, by: Role, reason: RedispatchReason)
     /// To a driver: the trip is theirs now (accepted, or assigned by a dispatcher), in `status`.
     case assigned(BookingID, status: TripState)
-    /// To a trip's followers: its status, with its driver when it has one.
-    case status(BookingID, TripState, driver: Driver?)
+    /// To a trip's followers: its status, with its driver when it has one, at the trip's `version`
+    /// (`Booking.version`): a follower ignores a status whose version is not newer than the one it has.
+    case status(BookingID, TripState, driver: Driver?, version: Int)
     /// To a trip's followers: the driver who took it.
     case driver(Driver)
     /// To a trip's followers: the driver is gone and dispatch looks for another one (`reason`).

@@ -144,6 +144,7 @@ public struct TripStateMachine: Sendable {
         }
         let record = TripTransitionRecord(
             bookingID: booking.id, from: state, to: next.status, event: event, actor: actor, at: time, reason: reason)
+        next.version = booking.version + 1
         booking = next
         return TripStep(record: record, actions: actions)
     }

@@ -176,12 +176,35 @@ extension DispatchCoordinator {
         throw CoreError.illegalTransition(command.event, in: latest?.status ?? .requested)
     }
 
-    /// Runs `body` with `trip` as stored (nil if there is no such booking), holding the trip's gate: no
-    /// transition is stored or announced while `body` runs. A new follower sends the booking as its state now and
-    /// subscribes to the trip inside `body`, so a transition racing it is neither missed (announced between the
-    /// read and the subscription) nor heard before an older snapshot.
-    public func withCurrentTrip<T>(_ trip: BookingID, _ body: (Booking?) throws -> T) throws -> T {
-        try gates.withGate(trip) { try body(try store.booking(trip)) }
+    /// Starts `receiver` following `trip` for a new stream: subscribes a `TripFollower` first, then reads the
+    /// trip and hands it to `snapshot` (nil: no such booking), which sends what the stream starts from; what
+    /// arrived meanwhile is passed on after it, a status only if newer than the booking read. Returns the
+    /// follower to unsubscribe (`unfollow`) when the stream closes, or nil when there is nothing to follow (no
+    /// such booking, or the trip is over).
+    public func follow(
+        _ trip: BookingID, with receiver: any TripNotificationReceiver, snapshot: (Booking?) throws -> Void
+    ) throws -> TripFollower? {
+        let follower = TripFollower(receiver)
+        bus.subscribe(follower, to: .trip(trip))
+        let booking: Booking?
+        do {
+            booking = try store.booking(trip)
+            try snapshot(booking)
+        } catch {
+            bus.unsubscribe(follower, from: .trip(trip))
+            throw error
+        }
+        guard let booking, !booking.status.isTerminal else {
+            bus.unsubscribe(follower, from: .trip(trip))
+            return nil
+        }
+        follower.open(after: booking.version)
+        return follower
+    }
+
+    /// Stops `follower` (from `follow`) following `trip`.
+    public func unfollow(_ follower: TripFollower, _ trip: BookingID) {
+        bus.unsubscribe(follower, from: .trip(trip))
     }
 
     /// After a stored transition: keeps the coordinator's own copies in step (a queued start of a trip that
@@ -210,7 +233,7 @@ extension DispatchCoordinator {
             switch action {
             case .notifyRider(let status):
                 let driver = booking.driverID.flatMap { try? store.driver($0) }
-                bus.publish(.status(id, status, driver: driver), to: .trip(id))
+                bus.publish(.status(id, status, driver: driver, version: booking.version), to: .trip(id))
                 if status == .accepted, let driver { bus.publish(.driver(driver), to: .trip(id)) }
             case .notifyDriver(let driver, let status):
                 if status.isTerminal {

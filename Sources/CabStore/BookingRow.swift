@@ -10,19 +10,21 @@ enum BookingRow {
         status_changed_ms, pin, promised_pickup_ms, driver_id, accepted_ms, arrived_ms, picked_up_ms, \
         completed_ms, final_fare_minor, cancel_role, cancel_actor_id, cancel_ms, cancel_reason, cancel_fee_minor, \
         route_polyline, redispatch_count, pickup_overdue_ms, fare_distance_m, fare_duration_s, fare_basis, \
-        trail_polyline, rating_stars, rating_comment, rated_ms
+        trail_polyline, rating_stars, rating_comment, rated_ms, version
         """
 
     static let insert =
-        "INSERT INTO bookings (\(columns)) VALUES (\(Array(repeating: "?", count: 39).joined(separator: ", ")))"
+        "INSERT INTO bookings (\(columns)) VALUES (\(Array(repeating: "?", count: 40).joined(separator: ", ")))"
 
-    /// Every column but the immutable ones, compare-and-set on the status (`?16` id, `?17` expected status).
+    /// Every column but the immutable ones, compare-and-set on the status and the version (`?16` id, `?17`
+    /// expected status, `?25` expected version: the one before `?24`).
     static let update = """
         UPDATE bookings SET status = ?1, status_changed_ms = ?2, promised_pickup_ms = ?3, driver_id = ?4, \
         accepted_ms = ?5, arrived_ms = ?6, picked_up_ms = ?7, completed_ms = ?8, final_fare_minor = ?9, \
         cancel_role = ?10, cancel_actor_id = ?11, cancel_ms = ?12, cancel_reason = ?13, cancel_fee_minor = ?14, \
         vehicle_type = ?15, redispatch_count = ?18, pickup_overdue_ms = ?19, fare_distance_m = ?20, \
-        fare_duration_s = ?21, fare_basis = ?22, trail_polyline = ?23 WHERE id = ?16 AND status = ?17
+        fare_duration_s = ?21, fare_basis = ?22, trail_polyline = ?23, version = ?24 \
+        WHERE id = ?16 AND status = ?17 AND version = ?25
         """
 
     static func values(_ b: Booking) -> [any SQLiteBindable] {
@@ -32,12 +34,13 @@ enum BookingRow {
             b.fareEstimate.currency.code, b.fareEstimate.minorUnits, b.vehicleType?.rawValue, b.status.rawValue,
             b.createdAt.millisecondsSinceEpoch, b.statusChangedAt.millisecondsSinceEpoch, b.pin,
         ] + tripValues(b) + [b.routePolyline] + journeyValues(b)
-            + [b.rating?.stars, b.rating?.comment, b.rating?.at.millisecondsSinceEpoch]
+            + [b.rating?.stars, b.rating?.comment, b.rating?.at.millisecondsSinceEpoch, b.version]
     }
 
     static func updateValues(_ b: Booking, expected: TripState) -> [any SQLiteBindable] {
         [b.status.rawValue, b.statusChangedAt.millisecondsSinceEpoch] + tripValues(b)
             + [b.vehicleType?.rawValue, b.id.rawValue, expected.rawValue] + journeyValues(b)
+            + [b.version, b.version - 1]
     }
 
     /// Re-dispatches, the late mark and the receipt, in column order from `redispatch_count` to `trail_polyline`.
@@ -90,6 +93,7 @@ enum BookingRow {
         b.completedAt = instant(22)
         b.finalFare = money(23)
         b.redispatchCount = r.int(30)
+        b.version = r.int(39)
         b.pickupOverdueAt = instant(31)
         if let meters = r.optionalInt64(32), let seconds = r.optionalInt64(33),
             let basis = r.optionalString(34).flatMap(FareBasis.init(rawValue:))

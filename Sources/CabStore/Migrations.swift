@@ -84,6 +84,15 @@ enum Migrations {
                     created_ms INTEGER NOT NULL
                 ) STRICT, WITHOUT ROWID;
                 """),
+        // The trip's version (`Booking.version`, issue 17): its transitions so far, the booking counted; the
+        // compare-and-set of a transition checks it. Existing trips get their history's length.
+        Migration(
+            version: 9,
+            sql: """
+                ALTER TABLE bookings ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+                UPDATE bookings SET version =
+                    max(1, (SELECT count(*) FROM booking_history h WHERE h.booking_id = bookings.id));
+                """),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -16,6 +16,7 @@ enum PostgresSchema {
     static let all: [Migration] = [
         Migration(version: 1, sql: v1),
         Migration(version: 2, sql: v2),
+        Migration(version: 3, sql: v3),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
@@ -237,5 +238,12 @@ enum PostgresSchema {
         INSERT INTO driver_locations
             SELECT driver_id, time_ms, lat, lon, accuracy_m, speed_mps, heading_deg FROM driver_locations_unpartitioned;
         DROP TABLE driver_locations_unpartitioned;
+        """
+
+    /// The trip's version (`Booking.version`, issue 17): its transitions so far, the booking counted; the
+    /// compare-and-set of a transition checks it. Existing trips get their history's length.
+    static let v3 = """
+        ALTER TABLE bookings ADD COLUMN version integer NOT NULL DEFAULT 1;
+        UPDATE bookings b SET version = greatest(1, (SELECT count(*) FROM booking_history h WHERE h.booking_id = b.id));
         """
 }

@@ -68,6 +68,9 @@ extension SQLiteStore: AccountRepository {
     /// The principal `TokenCache` holds for this hash, without reading SQLite.
     public func cachedPrincipal(forTokenHash hash: TokenHash) -> Principal? { tokens.principal(for: hash) }
 
+    /// Drops `hash` from `TokenCache` (another node revoked it).
+    public func forgetCachedToken(_ hash: TokenHash) { tokens.forget(hash) }
+
     /// Revokes a token at `time` (the row stays, for audit); true when it existed and was live.
     public func revokeToken(_ hash: TokenHash, at time: Instant) throws -> Bool {
         defer { tokens.forget(hash) }  // after the commit, so no read that saw the token live is cached

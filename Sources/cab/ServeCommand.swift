@@ -146,11 +146,15 @@ struct ServeCommand: ParsableCommand {
         let data = settings.dataDirectory
         let publicDirectory = webAppDirectory(settings)  // before loading anything: a wrong --public stops at once
         let metrics = MetricsRegistry()
-        let services = ServiceLoader.load(dataDirectory: data, settings: settings, metrics: metrics)
+        var services = ServiceLoader.load(dataDirectory: data, settings: settings, metrics: metrics)
         // A node with another map or tariff than the city's live nodes stops here, before it serves or dispatches.
         let membership = settings.cluster.map {
             ServiceLoader.joinMembership($0, dataDirectory: data, services: services)
         }
+        let revocations = settings.cluster.flatMap { cluster in
+            services.store.map { ServiceLoader.followRevocations(cluster, store: $0) }
+        }
+        services.revocations = revocations.map(RedisTokenRevocationBus.init)
         let app = CabApplication(
             configuration: APIConfiguration(publicDirectory: publicDirectory), services: services, metrics: metrics)
         let log = Log.logger.jsonLineClosure()
@@ -185,6 +189,7 @@ struct ServeCommand: ParsableCommand {
         services.dispatch?.waitForQueuedBookings()  // new bookings get their dispatch write before the store closes
         services.tracking?.replication?.stop()  // a last send of the positions queued for the other nodes
         membership?.leave()
+        revocations?.stop()
         services.tracking?.shutdown()  // writes the queued history before the store closes
         services.store?.close()
         accessLog.close()

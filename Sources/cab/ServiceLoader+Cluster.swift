@@ -1,9 +1,11 @@
 import CabAPI
 import CabCluster
+import CabCore
 import CabDispatch
 import CabHTTP
 import CabImport
 import CabRedis
+import CabStore
 import Foundation
 
 /// `cab serve --redis`: joining a city's nodes (same map, same tariff) and connecting tracking to them.
@@ -115,5 +117,30 @@ extension ServiceLoader {
         Log.info(
             "cluster joined",
             ["node": cluster.node, "city": cluster.city, "redis": "\(cluster.endpoint)", "warm_positions": "\(warm)"])
+    }
+
+    /// Token revocations across the cluster: a sign-out on this node is announced to the others, and one on
+    /// another node drops the token from this node's cache at once (`store.postgres_token_cache_ms` bounds it
+    /// when Redis is away). Stop the returned follower at shutdown.
+    static func followRevocations(_ cluster: ClusterSettings, store: any ApplicationStore) -> TokenRevocations {
+        let revocations = TokenRevocations(redis: RedisClient(cluster.endpoint), keys: ClusterKeys(city: cluster.city))
+        revocations.follow { hashes in
+            for hash in hashes.compactMap(TokenHash.init(hex:)) { store.forgetCachedToken(hash) }
+        }
+        return revocations
+    }
+}
+
+/// The cluster's `TokenRevocationBus`: announces over Redis (`TokenRevocations`); an announcement Redis did not
+/// take is logged (the other nodes' caches let the token go by themselves).
+struct RedisTokenRevocationBus: TokenRevocationBus {
+    let revocations: TokenRevocations
+
+    func announce(_ hash: TokenHash) {
+        do {
+            try revocations.announce(hash.hex)
+        } catch {
+            Log.warning("token revocation not announced to the other nodes", ["error": "\(error.message)"])
+        }
     }
 }

@@ -47,6 +47,7 @@ import Testing
     /// anonymous, rider A, rider B, driver A, driver B, dispatcher, revoked, share token.
     static let rows: [Row] = [
         Row("GET /v1/me", [401, 200, 200, 200, 200, 200, 401, 401]),
+        Row("DELETE /v1/me", [401, 204, 204, 204, 204, 204, 401, 401]),
         Row("POST /v1/bookings", [401, 201, 201, 403, 403, 403, 401, 401], body: booking),
         Row("GET /v1/bookings", [401, 200, 200, 200, 200, 200, 401, 401]),
         Row("GET /v1/bookings/{booking}", [401, 200, 404, 200, 404, 200, 401, 401]),

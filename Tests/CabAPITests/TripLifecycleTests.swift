@@ -128,6 +128,38 @@ import Testing
         #expect(history == [.requested, .dispatching, .noDriverFound])
     }
 
+    /// Each status carries the trip's version, which is also its event id: a rider's stream opened again with
+    /// `Last-Event-ID` skips the status it has and goes on with newer ones; one that is behind starts from the
+    /// trip as it is now (issue 17: a stream resumes by trip version on any node).
+    @Test func aRiderStreamResumesByTheTripsVersion() throws {
+        let h = try TripHarness()
+        let driver = h.driver(at: RiverMap.north(0))
+        let rider = h.rider()
+        let id = try #require(h.book(rider, from: RiverMap.south(0), to: RiverMap.south(9)).string("id"))
+        func statuses(_ events: [(event: String, data: [String: Any])]) -> [String] {
+            events.filter { $0.event == "status" }.map { "\($0.data["status"] ?? "") v\($0.data["version"] ?? "")" }
+        }
+        let first = try SSEReader(h.call("GET", "/v1/bookings/\(id)/stream", token: rider.token))
+        #expect(statuses(first.read()) == ["dispatching v2"])
+        #expect(h.call("POST", "/v1/trips/\(id)/accept", token: driver.token).status == 200)
+        #expect(statuses(first.read()) == ["accepted v3"])
+
+        let resumed = try SSEReader(
+            h.call("GET", "/v1/bookings/\(id)/stream", token: rider.token, query: ["last_event_id": "3"]))
+        let opening = resumed.read()
+        #expect(statuses(opening).isEmpty, "the stream had accepted v3: no status again")
+        #expect(opening.map(\.event).contains("driver"))
+        #expect(h.call("POST", "/v1/trips/\(id)/depart", token: driver.token).status == 200)
+        #expect(statuses(resumed.read()) == ["arriving v4"])
+        #expect(statuses(first.read()) == ["arriving v4"])
+
+        let behind = try SSEReader(
+            h.call("GET", "/v1/bookings/\(id)/stream", token: rider.token, query: ["last_event_id": "2"]))
+        #expect(statuses(behind.read()) == ["arriving v4"])
+        let bad = h.call("GET", "/v1/bookings/\(id)/stream", token: rider.token, query: ["last_event_id": "v4"])
+        #expect(bad.status == 400 && bad.string("code") == "invalid_event_id")
+    }
+
     @Test func aWholeTripWithLiveETAAlertsPINFareAndATrackingLinkThatDies() throws {
         let h = try TripHarness()
         let driver = h.driver(at: RiverMap.north(0))

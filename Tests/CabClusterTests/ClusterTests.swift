@@ -330,7 +330,8 @@ import Testing
             time: Instant(millisecondsSinceEpoch: 1_796_000_000_123))
         let alert = ArrivalAlert.arriving(withinSeconds: 120, etaSeconds: 110)
         let sent: [TripNotification] = [
-            .status(trip, .arriving, driver: nil), .position(position), .pickupETA(seconds: 110), .alert(alert),
+            .status(trip, .arriving, driver: nil, version: 4), .position(position), .pickupETA(seconds: 110),
+            .alert(alert),
             .redispatch(trip, reason: .pickupOverdue),
         ]
         // Published until C's follower (which pins "$" at its first connect) has heard them all.

@@ -82,13 +82,13 @@ import Testing
             return
         }
         #expect(offer.tripID == booking.id && offer.pickup == Self.pickup)
-        #expect(riderHears.notifications == [.status(booking.id, .dispatching, driver: nil)])
+        #expect(riderHears.notifications == [.status(booking.id, .dispatching, driver: nil, version: 2)])
 
         _ = try w.service.accept(booking.id, by: w.driver.id)
         #expect(driverHears.notifications.last == .assigned(booking.id, status: .accepted))
         #expect(
             Array(riderHears.notifications.suffix(2)) == [
-                .status(booking.id, .accepted, driver: w.driver), .driver(w.driver),
+                .status(booking.id, .accepted, driver: w.driver, version: 3), .driver(w.driver),
             ])
         #expect(try w.store.booking(booking.id)?.driverID == w.driver.id)
     }
@@ -116,15 +116,15 @@ import Testing
         let cancelled = try w.service.riderCancel(booking.id, by: .rider(booking.riderID), reason: "plans changed")
         #expect(cancelled.status == .cancelledByRider)
         #expect(driverHears.notifications.last == .offerWithdrawn(booking.id, reason: "cancelled"))
-        #expect(riderHears.notifications.last == .status(booking.id, .cancelledByRider, driver: nil))
+        #expect(riderHears.notifications.last == .status(booking.id, .cancelledByRider, driver: nil, version: 3))
         #expect(riderHears.finished.withLock { $0 })
         #expect(w.bus.receiverCount(of: .trip(booking.id)) == 0)
         #expect(!w.service.isOffered(booking.id, to: w.driver.id))
     }
 
     /// A rider's stream opening while the driver accepts (CI caught the rider stuck on "looking for a driver"
-    /// with the driver on the way): the accept lands while the new follower reads the trip, and is heard either
-    /// in the snapshot or as an event after it, never lost between the read and the subscription.
+    /// with the driver on the way): the accept lands while the new follower reads the trip, and is heard as an
+    /// event after the snapshot, not lost between the read and the subscription.
     @Test func aTransitionRacingANewFollowerIsInItsSnapshotOrItsEvents() throws {
         let w = try World()
         let booking = w.newBooking()
@@ -132,30 +132,59 @@ import Testing
         w.service.waitForQueuedBookings()
         let follower = Recorder()
         let accepted = Recorder()  // `finished` marks the accept done
-        let snapshot: TripState? = try w.service.withCurrentTrip(booking.id) { stored in
-            // The driver's accept arrives on another thread while the follower has read the trip.
+        var snapshot: Booking?
+        let following = try w.service.follow(booking.id, with: follower) { stored in
+            snapshot = stored
+            // The driver's accept arrives on another thread, and is stored and announced, while the stream is
+            // still sending the trip as it read it.
             Thread.detachNewThread {
                 _ = try? w.service.accept(booking.id, by: w.driver.id)
                 accepted.finish()
             }
-            let deadline = ContinuousClock.now + .milliseconds(300)
+            let deadline = ContinuousClock.now + .seconds(5)
             while !accepted.finished.withLock({ $0 }), ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: 0.005)
             }
-            w.bus.subscribe(follower, to: .trip(booking.id))
-            return stored?.status
-        }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !accepted.finished.withLock({ $0 }), ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
         }
         #expect(accepted.finished.withLock { $0 })
-        let heard = follower.notifications.compactMap { n -> TripState? in
-            if case .status(_, let s, _) = n { s } else { nil }
-        }
-        #expect(snapshot == .dispatching, "the accept waited for the follower")
-        #expect(heard == [.accepted], "the follower heard the accept after its snapshot")
-        #expect(try w.store.booking(booking.id)?.status == .accepted)
+        #expect(following != nil)
+        #expect(snapshot?.status == .dispatching && snapshot?.version == 2)
+        #expect(follower.notifications.first == .status(booking.id, .accepted, driver: w.driver, version: 3))
+        #expect(try w.store.booking(booking.id)?.version == 3)
+
+        // A follower of a trip that is over follows nothing.
+        _ = try w.service.riderCancel(booking.id, by: .rider(booking.riderID), reason: "plans changed")
+        #expect(try w.service.follow(booking.id, with: Recorder()) { _ in } == nil)
+        #expect(w.bus.receiverCount(of: .trip(booking.id)) == 0)
+    }
+
+    /// What a new follower holds until its snapshot is sent is passed on after it, a status only if newer; a
+    /// trip that ends meanwhile ends the follower once it opens.
+    @Test func aFollowerPassesOnOnlyNewerStatusesAfterItsSnapshot() {
+        let trip = BookingID.random()
+        let heard = Recorder()
+        let follower = TripFollower(heard)
+        follower.receive(.status(trip, .accepted, driver: nil, version: 3))  // already in the snapshot
+        follower.receive(.pickupETA(seconds: 90))
+        follower.receive(.status(trip, .arriving, driver: nil, version: 4))
+        follower.finish()
+        #expect(heard.notifications.isEmpty && !heard.finished.withLock { $0 })
+        follower.open(after: 3)
+        #expect(heard.notifications == [.pickupETA(seconds: 90), .status(trip, .arriving, driver: nil, version: 4)])
+        #expect(heard.finished.withLock { $0 })
+
+        let late = Recorder()
+        let open = TripFollower(late)
+        open.open(after: 5)
+        open.receive(.status(trip, .arrived, driver: nil, version: 5))  // arrived late from another node
+        open.receive(.status(trip, .inProgress, driver: nil, version: 6))
+        open.receive(.status(trip, .arrived, driver: nil, version: 5))
+        open.receive(.status(trip, .inProgress, driver: nil, version: 0))  // a node that sends no version
+        #expect(
+            late.notifications == [
+                .status(trip, .inProgress, driver: nil, version: 6),
+                .status(trip, .inProgress, driver: nil, version: 0),
+            ])
     }
 
     @Test func theBusDeliversToItsAudienceOnly() {

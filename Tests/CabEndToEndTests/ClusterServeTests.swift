@@ -145,6 +145,25 @@ struct ClusterServeTests {
         #expect(Date().timeIntervalSince(revoked) < 1.5, "the revocation took \(Date().timeIntervalSince(revoked)) s")
     }
 
+    @Test("signing out on A stops the token on B at once, though B would trust it for a minute")
+    func aSignOutOnOneNodeReachesTheOthers() throws {
+        let cluster = try Cluster { _ in #"{"store": {"postgres_token_cache_ms": 60000}}"# }
+        defer { cluster.stop() }
+        #expect(eventually(within: 5) { cluster.clusterStatus(of: cluster.b) == "connected" })
+        let aino = try cluster.driver(on: cluster.a, "Aino")
+        let me = { (node: ServerProcess) in
+            try node.request("GET", "/v1/me", headers: ["Authorization": "Bearer \(aino.token)"]).status
+        }
+        #expect(try me(cluster.a) == 200 && me(cluster.b) == 200)  // both nodes now hold it for 60 s
+        let out = try cluster.a.request("DELETE", "/v1/me", headers: ["Authorization": "Bearer \(aino.token)"])
+        #expect(out.status == 204, "\(out.text)")
+        let signedOut = Date()
+        #expect(try me(cluster.a) == 401)
+        #expect(eventually(within: 5) { (try? me(cluster.b)) == 401 })
+        let took = Date().timeIntervalSince(signedOut)
+        #expect(took < 1.5, "B refused the token after \(took) s")
+    }
+
     @Test("Redis gone: a node keeps ingesting, says degraded; back: positions flow again; a new node starts warm")
     func redisRestartedMidRun() throws {
         let cluster = try Cluster { _ in #"{"tracking": {"tick_ms": 100}}"# }

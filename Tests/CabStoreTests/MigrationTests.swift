@@ -34,6 +34,24 @@ import Testing
         #expect(plan.contains { $0.contains("bookings_by_driver") }, "\(plan)")
     }
 
+    /// Schema 9: a file from before trip versions gets each trip's version from its history.
+    @Test func tripsStoredBeforeVersionsGetTheirHistorysLength() throws {
+        let f = try StoreFixture()
+        let rider = try f.makeRider()
+        var machine = TripStateMachine(booking: f.newBooking(for: rider), tariff: .standard)
+        let step = try machine.handle(.dispatch, by: .system, at: f.clockStart)
+        let dispatching = try f.store.create(
+            machine.booking, idempotencyKey: nil, transitions: [try #require(step.record)]
+        ).booking
+        let requested = try f.store.create(f.newBooking(for: rider, at: 1), idempotencyKey: nil).booking
+        f.store.close()
+        let db = try SQLiteDatabase(path: f.path)
+        try db.execute("ALTER TABLE bookings DROP COLUMN version; PRAGMA user_version = 8")
+        try f.reopen()
+        #expect(try f.store.booking(dispatching.id)?.version == 2)
+        #expect(try f.store.booking(requested.id)?.version == 1)
+    }
+
     @Test func aFileFromANewerCabIsRefusedClearly() throws {
         let f = try StoreFixture()
         f.store.close()

@@ -82,6 +82,36 @@ import Testing
         #expect(try s.store.booking(.random()) == nil)
     }
 
+    /// The trip's version counts its transitions and the compare-and-set checks it: a writer that read the
+    /// trip `accepted` by one driver loses after it went back to dispatch and another driver accepted, though the
+    /// status is `accepted` again.
+    @Test(arguments: Kind.allCases) func aTripBackInAStateItHadIsNotItsOlderSelf(kind: Kind) throws {
+        let s = try Stores(kind)
+        defer { s.close() }
+        let (rider, _) = try s.makeRider()
+        let booking = try s.store.create(Stores.booking(for: rider), idempotencyKey: nil).booking
+        #expect(booking.version == 1)
+        let t = Stores.start.adding(seconds: 10)
+        _ = try s.store.apply(.dispatch, to: booking.id, by: .system, at: t, tariff: .standard)
+        let (first, _) = try s.store.apply(
+            .accept(s.driver), to: booking.id, by: .driver(s.driver), at: t, tariff: .standard)
+        #expect(first.version == 3)
+        _ = try s.store.apply(
+            .redispatch(reason: .driverCancelled), to: booking.id, by: .driver(s.driver), at: t, tariff: .standard)
+        let (again, _) = try s.store.apply(
+            .accept(s.driver), to: booking.id, by: .driver(s.driver), at: t, tariff: .standard)
+        #expect(again.status == first.status && again.version == 5)
+        #expect(try s.store.booking(booking.id)?.version == 5)
+        #expect(try s.store.history(booking.id).count == 5)
+        var stale = TripStateMachine(booking: first, tariff: .standard)
+        let step = try stale.handle(.depart, by: .driver(s.driver), at: t)
+        let lost = #expect(throws: CoreError.self) {
+            try s.store.transition(stale.booking, record: try #require(step.record))
+        }
+        #expect(lost?.code == .transitionConflict)
+        #expect(try s.store.booking(booking.id)?.status == .accepted)
+    }
+
     @Test(arguments: Kind.allCases) func stepsTakenAtCreationAreStoredWithIt(kind: Kind) throws {
         let s = try Stores(kind)
         defer { s.close() }
@@ -92,6 +122,7 @@ import Testing
         let created = try s.store.create(machine.booking, idempotencyKey: nil, transitions: [record])
         #expect(try s.store.booking(created.booking.id)?.status == .dispatching)
         #expect(try s.store.history(created.booking.id).map(\.to) == [.requested, .dispatching])
+        #expect(try s.store.booking(created.booking.id)?.version == 2)
     }
 
     @Test(arguments: Kind.allCases) func listsFilterAndPageNewestFirst(kind: Kind) throws {
