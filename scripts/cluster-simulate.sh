@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Three `cab serve` nodes on one PostgreSQL and one Redis (Redis started here on a Unix socket, no persistence), then
-# `cab simulate --url A,B,C` spreading N drivers over them at one fix per 20 s (issue 17's figures).
+# `cab simulate --url A,B,C` spreading N drivers over them at one fix per 20 s, with a dispatcher's fleet stream
+# on every node timed (issue 17's figures).
 # usage: scripts/cluster-simulate.sh N SECONDS, with PGHOST_DIR (default /tmp/pgb) the socket folder of a running
 # PostgreSQL whose `postgres` role may create databases, and DATA (default /tmp/monaco) an imported data directory.
 set -euo pipefail
@@ -24,8 +25,10 @@ for i in 1 2 3; do
   pids+=($!)
 done
 sleep 4
+# A dispatcher's fleet stream on every node times each fix from the phone to the map (the stream delay).
+desk=$($CAB admin create-dispatcher --postgres "$PG" "Simulation desk")
 redis-cli -s /tmp/rs/redis.sock info memory | grep used_memory_human
-$CAB simulate --data "$DATA" --url http://127.0.0.1:19091,http://127.0.0.1:19092,http://127.0.0.1:19093 --drivers "$N" --rate 20 --duration "$DUR" | grep -v "^driver "
+$CAB simulate --data "$DATA" --url http://127.0.0.1:19091,http://127.0.0.1:19092,http://127.0.0.1:19093 --drivers "$N" --rate 20 --duration "$DUR" --dispatcher-token "$desk" | grep -v "^driver "
 redis-cli -s /tmp/rs/redis.sock info memory | grep used_memory_human
 redis-cli -s /tmp/rs/redis.sock info cpu | grep used_cpu
 kill ${pids[@]}; wait || true

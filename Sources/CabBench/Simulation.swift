@@ -1,5 +1,6 @@
 import CabAPI
 import CabClient
+import CabCore
 import CabDispatch
 import CabGeo
 import CabLoopback
@@ -28,6 +29,9 @@ package struct Simulation: Sendable {
         package var uploadP99Milliseconds: Double?
         /// Seconds the accounts took to make.
         package var signUpSeconds: Double
+        /// With a dispatcher's token: per node, how long a fix took from the phone (its time) to that node's fleet
+        /// stream (`GET /v1/fleet/stream`), p50 and p99 in milliseconds, and how many events were timed.
+        package var streamDelays: [(p50: Double?, p99: Double?, events: Int)] = []
     }
 
     package let routing: RoutingService
@@ -37,6 +41,8 @@ package struct Simulation: Sendable {
     package let rateSeconds: Double
     package let durationSeconds: Double?
     package let seed: UInt64
+    /// A dispatcher's token: each node's fleet stream is followed and every position's delay timed.
+    package var streamToken: String?
 
     package func run() async throws(ClientError) -> Summary {
         let nodes = routing.graph.routableNodeCoordinates
@@ -47,6 +53,10 @@ package struct Simulation: Sendable {
         let tokens = try await signUp(printing: drivers <= Self.printedDriversLimit)
         let signUpSeconds = (ContinuousClock.now - signUpStarted).inSeconds
         let counters = SimulationCounters(nodes: baseURLs.count)
+        let streams = streamToken.map { token in
+            baseURLs.map { FleetStreamDelay(CabAPIClient(baseURL: $0, token: token)) }
+        } ?? []
+        defer { for s in streams { s.stop() } }
         let started = ContinuousClock.now
         let deadline = durationSeconds.map { started + .milliseconds(Int($0 * 1000)) }
         let ramp = RampMark()
@@ -78,7 +88,11 @@ package struct Simulation: Sendable {
             acceptedFixes: accepted, steadyFixesPerSecond: steady,
             uploadsPerNode: counters.perNode.withLock { $0 },
             uploadP50Milliseconds: latencies.percentile(50), uploadP99Milliseconds: latencies.percentile(99),
-            signUpSeconds: signUpSeconds)
+            signUpSeconds: signUpSeconds,
+            streamDelays: streams.map { s in
+                let samples = s.delays.withLock { $0 }
+                return (samples.percentile(50), samples.percentile(99), samples.count)
+            })
     }
 
     /// Up to this many drivers, each account is printed as it is made (`driver dr_...`); past it only the count.
@@ -209,6 +223,33 @@ package struct Simulation: Sendable {
         self.durationSeconds = durationSeconds
         self.seed = seed
     }
+}
+
+/// One node's fleet stream followed as a dispatcher's map would (`GET /v1/fleet/stream`): every position's delay
+/// from the fix's own time (the simulated phone's clock, this machine's) to its arrival here. Started before the
+/// drivers sign up, so no snapshot of older positions is timed.
+final class FleetStreamDelay: Sendable {
+    let delays = Mutex(LatencySamples(capacity: 200_000))
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ client: CabAPIClient) {
+        let request = client.request("/v1/fleet/stream")
+        task.withLock {
+            $0 = Task { [weak self] in
+                for await delivery in EventSource.deliveries(of: request, configuration: .init()) {
+                    guard case .event(let event) = delivery, event.type == "position" else { continue }
+                    struct Position: Decodable { var time: String }
+                    guard let position = try? JSONDecoder().decode(Position.self, from: Data(event.data.utf8)),
+                        let time = RFC3339.parse(position.time)
+                    else { continue }
+                    let milliseconds = Double(Instant.now().milliseconds(since: time))
+                    self?.delays.withLock { $0.add(milliseconds) }
+                }
+            }
+        }
+    }
+
+    func stop() { task.withLock { $0?.cancel() } }
 }
 
 /// The accepted fixes when the ramp (the first period) ended, and when.

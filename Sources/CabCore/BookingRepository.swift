@@ -87,10 +87,11 @@ public protocol BookingRepository: Sendable {
     /// Bookings matching `query`, newest first.
     func bookings(_ query: BookingQuery) throws -> Page<Booking>
     /// Replaces the booking with `updated` and appends `record` in one transaction, only if the stored status
-    /// is still `record.from` (compare-and-set); otherwise throws `.transitionConflict` naming the status.
+    /// is still `record.from` and the stored version is `updated.version - 1` (compare-and-set: the state
+    /// machine raises the version); otherwise throws `.transitionConflict` naming the status.
     func transition(_ updated: Booking, record: TripTransitionRecord) throws
     /// Several compare-and-set transitions in one durable write: each `updated` and `record` is stored only if
-    /// that booking's status is still `record.from`. Returns, in order, whether each was stored (a `false` is a
+    /// that booking's status is still `record.from` and its version `updated.version - 1`. Returns, in order, whether each was stored (a `false` is a
     /// lost race: read the booking again and judge the command against it).
     func transitions(_ changes: [(updated: Booking, record: TripTransitionRecord)]) throws -> [Bool]
     /// Every transition of a booking, oldest first (the first is `book`).

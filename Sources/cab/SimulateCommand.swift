@@ -25,6 +25,9 @@ enum SimulateCommand {
         .init(name: "rate", valueName: "SECONDS", help: "seconds between a driver's reports (default 2)"),
         .init(name: "duration", valueName: "S", help: "stop after S seconds (default: run until Ctrl-C)"),
         .init(name: "seed", valueName: "N", help: "random seed for start points and destinations (default 1)"),
+        .init(
+            name: "dispatcher-token", valueName: "TOKEN",
+            help: "a dispatcher's token: follow every node's fleet stream and time each position from the fix to it"),
     ]
 
     static let usage = """
@@ -33,7 +36,8 @@ enum SimulateCommand {
         Creates N driver accounts through the API (POST /v1/drivers), then drives each along road routes between
         random points of the imported map, reporting positions through CabClient's LocationReporter every RATE
         seconds. Prints one line per driver created (up to 1,000 drivers) and a summary at the end: accepted fixes/s,
-        each upload's round trip (p50, p99) and the uploads each node took.
+        each upload's round trip (p50, p99) and the uploads each node took; with --dispatcher-token, how long a fix
+        took from the phone to each node's fleet stream (p50, p99).
 
         \(Arguments.describe(flags))
         """
@@ -58,9 +62,11 @@ enum SimulateCommand {
         }
         let seed = UInt64(args.integer("seed", default: 1, in: 0...Int.max))
         let routing = ServiceLoader.loadRouting(dataDirectory: data)
-        let simulation = Simulation(
+        var configured = Simulation(
             routing: routing, baseURLs: urls, drivers: drivers, rateSeconds: rate, durationSeconds: duration, seed: seed
         )
+        configured.streamToken = args.value("dispatcher-token")
+        let simulation = configured
         switch runBlocking({ () async throws(ClientError) in try await simulation.run() }) {
         case .success(let summary):
             Console.line(
@@ -76,6 +82,13 @@ enum SimulateCommand {
             if urls.count > 1 {
                 let nodes = zip(urls, summary.uploadsPerNode).map { "\($0.host ?? ""):\($0.port ?? 80) \($1)" }
                 Console.line("accepted uploads per node: " + nodes.joined(separator: ", "))
+            }
+            for (url, delay) in zip(urls, summary.streamDelays) {
+                let p50 = delay.p50.map { String(format: "%.0f ms", $0) } ?? "-"
+                let p99 = delay.p99.map { String(format: "%.0f ms", $0) } ?? "-"
+                Console.line(
+                    "stream delay, fix to the fleet stream on \(url.host ?? ""):\(url.port ?? 80): p50 \(p50), "
+                        + "p99 \(p99) over \(delay.events) positions")
             }
             exitProcess(0)
         case .failure(let error):

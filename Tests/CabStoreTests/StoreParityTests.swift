@@ -95,6 +95,7 @@ extension PostgresStore: StoreParity {}
             var booking = try #require(try s.store.booking(id))
             booking.status = .dispatching
             booking.statusChangedAt = t
+            booking.version += 1  // a transition is the stored version's next
             return (
                 booking,
                 TripTransitionRecord(
