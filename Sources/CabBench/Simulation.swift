@@ -53,9 +53,10 @@ package struct Simulation: Sendable {
         let tokens = try await signUp(printing: drivers <= Self.printedDriversLimit)
         let signUpSeconds = (ContinuousClock.now - signUpStarted).inSeconds
         let counters = SimulationCounters(nodes: baseURLs.count)
-        let streams = streamToken.map { token in
-            baseURLs.map { FleetStreamDelay(CabAPIClient(baseURL: $0, token: token)) }
-        } ?? []
+        let streams =
+            streamToken.map { token in
+                baseURLs.map { FleetStreamDelay(CabAPIClient(baseURL: $0, token: token)) }
+            } ?? []
         defer { for s in streams { s.stop() } }
         let started = ContinuousClock.now
         let deadline = durationSeconds.map { started + .milliseconds(Int($0 * 1000)) }
