@@ -190,10 +190,9 @@ public struct ShardOwnership: Sendable {
 
     /// A request about `shard` failed without an answer (the database unreachable): an acquisition is
     /// forgotten; a lease held stays until its acting deadline, and the renewal is asked for again next tick.
-    public mutating func requestFailed(_ shard: DispatchShard, at now: Int64) -> [Action] {
+    public mutating func requestFailed(_ shard: DispatchShard) {
         acquiring[shard] = nil
         held[shard]?.renewalSentAt = nil
-        return tick(at: now)
     }
 
     /// Stopping (SIGTERM): acting stops on every shard and every lease is released, so other nodes take the
