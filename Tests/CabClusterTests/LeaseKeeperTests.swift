@@ -1,0 +1,120 @@
+import CabCore
+import CabGeo
+import CabStore
+import CabTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CabCluster
+
+/// Two `LeaseKeeper`s for two node ids on one real PostgreSQL (`SharedPostgres`): they share the 64 shards
+/// evenly, a clean stop hands every shard over at once, and after a kill the survivor takes over once the
+/// leases expire, under larger fences, with the dead node's fence refused by the database.
+@Suite(.serialized) struct LeaseKeeperTests {
+    /// Every event a keeper reported.
+    final class Events: Sendable {
+        let all = Mutex<[LeaseKeeper.Event]>([])
+        func add(_ e: LeaseKeeper.Event) { all.withLock { $0.append(e) } }
+        var started: [ShardFence] {
+            all.withLock { $0.compactMap { if case .startActing(let f) = $0 { f } else { nil } } }
+        }
+    }
+
+    static func keeper(_ name: String, on store: PostgresStore, leaseMilliseconds: Int64, events: Events)
+        -> LeaseKeeper
+    {
+        LeaseKeeper(
+            repository: store,
+            configuration: .init(
+                node: ClusterNodeID(name), ownership: .init(leaseMilliseconds: leaseMilliseconds),
+                tickMilliseconds: 100),
+            onEvent: { events.add($0) })
+    }
+
+    static func store() throws -> PostgresStore {
+        try PostgresStore(.init(conninfo: SharedPostgres.freshDatabase(), connections: 4, writers: 2))
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        Double((ContinuousClock.now - start) / .milliseconds(1)) / 1_000
+    }
+
+    @Test func twoKeepersShareTheShardsEvenlyAndAStoppedOneHandsAllOverAtOnce() throws {
+        let store = try Self.store()
+        defer { store.close() }
+        let (ea, eb) = (Events(), Events())
+        let a = Self.keeper("node-a", on: store, leaseMilliseconds: 3_000, events: ea)
+        let b = Self.keeper("node-b", on: store, leaseMilliseconds: 3_000, events: eb)
+        a.start()
+        b.start()
+        defer { b.stop() }
+        #expect(eventually(within: 15) { a.ownedShards.count == 32 && b.ownedShards.count == 32 })
+        #expect(Set(a.ownedShards).isDisjoint(with: b.ownedShards))
+        let aFences = Dictionary(uniqueKeysWithValues: a.ownedShards.map { ($0, a.fence(of: $0)!) })  // owned now
+        let stopped = ContinuousClock.now
+        a.stop()
+        #expect(a.ownedShards.isEmpty)
+        #expect(eventually(within: 2) { b.ownedShards.count == 64 }, "B holds every shard within two seconds")
+        let took = Self.seconds(since: stopped)
+        #expect(took < 2, "hand-over took \(took) s")
+        for (shard, old) in aFences {
+            #expect((b.fence(of: shard)?.fence ?? 0) > old.fence, "\(shard) taken over under a larger fence")
+        }
+        #expect(Set(eb.started.map(\.shard)) == Set(DispatchShard.all))
+        #expect(ea.all.withLock { $0.filter { if case .stopActing = $0 { true } else { false } }.count } == 32)
+    }
+
+    @Test func afterAKillTheSurvivorTakesOverOnExpiryAndTheDeadNodesFenceIsRefused() throws {
+        let store = try Self.store()
+        defer { store.close() }
+        let lease: Int64 = 2_000
+        let (ea, eb) = (Events(), Events())
+        let a = Self.keeper("node-a", on: store, leaseMilliseconds: lease, events: ea)
+        let b = Self.keeper("node-b", on: store, leaseMilliseconds: lease, events: eb)
+        a.start()
+        b.start()
+        defer { b.stop() }
+        #expect(eventually(within: 15) { a.ownedShards.count == 32 && b.ownedShards.count == 32 })
+        // A booking in one of A's shards, and a driver to offer it to.
+        let rider = RiderID.random()
+        try store.createRider(Rider(id: rider, name: "Rider", createdAt: .epoch), tokenHash: Self.hash())
+        let driver = DriverID.random()
+        try store.createDriver(
+            Driver(id: driver, name: "Aino", vehicle: "Škoda", plate: "ABC-123", createdAt: .epoch),
+            tokenHash: Self.hash())
+        var booking = Self.booking(for: rider)
+        let aShards = Set(a.ownedShards)
+        while !aShards.contains(DispatchShard(of: booking.id)) { booking.id = .random() }
+        let id = try store.create(booking, idempotencyKey: nil).booking.id
+        let old = try #require(a.fence(of: id))
+        #expect(try store.writeOffers(.init(booking: id, batch: 1, drivers: [driver], openMilliseconds: 1), under: old)
+            == [driver], "A writes while it owns the shard")
+
+        let killed = ContinuousClock.now
+        a.stopWithoutReleasing()  // as SIGKILL: no release, no leaving
+        #expect(eventually(within: 10) { b.ownedShards.count == 64 })
+        let took = Self.seconds(since: killed)
+        #expect(took >= Double(lease) / 1_000 * 0.5, "not before A's leases could have run out (\(took) s)")
+        #expect(took < Double(lease) / 1_000 + 3, "takeover after the kill took \(took) s")
+        #expect(a.fence(of: id) == nil, "A's own deadline passed before B could take over")
+        let new = try #require(b.fence(of: id))
+        #expect(new.fence > old.fence)
+        let next = OfferBatch(booking: id, batch: 2, drivers: [driver], openMilliseconds: 10_000)
+        let refused = #expect(throws: CoreError.self) { try store.writeOffers(next, under: old) }
+        #expect(refused?.code == .staleFence)
+        #expect(try store.writeOffers(next, under: new) == [driver])
+        #expect(try store.offers(of: id).map(\.fence.fence) == [old.fence, new.fence])
+    }
+
+    static func hash() -> TokenHash { TokenHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255) }) }
+
+    static func booking(for rider: RiderID) -> Booking {
+        Booking(
+            id: .random(), riderID: rider, pickup: Coordinate(latitude: 60.1699, longitude: 24.9384),
+            pickupName: "Rautatientori", dropoff: Coordinate(latitude: 60.1841, longitude: 24.9501),
+            routeDistanceMeters: 2_345, routeDurationSeconds: 420,
+            fareEstimate: Tariff.standard.fare(distanceMeters: 2_345, durationSeconds: 420).total, pin: "1234",
+            createdAt: Instant(millisecondsSinceEpoch: 1_780_000_000_000))
+    }
+}
