@@ -80,7 +80,8 @@ extension PostgresStore: ShardLeaseRepository {
                 else { throw StoreError(.corruptRow, "A shard lease row is damaged.") }
                 return ShardLease(
                     fence: ShardFence(shard: DispatchShard(shard), fence: fence),
-                    owner: row.string(2).map(ClusterNodeID.init), expiresAt: try row.int64(3).map { Instant(millisecondsSinceEpoch: $0) },
+                    owner: row.string(2).map(ClusterNodeID.init),
+                    expiresAt: try row.int64(3).map { Instant(millisecondsSinceEpoch: $0) },
                     isLive: try row.bool(4) ?? false)
             }
         }

@@ -88,8 +88,9 @@ import Testing
         while !aShards.contains(DispatchShard(of: booking.id)) { booking.id = .random() }
         let id = try store.create(booking, idempotencyKey: nil).booking.id
         let old = try #require(a.fence(of: id))
-        #expect(try store.writeOffers(.init(booking: id, batch: 1, drivers: [driver], openMilliseconds: 1), under: old)
-            == [driver], "A writes while it owns the shard")
+        #expect(
+            try store.writeOffers(.init(booking: id, batch: 1, drivers: [driver], openMilliseconds: 1), under: old)
+                == [driver], "A writes while it owns the shard")
 
         let killed = ContinuousClock.now
         a.stopWithoutReleasing()  // as SIGKILL: no release, no leaving

@@ -51,9 +51,10 @@ import Testing
         #expect(asked == DispatchShard.all)
         #expect(m.fence(of: DispatchShard(3), at: 1) == nil, "asking is not owning")
         let shard = DispatchShard(3)
-        #expect(m.acquired(shard, lease: Self.won(shard, by: Self.a, fence: 4), at: 10) == [
-            .startActing(ShardFence(shard: shard, fence: 4))
-        ])
+        #expect(
+            m.acquired(shard, lease: Self.won(shard, by: Self.a, fence: 4), at: 10) == [
+                .startActing(ShardFence(shard: shard, fence: 4))
+            ])
         #expect(m.fence(of: shard, at: 10) == ShardFence(shard: shard, fence: 4))
         let other = DispatchShard(4)
         #expect(m.acquired(other, lease: nil, at: 10).isEmpty, "another node won it")
@@ -157,9 +158,10 @@ import Testing
         let asked = Self.acquisitions(actions)
         #expect(asked.count == 32 && asked.allSatisfy { $0.index >= 32 }, "only what B does not hold")
         let again = DispatchShard(40)
-        #expect(m.acquired(again, lease: Self.won(again, by: Self.a, fence: 2), at: woke + 3) == [
-            .startActing(ShardFence(shard: again, fence: 2))
-        ])
+        #expect(
+            m.acquired(again, lease: Self.won(again, by: Self.a, fence: 2), at: woke + 3) == [
+                .startActing(ShardFence(shard: again, fence: 2))
+            ])
     }
 
     @Test func aRenewalAnsweredAfterAPauseIsNotTrusted() {
@@ -167,9 +169,10 @@ import Testing
         let fence = ShardFence(shard: DispatchShard(5), fence: 1)
         _ = m.tick(at: 3_000)
         // Paused with the renewal in flight; the database renewed it at once, the answer is read 20 s later.
-        #expect(m.renewed(fence, lease: Self.won(fence.shard, by: Self.a, fence: 1), at: 23_000) == [
-            .stopActing(fence.shard)
-        ])
+        #expect(
+            m.renewed(fence, lease: Self.won(fence.shard, by: Self.a, fence: 1), at: 23_000) == [
+                .stopActing(fence.shard)
+            ])
     }
 
     @Test func aHeldLeaseTheDatabaseShowsUnderAnotherFenceIsDropped() {
@@ -206,9 +209,10 @@ import Testing
         #expect(Array(actions.prefix(63)).allSatisfy { if case .stopActing = $0 { true } else { false } })
         #expect(m.ownedShards(at: 10).isEmpty)
         let late = asked.last!  // 64 were asked
-        #expect(m.acquired(late, lease: Self.won(late, by: Self.a, fence: 3), at: 11) == [
-            .release(ShardFence(shard: late, fence: 3))
-        ])
+        #expect(
+            m.acquired(late, lease: Self.won(late, by: Self.a, fence: 3), at: 11) == [
+                .release(ShardFence(shard: late, fence: 3))
+            ])
         #expect(m.observed(liveNodes: [Self.a], leases: Self.free, at: 20).isEmpty)
         #expect(m.tick(at: 3_000).isEmpty)
     }

@@ -54,7 +54,9 @@ struct PSQL {
         let versions = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted {
             (Int($0) ?? 0) > (Int($1) ?? 0)
         }
-        guard let version = versions.first else { throw Failure(message: "no PostgreSQL client under /usr/lib/postgresql") }
+        guard let version = versions.first else {
+            throw Failure(message: "no PostgreSQL client under /usr/lib/postgresql")
+        }
         binary = root.appendingPathComponent(version).appendingPathComponent("bin/psql")
     }
 

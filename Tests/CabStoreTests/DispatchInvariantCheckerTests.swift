@@ -42,7 +42,8 @@ import Testing
             """,
             [
                 booking.rawValue, DispatchShard(of: booking).index, driver.rawValue, batch, state, writtenSecondsAgo,
-                openSeconds, fence, closedSecondsAgo.map(Int64.init) ?? (state == "open" ? nil : Int64(writtenSecondsAgo)),
+                openSeconds, fence,
+                closedSecondsAgo.map(Int64.init) ?? (state == "open" ? nil : Int64(writtenSecondsAgo)),
             ] as [any PostgresBindable])
     }
 
@@ -50,15 +51,18 @@ import Testing
         let (f, fence) = try Self.fixture()
         let (d1, d2) = (try f.driver(), try f.driver())
         let booking = try f.booking(in: Self.shard)
-        _ = try f.store.writeOffers(.init(booking: booking, batch: 1, drivers: [d1, d2], openMilliseconds: 1), under: fence)
-        _ = try f.store.writeOffers(.init(booking: booking, batch: 2, drivers: [d1], openMilliseconds: 60_000), under: fence)
+        _ = try f.store.writeOffers(
+            .init(booking: booking, batch: 1, drivers: [d1, d2], openMilliseconds: 1), under: fence)
+        _ = try f.store.writeOffers(
+            .init(booking: booking, batch: 2, drivers: [d1], openMilliseconds: 60_000), under: fence)
         _ = try f.store.markAlert(of: booking, thresholdSeconds: 60, under: fence)
         try f.store.scheduleDeadline(.pickupOverdue, of: booking, inMilliseconds: 600_000, under: fence)
         // A takeover, then writes under the new fence.
         try f.store.releaseLease(fence, for: Self.a)
         let new = try #require(try f.store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 60_000))
         try f.store.closeBatch(2, of: booking, under: new.fence)
-        _ = try f.store.writeOffers(.init(booking: booking, batch: 3, drivers: [d2], openMilliseconds: 60_000), under: new.fence)
+        _ = try f.store.writeOffers(
+            .init(booking: booking, batch: 3, drivers: [d2], openMilliseconds: 60_000), under: new.fence)
         let report = try Self.check(f)
         #expect(report.isClean, "\(report)")
         #expect(report.counts.map(\.count) == [0, 0, 0, 0, 0])
@@ -85,10 +89,13 @@ import Testing
         let (d1, d2) = (try f.driver(), try f.driver())
         let (first, second) = (try f.booking(in: Self.shard), try f.booking(in: Self.shard))
         // d1: open from 30 s ago until closed 10 s ago, and another from 20 s ago until 15 s ago: overlapping.
-        try Self.insertOffer(f, booking: first, driver: d1, state: "expired", writtenSecondsAgo: 30, closedSecondsAgo: 10)
-        try Self.insertOffer(f, booking: second, driver: d1, state: "declined", writtenSecondsAgo: 20, closedSecondsAgo: 15)
+        try Self.insertOffer(
+            f, booking: first, driver: d1, state: "expired", writtenSecondsAgo: 30, closedSecondsAgo: 10)
+        try Self.insertOffer(
+            f, booking: second, driver: d1, state: "declined", writtenSecondsAgo: 20, closedSecondsAgo: 15)
         // d2: one after the other, never both open.
-        try Self.insertOffer(f, booking: first, driver: d2, state: "expired", writtenSecondsAgo: 30, closedSecondsAgo: 25)
+        try Self.insertOffer(
+            f, booking: first, driver: d2, state: "expired", writtenSecondsAgo: 30, closedSecondsAgo: 25)
         try Self.insertOffer(f, booking: second, driver: d2, state: "open", writtenSecondsAgo: 20)
         let report = try Self.check(f)
         #expect(report.driversWithTwoOpenOffers == [d1.rawValue])

@@ -94,7 +94,8 @@ import Testing
         #expect(refusedAsStale { try store.closeBatch(1, of: booking, under: old) })
         #expect(refusedAsStale { try store.giveUp(booking, under: old) })
         #expect(refusedAsStale { _ = try store.markAlert(of: booking, thresholdSeconds: 60, under: old) })
-        #expect(refusedAsStale { try store.scheduleDeadline(.pickupOverdue, of: booking, inMilliseconds: 5, under: old) })
+        #expect(
+            refusedAsStale { try store.scheduleDeadline(.pickupOverdue, of: booking, inMilliseconds: 5, under: old) })
         // Nothing of the refused writes is there: the first batch is still open, no second batch, no mark.
         #expect(try store.offers(of: booking).map(\.state) == [.open])
         #expect(try f.count("dispatch_alert_marks") == 0)
@@ -112,12 +113,16 @@ import Testing
         let store = f.store
         let booking = try f.booking(in: Self.shard)
         let (d1, d2, d3) = (try f.driver(), try f.driver(), try f.driver())
-        let fence = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000)).fence
+        let fence = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
+            .fence
         #expect(
-            try store.writeOffers(.init(booking: booking, batch: 1, drivers: [d1, d2], openMilliseconds: 10_000),
-                under: fence).sorted() == [d1, d2].sorted())
+            try store.writeOffers(
+                .init(booking: booking, batch: 1, drivers: [d1, d2], openMilliseconds: 10_000),
+                under: fence
+            ).sorted() == [d1, d2].sorted())
         #expect(
-            try store.writeOffers(.init(booking: booking, batch: 2, drivers: [d3], openMilliseconds: 20_000),
+            try store.writeOffers(
+                .init(booking: booking, batch: 2, drivers: [d3], openMilliseconds: 20_000),
                 under: fence) == [d3])
         let offers = try store.offers(of: booking)
         #expect(offers.map(\.batch) == [1, 1, 2])
@@ -145,10 +150,12 @@ import Testing
         let (d1, d2, d3) = (try f.driver(), try f.driver(), try f.driver())
         let fa = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000)).fence
         let fb = try #require(try store.acquireLease(of: other, for: Self.b, durationMilliseconds: 60_000)).fence
-        _ = try store.writeOffers(.init(booking: first, batch: 1, drivers: [d1, d2], openMilliseconds: 60_000), under: fa)
+        _ = try store.writeOffers(
+            .init(booking: first, batch: 1, drivers: [d1, d2], openMilliseconds: 60_000), under: fa)
         // d2 holds first's open offer: the other shard's owner offers second to d3 alone.
         #expect(
-            try store.writeOffers(.init(booking: second, batch: 1, drivers: [d2, d3], openMilliseconds: 60_000),
+            try store.writeOffers(
+                .init(booking: second, batch: 1, drivers: [d2, d3], openMilliseconds: 60_000),
                 under: fb) == [d3])
         // Once d2's offer has run out, it is closed and d2 may be offered again.
         try f.sql.query(
@@ -172,7 +179,8 @@ import Testing
     @Test func dueDeadlinesAreClaimedOnceAcrossSweepersAndFiredByCompareAndSet() throws {
         let f = try DispatchFixture()
         let store = f.store
-        let fence = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000)).fence
+        let fence = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
+            .fence
         let bookings = try (0..<8).map { _ in try f.booking(in: Self.shard) }
         for booking in bookings {
             try store.scheduleDeadline(.noShowWait, of: booking, inMilliseconds: 1, under: fence)
@@ -181,7 +189,8 @@ import Testing
         try store.scheduleDeadline(.pickupOverdue, of: later, inMilliseconds: 600_000, under: fence)
         // The owner is gone (its lease ran out): the sweep does not need one.
         try f.expireLease(of: Self.shard)
-        #expect(eventually(within: 5) { (try? f.count("dispatch_deadlines", where: "due_at <= clock_timestamp()")) == 8 })
+        #expect(
+            eventually(within: 5) { (try? f.count("dispatch_deadlines", where: "due_at <= clock_timestamp()")) == 8 })
         // Eight sweepers at once, one deadline each: SKIP LOCKED hands every deadline to exactly one of them.
         let claimed = try ThreadTask<[DueDeadline]>.all(8) { n in
             try store.claimDueDeadlines(for: ClusterNodeID("sweeper-\(n)"), limit: 1, retryAfterMilliseconds: 60_000)
