@@ -108,6 +108,42 @@ import Testing
         #expect(try store.offers(of: id).map(\.fence.fence) == [old.fence, new.fence])
     }
 
+    @Test func threeKeepersShareTwentyTwoTwentyOneTwentyOneAndTwoShareWhatTheThirdHandsBack() throws {
+        let store = try Self.store()
+        defer { store.close() }
+        let keepers = ["node-a", "node-b", "node-c"].map {
+            Self.keeper($0, on: store, leaseMilliseconds: 3_000, events: Events())
+        }
+        for k in keepers { k.start() }
+        defer { for k in keepers.dropFirst() { k.stop() } }
+        #expect(eventually(within: 15) { keepers.map(\.ownedShards.count) == [22, 21, 21] })
+        #expect(Set(keepers.flatMap(\.ownedShards)).count == 64, "no shard owned twice")
+        keepers[0].stop()
+        #expect(eventually(within: 5) { keepers.dropFirst().map(\.ownedShards.count) == [32, 32] })
+    }
+
+    @Test func aPostgreSQLRestartStopsActingWithinTheDeadlineAndTheKeeperComesBackUnderNewFences() throws {
+        let server = try PostgresTestServer()
+        defer { server.stop() }
+        let store = try PostgresStore(.init(conninfo: server.conninfo, connections: 2, writers: 1))
+        defer { store.close() }
+        let events = Events()
+        let keeper = Self.keeper("node-a", on: store, leaseMilliseconds: 3_000, events: events)
+        keeper.start()
+        defer { keeper.stop() }
+        #expect(eventually(within: 10) { keeper.ownedShards.count == 64 })
+        let before = try #require(keeper.fence(of: DispatchShard(0)))
+        let down = ContinuousClock.now
+        try server.stopServer()
+        // Nothing can be renewed: acting stops by two thirds of the lease after the last renewal was sent.
+        #expect(eventually(within: 5) { keeper.ownedShards.isEmpty })
+        #expect(Self.seconds(since: down) <= 2.5, "acting stopped \(Self.seconds(since: down)) s after the outage")
+        #expect(events.all.withLock { $0.contains { if case .failed = $0 { true } else { false } } })
+        try server.start()
+        #expect(eventually(within: 15) { keeper.ownedShards.count == 64 })
+        #expect((keeper.fence(of: DispatchShard(0))?.fence ?? 0) > before.fence)
+    }
+
     static func hash() -> TokenHash { TokenHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255) }) }
 
     static func booking(for rider: RiderID) -> Booking {
