@@ -55,6 +55,14 @@ extension PostgresStore: FencedDispatchRepository {
                 SELECT (SELECT count(*) FROM lease), (SELECT string_agg(driver_id, ',') FROM made)
                 """,
                 [batch.booking.rawValue, batch.batch, batch.openMilliseconds, drivers] as [any PostgresBindable])
+            // An insert that met a driver's open offer being closed by another transaction waited for it; its
+            // `written_at` was read before the wait. Taken again now, it follows that offer's closing, so two
+            // offers of one driver never look open at once (the checker compares these times).
+            try c.query(
+                """
+                UPDATE dispatch_offers SET written_at = clock_timestamp()
+                WHERE booking_id = $1::text AND batch = $2::integer AND state = 'open'
+                """, [batch.booking.rawValue, batch.batch])
             try Self.upsertDeadline(.offerTimeout, of: batch.booking, in: batch.openMilliseconds, under: fence, on: c)
             let offered = Set((made.string(1) ?? "").split(separator: ",").map(String.init))
             return batch.drivers.filter { offered.contains($0.rawValue) }

@@ -144,6 +144,85 @@ import Testing
         #expect((keeper.fence(of: DispatchShard(0))?.fence ?? 0) > before.fence)
     }
 
+    @Test func writersOnTwoNodesAcrossAKillAndAZombieWithOldFencesLeaveTheCheckerClean() throws {
+        let conninfo = try SharedPostgres.freshDatabase()
+        let storeA = try PostgresStore(.init(conninfo: conninfo, connections: 3, writers: 2))
+        let storeB = try PostgresStore(.init(conninfo: conninfo, connections: 3, writers: 2))
+        defer {
+            storeA.close()
+            storeB.close()
+        }
+        let a = Self.keeper("node-a", on: storeA, leaseMilliseconds: 1_500, events: Events())
+        let b = Self.keeper("node-b", on: storeB, leaseMilliseconds: 1_500, events: Events())
+        a.start()
+        b.start()
+        defer { b.stop() }
+        let rider = RiderID.random()
+        try storeA.createRider(Rider(id: rider, name: "Rider", createdAt: .epoch), tokenHash: Self.hash())
+        let drivers = try (0..<24).map { _ in
+            let id = DriverID.random()
+            try storeA.createDriver(
+                Driver(id: id, name: "Aino", vehicle: "Škoda", plate: "ABC-123", createdAt: .epoch),
+                tokenHash: Self.hash())
+            return id
+        }
+        // One booking in every shard.
+        let bookings = try DispatchShard.all.map { shard in
+            var booking = Self.booking(for: rider)
+            while DispatchShard(of: booking.id) != shard { booking.id = .random() }
+            return try storeA.create(booking, idempotencyKey: nil).booking.id
+        }
+        #expect(eventually(within: 15) { a.ownedShards.count == 32 && b.ownedShards.count == 32 })
+        let batch = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let (tallyA, tallyB, tallyZombie) = (Tally(), Tally(), Tally())
+        /// Writes offers for random bookings under `fence(booking)` until told to stop.
+        func writer(
+            _ store: PostgresStore, _ tally: Tally, fence: @escaping @Sendable (BookingID) -> ShardFence?
+        ) -> ThreadTask<Void> {
+            ThreadTask {
+                while !stop.load(ordering: .acquiring) {
+                    let booking = bookings.randomElement()!  // 64 bookings
+                    guard let fence = fence(booking) else { continue }
+                    let offer = OfferBatch(
+                        booking: booking, batch: batch.add(1, ordering: .relaxed).newValue,
+                        drivers: [drivers.randomElement()!, drivers.randomElement()!], openMilliseconds: 20)
+                    do {
+                        _ = try store.writeOffers(offer, under: fence)
+                        tally.written.add(1, ordering: .relaxed)
+                    } catch let error as CoreError where error.code == .staleFence {
+                        tally.refused.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        // A zombie: what node A held when it was killed, written as if its old requests kept arriving.
+        let held = Dictionary(uniqueKeysWithValues: a.ownedShards.map { ($0, a.fence(of: $0)!) })  // owned now
+        let nodeA = writer(storeA, tallyA) { a.fence(of: $0) }
+        let nodeB = writer(storeB, tallyB) { b.fence(of: $0) }
+        #expect(eventually(within: 10) { tallyA.written.load(ordering: .relaxed) >= 50 })
+        a.stopWithoutReleasing()
+        #expect(eventually(within: 10) { b.ownedShards.count == 64 })
+        let zombie = writer(storeA, tallyZombie) { held[DispatchShard(of: $0)] }
+        let bBefore = tallyB.written.load(ordering: .relaxed)
+        #expect(
+            eventually(within: 10) {
+                tallyZombie.refused.load(ordering: .relaxed) >= 50
+                    && tallyB.written.load(ordering: .relaxed) >= bBefore + 50
+            })
+        stop.store(true, ordering: .releasing)
+        for task in [nodeA, nodeB, zombie] { try task.value() }
+        #expect(tallyZombie.written.load(ordering: .relaxed) == 0, "the zombie's writes were all refused")
+        let report = try DispatchInvariantChecker.check(conninfo: conninfo)
+        #expect(report.isClean, "\(report)")
+    }
+
+    /// What one writer did.
+    final class Tally: Sendable {
+        let written = Atomic<Int>(0)
+        let refused = Atomic<Int>(0)
+    }
+
     static func hash() -> TokenHash { TokenHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255) }) }
 
     static func booking(for rider: RiderID) -> Booking {
