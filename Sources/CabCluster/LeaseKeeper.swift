@@ -157,14 +157,21 @@ public final class LeaseKeeper: Sendable {
             })
     }
 
-    /// Performs `actions` and whatever the machine answers to their results.
+    /// Performs `actions` and whatever the machine answers to their results. Once a request fails, the round's
+    /// other acquisitions and renewals are not sent (they are reported failed, so the next round asks again):
+    /// an unreachable database costs one attempt and one `failed` event per round, not one per shard.
     private func perform(_ actions: [ShardOwnership.Action]) {
         var queue = actions[...]
+        var unreachable = false
         while let action = queue.popFirst() {
             let node = configuration.node
             let lease = configuration.ownership.leaseMilliseconds
             var next: [ShardOwnership.Action] = []
             switch action {
+            case .acquire(let shard) where unreachable:
+                machine.withLock { $0.requestFailed(shard) }
+            case .renew(let fence) where unreachable:
+                machine.withLock { $0.requestFailed(fence.shard) }
             case .acquire(let shard):
                 do {
                     let won = try repository.acquireLease(of: shard, for: node, durationMilliseconds: lease)
@@ -172,6 +179,7 @@ public final class LeaseKeeper: Sendable {
                     next = machine.withLock { $0.acquired(shard, lease: won, at: now) }
                 } catch {
                     onEvent(.failed("acquiring \(shard): \(error)"))
+                    unreachable = true
                     machine.withLock { $0.requestFailed(shard) }
                 }
             case .renew(let fence):
@@ -181,6 +189,7 @@ public final class LeaseKeeper: Sendable {
                     next = machine.withLock { $0.renewed(fence, lease: renewed, at: now) }
                 } catch {
                     onEvent(.failed("renewing \(fence): \(error)"))
+                    unreachable = true
                     machine.withLock { $0.requestFailed(fence.shard) }
                 }
             case .release(let fence):

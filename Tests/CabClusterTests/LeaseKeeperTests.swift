@@ -217,6 +217,37 @@ import Testing
         #expect(report.isClean, "\(report)")
     }
 
+    @Test func aKeeperPausedPastItsActingDeadlineOwnsNothingOnWakingAndItsOldFenceIsRefused() throws {
+        let store = try Self.store()
+        defer { store.close() }
+        // The keeper's clock jumps as a SIGSTOPped process's does when it resumes.
+        let paused = Atomic<Int64>(0)
+        let keeper = LeaseKeeper(
+            repository: store,
+            configuration: .init(
+                node: ClusterNodeID("node-a"), ownership: .init(leaseMilliseconds: 3_000), tickMilliseconds: 100,
+                monotonicMilliseconds: { LeaseKeeper.continuousMilliseconds() + paused.load(ordering: .relaxed) }))
+        keeper.start()
+        defer { keeper.stop() }
+        #expect(eventually(within: 10) { keeper.ownedShards.count == 64 })
+        let rider = RiderID.random()
+        try store.createRider(Rider(id: rider, name: "Rider", createdAt: .epoch), tokenHash: Self.hash())
+        let driver = DriverID.random()
+        try store.createDriver(
+            Driver(id: driver, name: "Aino", vehicle: "Škoda", plate: "ABC-123", createdAt: .epoch),
+            tokenHash: Self.hash())
+        let id = try store.create(Self.booking(for: rider), idempotencyKey: nil).booking.id
+        let old = try #require(keeper.fence(of: id))
+        // 2.5 s "asleep": past the 2 s acting deadline, not past the database's 3 s lease.
+        paused.store(2_500, ordering: .relaxed)
+        #expect(keeper.fence(of: id) == nil, "owning nothing the moment it wakes, before any round")
+        #expect(eventually(within: 5) { (keeper.fence(of: id)?.fence ?? 0) > old.fence }, "acquired again")
+        let batch = OfferBatch(booking: id, batch: 1, drivers: [driver], openMilliseconds: 10_000)
+        let refused = #expect(throws: CoreError.self) { try store.writeOffers(batch, under: old) }
+        #expect(refused?.code == .staleFence, "the lease never expired, but the fence from before the pause is stale")
+        #expect(try store.writeOffers(batch, under: #require(keeper.fence(of: id))) == [driver])
+    }
+
     /// What one writer did.
     final class Tally: Sendable {
         let written = Atomic<Int>(0)
