@@ -77,12 +77,8 @@ import Testing
         defer { b.stop() }
         #expect(eventually(within: 15) { a.ownedShards.count == 32 && b.ownedShards.count == 32 })
         // A booking in one of A's shards, and a driver to offer it to.
-        let rider = RiderID.random()
-        try store.createRider(Rider(id: rider, name: "Rider", createdAt: .epoch), tokenHash: Self.hash())
-        let driver = DriverID.random()
-        try store.createDriver(
-            Driver(id: driver, name: "Aino", vehicle: "Škoda", plate: "ABC-123", createdAt: .epoch),
-            tokenHash: Self.hash())
+        let rider = try Self.rider(on: store)
+        let driver = try Self.driver(on: store)
         var booking = Self.booking(for: rider)
         let aShards = Set(a.ownedShards)
         while !aShards.contains(DispatchShard(of: booking.id)) { booking.id = .random() }
@@ -157,15 +153,8 @@ import Testing
         a.start()
         b.start()
         defer { b.stop() }
-        let rider = RiderID.random()
-        try storeA.createRider(Rider(id: rider, name: "Rider", createdAt: .epoch), tokenHash: Self.hash())
-        let drivers = try (0..<24).map { _ in
-            let id = DriverID.random()
-            try storeA.createDriver(
-                Driver(id: id, name: "Aino", vehicle: "Škoda", plate: "ABC-123", createdAt: .epoch),
-                tokenHash: Self.hash())
-            return id
-        }
+        let rider = try Self.rider(on: storeA)
+        let drivers = try (0..<24).map { _ in try Self.driver(on: storeA) }
         // One booking in every shard.
         let bookings = try DispatchShard.all.map { shard in
             var booking = Self.booking(for: rider)
@@ -230,12 +219,8 @@ import Testing
         keeper.start()
         defer { keeper.stop() }
         #expect(eventually(within: 10) { keeper.ownedShards.count == 64 })
-        let rider = RiderID.random()
-        try store.createRider(Rider(id: rider, name: "Rider", createdAt: .epoch), tokenHash: Self.hash())
-        let driver = DriverID.random()
-        try store.createDriver(
-            Driver(id: driver, name: "Aino", vehicle: "Škoda", plate: "ABC-123", createdAt: .epoch),
-            tokenHash: Self.hash())
+        let rider = try Self.rider(on: store)
+        let driver = try Self.driver(on: store)
         let id = try store.create(Self.booking(for: rider), idempotencyKey: nil).booking.id
         let old = try #require(keeper.fence(of: id))
         // 2.5 s "asleep": past the 2 s acting deadline, not past the database's 3 s lease.
@@ -252,6 +237,19 @@ import Testing
     final class Tally: Sendable {
         let written = Atomic<Int>(0)
         let refused = Atomic<Int>(0)
+    }
+
+    static func rider(on store: PostgresStore) throws -> RiderID {
+        let rider = RiderID.random()
+        try store.createRider(Rider(id: rider, name: "Rider", createdAt: .epoch), tokenHash: hash())
+        return rider
+    }
+
+    static func driver(on store: PostgresStore) throws -> DriverID {
+        let driver = DriverID.random()
+        try store.createDriver(
+            Driver(id: driver, name: "Aino", vehicle: "Škoda", plate: "ABC-123", createdAt: .epoch), tokenHash: hash())
+        return driver
     }
 
     static func hash() -> TokenHash { TokenHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255) }) }
