@@ -161,8 +161,27 @@ public final class LeaseKeeper: Sendable {
     /// other acquisitions and renewals are not sent (they are reported failed, so the next round asks again):
     /// an unreachable database costs one attempt and one `failed` event per round, not one per shard.
     private func perform(_ actions: [ShardOwnership.Action]) {
-        var queue = actions[...]
         var unreachable = false
+        // Renewals first and in one statement: they are what keeps the shards, and their deadlines run from
+        // when the machine asked.
+        let renewals = actions.compactMap { if case .renew(let fence) = $0 { fence } else { nil } }
+        if !renewals.isEmpty {
+            do {
+                let renewed = try repository.renewLeases(
+                    renewals, for: configuration.node, durationMilliseconds: configuration.ownership.leaseMilliseconds)
+                let byShard = Dictionary(renewed.map { ($0.shard, $0) }, uniquingKeysWith: { a, _ in a })
+                let now = configuration.monotonicMilliseconds()
+                let next = machine.withLock { m in
+                    renewals.flatMap { m.renewed($0, lease: byShard[$0.shard], at: now) }
+                }
+                perform(next)
+            } catch {
+                onEvent(.failed("renewing \(renewals.count) shard leases: \(error)"))
+                unreachable = true
+                machine.withLock { m in for fence in renewals { m.requestFailed(fence.shard) } }
+            }
+        }
+        var queue = actions.filter { if case .renew = $0 { false } else { true } }[...]
         while let action = queue.popFirst() {
             let node = configuration.node
             let lease = configuration.ownership.leaseMilliseconds
@@ -170,8 +189,6 @@ public final class LeaseKeeper: Sendable {
             switch action {
             case .acquire(let shard) where unreachable:
                 machine.withLock { $0.requestFailed(shard) }
-            case .renew(let fence) where unreachable:
-                machine.withLock { $0.requestFailed(fence.shard) }
             case .acquire(let shard):
                 do {
                     let won = try repository.acquireLease(of: shard, for: node, durationMilliseconds: lease)
@@ -183,15 +200,7 @@ public final class LeaseKeeper: Sendable {
                     machine.withLock { $0.requestFailed(shard) }
                 }
             case .renew(let fence):
-                do {
-                    let renewed = try repository.renewLease(fence, for: node, durationMilliseconds: lease)
-                    let now = configuration.monotonicMilliseconds()
-                    next = machine.withLock { $0.renewed(fence, lease: renewed, at: now) }
-                } catch {
-                    onEvent(.failed("renewing \(fence): \(error)"))
-                    unreachable = true
-                    machine.withLock { $0.requestFailed(fence.shard) }
-                }
+                preconditionFailure("renewals are sent together above, not one by one (\(fence))")
             case .release(let fence):
                 do {
                     try repository.releaseLease(fence, for: node)

@@ -10,9 +10,11 @@ public protocol ShardLeaseRepository: Sendable {
     /// made under its previous fence are refused from now on). Nil when another node holds it unexpired.
     func acquireLease(of shard: DispatchShard, for node: ClusterNodeID, durationMilliseconds: Int64) throws
         -> ShardLease?
-    /// Extends the lease `fence` for `durationMilliseconds` from now (the database's now) when `node` still holds
-    /// it with that fence and it has not expired; the fence stays. Nil when it was lost.
-    func renewLease(_ fence: ShardFence, for node: ClusterNodeID, durationMilliseconds: Int64) throws -> ShardLease?
+    /// Extends each lease of `fences` for `durationMilliseconds` from now (the database's now) that `node` still
+    /// holds with that fence unexpired, in one statement; the fences stay. Returns the leases renewed (a lost
+    /// one is missing).
+    func renewLeases(_ fences: [ShardFence], for node: ClusterNodeID, durationMilliseconds: Int64) throws
+        -> [ShardLease]
     /// Gives the lease `fence` up at once (a node stopping or handing shards over), so the next owner need not
     /// wait for it to expire. False when `node` no longer held it with that fence.
     @discardableResult
@@ -24,4 +26,13 @@ public protocol ShardLeaseRepository: Sendable {
     func announce(_ node: ClusterNodeID, aliveMilliseconds: Int64) throws -> [ClusterNodeID]
     /// Removes `node` from the live nodes (a clean stop).
     func withdraw(_ node: ClusterNodeID) throws
+}
+
+extension ShardLeaseRepository {
+    /// Extends the lease `fence` (`renewLeases` for one); nil when it was lost.
+    public func renewLease(_ fence: ShardFence, for node: ClusterNodeID, durationMilliseconds: Int64) throws
+        -> ShardLease?
+    {
+        try renewLeases([fence], for: node, durationMilliseconds: durationMilliseconds).first
+    }
 }

@@ -33,23 +33,32 @@ extension PostgresStore: ShardLeaseRepository {
         }
     }
 
-    public func renewLease(_ fence: ShardFence, for node: ClusterNodeID, durationMilliseconds: Int64) throws
-        -> ShardLease?
+    public func renewLeases(_ fences: [ShardFence], for node: ClusterNodeID, durationMilliseconds: Int64) throws
+        -> [ShardLease]
     {
         precondition(durationMilliseconds > 0, "a lease lasts a while")
+        guard !fences.isEmpty else { return [] }
         return try leaseStatement { c in
             try c.query(
                 """
-                UPDATE dispatch_shard_leases
+                UPDATE dispatch_shard_leases AS l
                 SET expires_at = clock_timestamp() + $4::float8 * interval '1 millisecond'
-                WHERE shard = $1::smallint AND owner = $2::text AND fence = $3::bigint
-                    AND expires_at > clock_timestamp()
-                RETURNING (extract(epoch FROM expires_at) * 1000)::bigint
+                FROM unnest($2::smallint[], $3::bigint[]) AS r(shard, fence)
+                WHERE l.shard = r.shard AND l.fence = r.fence AND l.owner = $1::text
+                    AND l.expires_at > clock_timestamp()
+                RETURNING l.shard, l.fence, (extract(epoch FROM l.expires_at) * 1000)::bigint
                 """,
-                [fence.shard.index, node.rawValue, fence.fence, durationMilliseconds] as [any PostgresBindable]
-            ).first.map { row in
-                try Self.lease(shard: fence.shard, owner: node, fence: fence.fence, expiresMilliseconds: row.int64(0))
-            }
+                [
+                    node.rawValue, Self.textArray(fences.map { String($0.shard.index) }),
+                    Self.textArray(fences.map { String($0.fence) }), durationMilliseconds,
+                ] as [any PostgresBindable]
+            ).rows.map { row in
+                guard let shard = try row.int(0), (0..<DispatchShard.count).contains(shard) else {
+                    throw StoreError(.corruptRow, "A renewed shard lease came back without its shard.")
+                }
+                return try Self.lease(
+                    shard: DispatchShard(shard), owner: node, fence: row.int64(1), expiresMilliseconds: row.int64(2))
+            }.sorted { $0.shard < $1.shard }
         }
     }
 

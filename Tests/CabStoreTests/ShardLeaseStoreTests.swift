@@ -265,3 +265,20 @@ import Testing
         #expect(try takeover.value() == 2)
     }
 }
+
+extension ShardLeaseStoreTests {
+    @Test func renewalsOfManyShardsGoInOneStatementAndLeaveOutTheLostOnes() throws {
+        let f = try DispatchFixture()
+        let store = f.store
+        let held = try DispatchShard.all.prefix(5).map {
+            try #require(try store.acquireLease(of: $0, for: Self.a, durationMilliseconds: 60_000)).fence
+        }
+        try f.expireLease(of: held[1].shard)
+        let stale = ShardFence(shard: held[3].shard, fence: held[3].fence + 1)
+        let renewed = try store.renewLeases(
+            [held[0], held[1], held[2], stale, held[4]], for: Self.a, durationMilliseconds: 60_000)
+        #expect(renewed.map(\.fence) == [held[0], held[2], held[4]])
+        #expect(try store.renewLeases(held, for: Self.b, durationMilliseconds: 60_000).isEmpty)
+        #expect(try store.renewLeases([], for: Self.a, durationMilliseconds: 60_000).isEmpty)
+    }
+}
