@@ -107,7 +107,8 @@ let package = Package(
         .testTarget(name: "CabPostgresTests", dependencies: ["CabPostgres", "CabTestSupport"]),
         .testTarget(name: "CabRedisTests", dependencies: ["CabRedis", "CabTestSupport"]),
         .testTarget(
-            name: "CabClusterTests", dependencies: ["CabCluster", "CabRedis", "CabCore", "CabGeo", "CabTracking", "CabTestSupport"]),
+            name: "CabClusterTests",
+            dependencies: ["CabCluster", "CabRedis", "CabCore", "CabGeo", "CabTracking", "CabStore", "CabTestSupport"]),
         .testTarget(
             name: "CabPlacesTests",
             dependencies: ["CabPlaces", "CabPlacesBench", "CabOSM", "CabImport", "CabTestSupport"]),

@@ -31,7 +31,7 @@ package struct Simulation: Sendable {
         package var signUpSeconds: Double
         /// With a dispatcher's token: per node, how long a fix took from the phone (its time) to that node's fleet
         /// stream (`GET /v1/fleet/stream`), p50 and p99 in milliseconds, and how many events were timed.
-        package var streamDelays: [(p50: Double?, p99: Double?, events: Int)] = []
+        package var streamDelays: [(p50: Double?, p99: Double?, events: Int, missed: Int, reconnects: Int)] = []
     }
 
     package let routing: RoutingService
@@ -92,7 +92,10 @@ package struct Simulation: Sendable {
             signUpSeconds: signUpSeconds,
             streamDelays: streams.map { s in
                 let samples = s.delays.withLock { $0 }
-                return (samples.percentile(50), samples.percentile(99), samples.count)
+                return (
+                    samples.percentile(50), samples.percentile(99), samples.count, s.missed.load(ordering: .relaxed),
+                    s.reconnects.load(ordering: .relaxed)
+                )
             })
     }
 
@@ -231,6 +234,10 @@ package struct Simulation: Sendable {
 /// drivers sign up, so no snapshot of older positions is timed.
 final class FleetStreamDelay: Sendable {
     let delays = Mutex(LatencySamples(capacity: 200_000))
+    /// Positions the server said this stream missed (`event: gap`, a reader too slow for the replay window) and
+    /// reconnections.
+    let missed = Atomic<Int>(0)
+    let reconnects = Atomic<Int>(0)
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     init(_ client: CabAPIClient) {
@@ -238,10 +245,20 @@ final class FleetStreamDelay: Sendable {
         task.withLock {
             $0 = Task { [weak self] in
                 for await delivery in EventSource.deliveries(of: request, configuration: .init()) {
+                    if case .interrupted = delivery { self?.reconnects.add(1, ordering: .relaxed) }
+                    if case .event(let event) = delivery, event.type == "gap" {
+                        struct Gap: Decodable { var missed: Int }
+                        let gap = try? JSONDecoder().decode(Gap.self, from: Data(event.data.utf8))
+                        self?.missed.add(gap?.missed ?? 0, ordering: .relaxed)
+                    }
                     guard case .event(let event) = delivery, event.type == "position" else { continue }
-                    struct Position: Decodable { var time: String }
+                    // `updated_at` is the fix's own time (`time` is the server's tick that sent it).
+                    struct Position: Decodable {
+                        var updatedAt: String
+                        enum CodingKeys: String, CodingKey { case updatedAt = "updated_at" }
+                    }
                     guard let position = try? JSONDecoder().decode(Position.self, from: Data(event.data.utf8)),
-                        let time = RFC3339.parse(position.time)
+                        let time = RFC3339.parse(position.updatedAt)
                     else { continue }
                     let milliseconds = Double(Instant.now().milliseconds(since: time))
                     self?.delays.withLock { $0.add(milliseconds) }

@@ -17,6 +17,7 @@ enum PostgresSchema {
         Migration(version: 1, sql: v1),
         Migration(version: 2, sql: v2),
         Migration(version: 3, sql: v3),
+        Migration(version: 4, sql: v4),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
@@ -245,5 +246,69 @@ enum PostgresSchema {
     static let v3 = """
         ALTER TABLE bookings ADD COLUMN version integer NOT NULL DEFAULT 1;
         UPDATE bookings b SET version = greatest(1, (SELECT count(*) FROM booking_history h WHERE h.booking_id = b.id));
+        """
+
+    /// Version 4: dispatch across nodes (issue 18, docs/dispatch-ownership.md). One lease row per shard (0-63)
+    /// whose fence grows on every takeover, the history of every fence granted (the invariant checker judges
+    /// writes against it), the live nodes, and what a shard's owner writes under its fence: offers (a driver
+    /// holds at most one open offer), trip deadlines swept by every node, and arrival alert marks. Times are
+    /// the database's (`clock_timestamp()`), never a node's.
+    static let v4 = """
+        CREATE TABLE dispatch_shard_leases (
+            shard smallint PRIMARY KEY CHECK (shard BETWEEN 0 AND 63),
+            owner text,
+            fence bigint NOT NULL,
+            acquired_at timestamptz,
+            expires_at timestamptz
+        );
+        INSERT INTO dispatch_shard_leases (shard, fence) SELECT s, 0 FROM generate_series(0, 63) AS s;
+        CREATE TABLE dispatch_shard_fences (
+            shard smallint NOT NULL,
+            fence bigint NOT NULL,
+            owner text NOT NULL,
+            acquired_at timestamptz NOT NULL,
+            PRIMARY KEY (shard, fence)
+        );
+        CREATE TABLE dispatch_nodes (
+            node text PRIMARY KEY,
+            expires_at timestamptz NOT NULL
+        );
+        CREATE TABLE dispatch_offers (
+            booking_id text NOT NULL REFERENCES bookings(id),
+            shard smallint NOT NULL,
+            driver_id text NOT NULL REFERENCES drivers(id),
+            batch integer NOT NULL,
+            state text NOT NULL
+                CHECK (state IN ('open', 'accepted', 'declined', 'expired', 'withdrawn', 'released')),
+            expires_at timestamptz NOT NULL,
+            fence bigint NOT NULL,
+            written_at timestamptz NOT NULL,
+            closed_at timestamptz,
+            PRIMARY KEY (booking_id, batch, driver_id)
+        );
+        CREATE UNIQUE INDEX dispatch_offers_one_open_per_driver ON dispatch_offers (driver_id) WHERE state = 'open';
+        CREATE TABLE dispatch_deadlines (
+            booking_id text NOT NULL REFERENCES bookings(id),
+            shard smallint NOT NULL,
+            kind text NOT NULL
+                CHECK (kind IN ('offer_timeout', 'dispatch_timeout', 'pickup_overdue', 'no_show_wait')),
+            due_at timestamptz NOT NULL,
+            fence bigint NOT NULL,
+            written_at timestamptz NOT NULL,
+            generation bigint NOT NULL,
+            claimed_by text,
+            claimed_until timestamptz,
+            attempts integer NOT NULL DEFAULT 0,
+            PRIMARY KEY (booking_id, kind)
+        );
+        CREATE INDEX dispatch_deadlines_by_due ON dispatch_deadlines (due_at);
+        CREATE TABLE dispatch_alert_marks (
+            booking_id text NOT NULL REFERENCES bookings(id),
+            shard smallint NOT NULL,
+            threshold_s integer NOT NULL,
+            fence bigint NOT NULL,
+            written_at timestamptz NOT NULL,
+            PRIMARY KEY (booking_id, threshold_s)
+        );
         """
 }

@@ -17,6 +17,7 @@ struct CabCommand: ParsableCommand {
         subcommands: [
             ServeCommand.self, ImportCommand.self, RouteCommand.self, SearchCommand.self, ReverseCommand.self,
             AdminCommand.self, MigrateCommand.self, SimulatePassthrough.self, BenchPassthrough.self,
+            CheckDispatchCommand.self,
         ])
 
     /// Parses the command line and runs the command. Written out (not ArgumentParser's default `main`) to

@@ -88,7 +88,8 @@ enum SimulateCommand {
                 let p99 = delay.p99.map { String(format: "%.0f ms", $0) } ?? "-"
                 Console.line(
                     "stream delay, fix to the fleet stream on \(url.host ?? ""):\(url.port ?? 80): p50 \(p50), "
-                        + "p99 \(p99) over \(delay.events) positions")
+                        + "p99 \(p99) over \(delay.events) positions (\(delay.missed) missed in gaps, "
+                        + "\(delay.reconnects) reconnections)")
             }
             exitProcess(0)
         case .failure(let error):

@@ -1,0 +1,245 @@
+import CabCore
+import CabPostgres
+
+/// What a shard's owner writes under its fence (schema v4): offers, trip deadlines and arrival alert marks.
+///
+/// Every such statement begins with `lease`, which reads the shard's lease row only when it still has the
+/// writer's fence, an owner and an unexpired lease on the database's clock, and locks it `FOR SHARE` until the
+/// commit: a takeover (which updates that row) waits for the write to commit, and a write that comes after a
+/// takeover finds no row. The statement then writes only `FROM lease` and reports whether the lease was there,
+/// so a stale fence is refused by the statement itself (`CoreError` `.staleFence`), never by a check made
+/// earlier. Writes join the group commit; each returns once durable.
+extension PostgresStore: FencedDispatchRepository {
+    /// The lease check that starts every fenced statement: `$1` is the shard, `$2` the fence.
+    static let fencedLease = """
+        lease AS (
+            SELECT shard FROM dispatch_shard_leases
+            WHERE shard = $1::smallint AND fence = $2::bigint AND owner IS NOT NULL AND expires_at > clock_timestamp()
+            FOR SHARE
+        )
+        """
+
+    public func writeOffers(_ batch: OfferBatch, under fence: ShardFence) throws -> [DriverID] {
+        Self.requireShard(fence, of: batch.booking)
+        let drivers = Self.textArray(batch.drivers.map(\.rawValue))
+        return try write { c in
+            try Self.fenced(
+                c, fence, writing: "the offers of \(batch.booking)",
+                """
+                WITH \(Self.fencedLease), closed AS (
+                    UPDATE dispatch_offers SET state = 'expired', closed_at = clock_timestamp()
+                    WHERE booking_id = $3::text AND batch < $4::integer AND state = 'open'
+                        AND EXISTS (SELECT 1 FROM lease)
+                    RETURNING 1
+                )
+                SELECT (SELECT count(*) FROM lease), (SELECT count(*) FROM closed)
+                """, [batch.booking.rawValue, batch.batch])
+            // Any node may close an offer that has run out: nothing can be done with it any more.
+            try c.query(
+                """
+                UPDATE dispatch_offers SET state = 'expired', closed_at = clock_timestamp()
+                WHERE driver_id = ANY($1::text[]) AND state = 'open' AND expires_at <= clock_timestamp()
+                """, [drivers])
+            let made = try Self.fenced(
+                c, fence, writing: "the offers of \(batch.booking)",
+                """
+                WITH \(Self.fencedLease), made AS (
+                    INSERT INTO dispatch_offers
+                        (booking_id, shard, driver_id, batch, state, expires_at, fence, written_at)
+                    SELECT $3::text, lease.shard, d, $4::integer, 'open',
+                        clock_timestamp() + $5::float8 * interval '1 millisecond', $2::bigint, clock_timestamp()
+                    FROM lease CROSS JOIN unnest($6::text[]) AS d
+                    ON CONFLICT DO NOTHING
+                    RETURNING driver_id
+                )
+                SELECT (SELECT count(*) FROM lease), (SELECT string_agg(driver_id, ',') FROM made)
+                """,
+                [batch.booking.rawValue, batch.batch, batch.openMilliseconds, drivers] as [any PostgresBindable])
+            // An insert that met a driver's open offer being closed by another transaction waited for it; its
+            // `written_at` was read before the wait. Taken again now, it follows that offer's closing, so two
+            // offers of one driver never look open at once (the checker compares these times).
+            try c.query(
+                """
+                UPDATE dispatch_offers SET written_at = clock_timestamp()
+                WHERE booking_id = $1::text AND batch = $2::integer AND state = 'open'
+                """, [batch.booking.rawValue, batch.batch])
+            try Self.upsertDeadline(.offerTimeout, of: batch.booking, in: batch.openMilliseconds, under: fence, on: c)
+            let offered = Set((made.string(1) ?? "").split(separator: ",").map(String.init))
+            return batch.drivers.filter { offered.contains($0.rawValue) }
+        }
+    }
+
+    @discardableResult
+    public func closeBatch(_ batch: Int, of booking: BookingID, under fence: ShardFence) throws -> Int {
+        Self.requireShard(fence, of: booking)
+        return try write { c in
+            let row = try Self.fenced(
+                c, fence, writing: "the end of batch \(batch) of \(booking)",
+                """
+                WITH \(Self.fencedLease), closed AS (
+                    UPDATE dispatch_offers SET state = 'expired', closed_at = clock_timestamp()
+                    WHERE booking_id = $3::text AND batch = $4::integer AND state = 'open'
+                        AND EXISTS (SELECT 1 FROM lease)
+                    RETURNING 1
+                ), gone AS (
+                    DELETE FROM dispatch_deadlines
+                    WHERE booking_id = $3::text AND kind = 'offer_timeout' AND EXISTS (SELECT 1 FROM lease)
+                    RETURNING 1
+                )
+                SELECT (SELECT count(*) FROM lease), (SELECT count(*) FROM closed), (SELECT count(*) FROM gone)
+                """, [booking.rawValue, batch])
+            return try row.int(1) ?? 0
+        }
+    }
+
+    public func giveUp(_ booking: BookingID, under fence: ShardFence) throws {
+        Self.requireShard(fence, of: booking)
+        try write { c in
+            try Self.fenced(
+                c, fence, writing: "giving up on \(booking)",
+                """
+                WITH \(Self.fencedLease), withdrawn AS (
+                    UPDATE dispatch_offers SET state = 'withdrawn', closed_at = clock_timestamp()
+                    WHERE booking_id = $3::text AND state = 'open' AND EXISTS (SELECT 1 FROM lease)
+                    RETURNING 1
+                ), gone AS (
+                    DELETE FROM dispatch_deadlines WHERE booking_id = $3::text AND EXISTS (SELECT 1 FROM lease)
+                    RETURNING 1
+                )
+                SELECT (SELECT count(*) FROM lease), (SELECT count(*) FROM withdrawn), (SELECT count(*) FROM gone)
+                """, [booking.rawValue])
+        }
+    }
+
+    public func markAlert(of booking: BookingID, thresholdSeconds: Int, under fence: ShardFence) throws -> Bool {
+        Self.requireShard(fence, of: booking)
+        return try write { c in
+            let row = try Self.fenced(
+                c, fence, writing: "the arrival alert of \(booking)",
+                """
+                WITH \(Self.fencedLease), marked AS (
+                    INSERT INTO dispatch_alert_marks (booking_id, shard, threshold_s, fence, written_at)
+                    SELECT $3::text, lease.shard, $4::integer, $2::bigint, clock_timestamp() FROM lease
+                    ON CONFLICT DO NOTHING
+                    RETURNING 1
+                )
+                SELECT (SELECT count(*) FROM lease), (SELECT count(*) FROM marked)
+                """, [booking.rawValue, thresholdSeconds])
+            return try row.int(1) == 1
+        }
+    }
+
+    public func scheduleDeadline(
+        _ kind: TripDeadlineKind, of booking: BookingID, inMilliseconds milliseconds: Int64, under fence: ShardFence
+    ) throws {
+        Self.requireShard(fence, of: booking)
+        try write { c in try Self.upsertDeadline(kind, of: booking, in: milliseconds, under: fence, on: c) }
+    }
+
+    public func claimDueDeadlines(for node: ClusterNodeID, limit: Int, retryAfterMilliseconds: Int64) throws
+        -> [DueDeadline]
+    {
+        precondition(limit > 0 && retryAfterMilliseconds > 0, "claim some deadlines for a while")
+        return try leaseStatement { c in
+            try c.query(
+                """
+                WITH due AS (
+                    SELECT booking_id, kind FROM dispatch_deadlines
+                    WHERE due_at <= clock_timestamp() AND (claimed_until IS NULL OR claimed_until <= clock_timestamp())
+                    ORDER BY due_at LIMIT $2::integer
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE dispatch_deadlines AS d
+                SET claimed_by = $1::text, attempts = d.attempts + 1,
+                    claimed_until = clock_timestamp() + $3::float8 * interval '1 millisecond'
+                FROM due WHERE d.booking_id = due.booking_id AND d.kind = due.kind
+                RETURNING d.booking_id, d.kind, (extract(epoch FROM d.due_at) * 1000)::bigint, d.shard, d.fence,
+                    d.generation, d.attempts
+                """, [node.rawValue, limit, retryAfterMilliseconds] as [any PostgresBindable]
+            ).rows.map { row in
+                guard let booking = row.string(0).map(BookingID.init(uncheckedRawValue:)),
+                    let kind = row.string(1).flatMap(TripDeadlineKind.init(rawValue:)),
+                    let due = try row.int64(2), let shard = try row.int(3), (0..<DispatchShard.count).contains(shard),
+                    let fence = try row.int64(4), let generation = try row.int64(5), let attempts = try row.int(6)
+                else { throw StoreError(.corruptRow, "A trip deadline row is damaged.") }
+                return DueDeadline(
+                    booking: booking, kind: kind, dueAt: Instant(millisecondsSinceEpoch: due),
+                    fence: ShardFence(shard: DispatchShard(shard), fence: fence), generation: generation,
+                    attempts: attempts)
+            }.sorted { ($0.dueAt, $0.booking) < ($1.dueAt, $1.booking) }
+        }
+    }
+
+    public func fireDeadline(_ deadline: DueDeadline) throws -> Bool {
+        try leaseStatement { c in
+            try c.query(
+                "DELETE FROM dispatch_deadlines WHERE booking_id = $1::text AND kind = $2::text AND generation = $3::bigint",
+                [deadline.booking.rawValue, deadline.kind.rawValue, deadline.generation] as [any PostgresBindable]
+            ).affectedRows == 1
+        }
+    }
+
+    public func offers(of booking: BookingID) throws -> [StoredOffer] {
+        try read { c in
+            try c.query(
+                """
+                SELECT driver_id, batch, state, (extract(epoch FROM expires_at) * 1000)::bigint, shard, fence
+                FROM dispatch_offers WHERE booking_id = $1::text ORDER BY batch, driver_id
+                """, [booking.rawValue]
+            ).rows.map { row in
+                guard let driver = row.string(0).map(DriverID.init(uncheckedRawValue:)), let batch = try row.int(1),
+                    let state = row.string(2).flatMap(StoredOffer.State.init(rawValue:)),
+                    let expires = try row.int64(3), let shard = try row.int(4),
+                    (0..<DispatchShard.count).contains(shard), let fence = try row.int64(5)
+                else { throw StoreError(.corruptRow, "An offer row is damaged.") }
+                return StoredOffer(
+                    booking: booking, driver: driver, batch: batch, state: state,
+                    expiresAt: Instant(millisecondsSinceEpoch: expires),
+                    fence: ShardFence(shard: DispatchShard(shard), fence: fence))
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    /// Sets `booking`'s deadline of `kind` (a new generation, unclaimed) under `fence`.
+    static func upsertDeadline(
+        _ kind: TripDeadlineKind, of booking: BookingID, in milliseconds: Int64, under fence: ShardFence,
+        on c: PostgresConnection
+    ) throws {
+        try fenced(
+            c, fence, writing: "the \(kind.rawValue) deadline of \(booking)",
+            """
+            WITH \(fencedLease), made AS (
+                INSERT INTO dispatch_deadlines (booking_id, shard, kind, due_at, fence, written_at, generation)
+                SELECT $3::text, lease.shard, $4::text, clock_timestamp() + $5::float8 * interval '1 millisecond',
+                    $2::bigint, clock_timestamp(), 1
+                FROM lease
+                ON CONFLICT (booking_id, kind) DO UPDATE SET due_at = excluded.due_at, fence = excluded.fence,
+                    written_at = excluded.written_at, generation = dispatch_deadlines.generation + 1,
+                    claimed_by = NULL, claimed_until = NULL, attempts = 0
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM lease), (SELECT count(*) FROM made)
+            """, [booking.rawValue, kind.rawValue, milliseconds] as [any PostgresBindable])
+    }
+
+    /// Runs a fenced statement (`$1` shard, `$2` fence, then `parameters`) whose first result column counts the
+    /// `lease` rows: none means the fence is stale, and the write is refused.
+    @discardableResult
+    static func fenced(
+        _ c: PostgresConnection, _ fence: ShardFence, writing what: String, _ sql: String,
+        _ parameters: [any PostgresBindable]
+    ) throws -> PostgresRow {
+        let values: [any PostgresBindable] = [fence.shard.index, fence.fence] + parameters
+        guard let row = try c.query(sql, values).first, try row.int(0) == 1 else {
+            throw CoreError.staleFence(fence, writing: what)
+        }
+        return row
+    }
+
+    /// Traps when a write names a fence of another shard than the booking's: a programming error.
+    static func requireShard(_ fence: ShardFence, of booking: BookingID) {
+        precondition(fence.shard == DispatchShard(of: booking), "a booking is written under its own shard's fence")
+    }
+}

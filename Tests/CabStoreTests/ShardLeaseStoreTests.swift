@@ -1,0 +1,284 @@
+import CabCore
+import CabPostgres
+import CabTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CabStore
+
+/// Shard leases and fenced writes on a real PostgreSQL (schema v4): fences grow on every takeover, expiry is the
+/// database's, and a write under a stale fence is refused by the statement that makes it.
+@Suite struct ShardLeaseStoreTests {
+    static let a = ClusterNodeID("node-a")
+    static let b = ClusterNodeID("node-b")
+    static let shard = DispatchShard(11)
+
+    func refusedAsStale(_ body: () throws -> Void) -> Bool {
+        do {
+            try body()
+            return false
+        } catch let error as CoreError {
+            return error.code == .staleFence
+        } catch {
+            return false
+        }
+    }
+
+    @Test func theFenceGrowsOnEveryTakeoverAndARenewalKeepsIt() throws {
+        let f = try DispatchFixture()
+        let store = f.store
+        let first = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
+        #expect(first.fence == ShardFence(shard: Self.shard, fence: 1) && first.owner == Self.a && first.isLive)
+        #expect(try store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 60_000) == nil)
+        let renewed = try #require(try store.renewLease(first.fence, for: Self.a, durationMilliseconds: 90_000))
+        #expect(renewed.fence == first.fence)
+        #expect(renewed.expiresAt! > first.expiresAt!)  // both set on a lease just written
+        #expect(try store.renewLease(first.fence, for: Self.b, durationMilliseconds: 60_000) == nil, "not B's")
+        #expect(
+            try store.renewLease(ShardFence(shard: Self.shard, fence: 7), for: Self.a, durationMilliseconds: 1) == nil)
+        // Released: taken at once, under the next fence.
+        #expect(try store.releaseLease(first.fence, for: Self.a))
+        #expect(try !store.releaseLease(first.fence, for: Self.a))
+        let second = try #require(try store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 60_000))
+        #expect(second.fence.fence == 2)
+        // Expired on the database's clock: B can no longer renew, and A takes over under fence 3.
+        try f.expireLease(of: Self.shard)
+        #expect(try store.renewLease(second.fence, for: Self.b, durationMilliseconds: 60_000) == nil)
+        let third = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
+        #expect(third.fence.fence == 3)
+        // The holder acquiring again (after it stopped acting) is a takeover too.
+        #expect(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000)?.fence.fence == 4)
+        let history = try f.sql.query(
+            "SELECT fence, owner FROM dispatch_shard_fences WHERE shard = $1 ORDER BY fence", [Self.shard.index]
+        ).rows.map { "\(try $0.int(0) ?? -1) \($0.string(1) ?? "")" }
+        #expect(history == ["1 node-a", "2 node-b", "3 node-a", "4 node-a"])
+        let all = try store.leases()
+        #expect(all.count == 64 && all.map(\.shard) == DispatchShard.all)
+        #expect(all[Self.shard.index].owner == Self.a && all[Self.shard.index].isLive)
+        #expect(all.filter(\.isLive).count == 1)
+    }
+
+    @Test func aLeaseRunsOutOnTheDatabasesClock() throws {
+        let f = try DispatchFixture()
+        let lease = try #require(try f.store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 300))
+        #expect(try f.store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 300) == nil)
+        #expect(eventually(within: 5) { (try? f.store.leases()[Self.shard.index].isLive) == false })
+        #expect(try f.store.renewLease(lease.fence, for: Self.a, durationMilliseconds: 300) == nil)
+        #expect(try f.store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 300)?.fence.fence == 2)
+    }
+
+    @Test func liveNodesAreTheOnesAnnouncedAndNotWithdrawn() throws {
+        let f = try DispatchFixture()
+        #expect(try f.store.announce(Self.b, aliveMilliseconds: 60_000) == [Self.b])
+        #expect(try f.store.announce(Self.a, aliveMilliseconds: 60_000) == [Self.a, Self.b])
+        try f.store.withdraw(Self.b)
+        #expect(try f.store.announce(Self.a, aliveMilliseconds: 60_000) == [Self.a])
+        _ = try f.store.announce(Self.b, aliveMilliseconds: 200)  // B's heartbeat runs out: it is no longer counted
+        #expect(eventually(within: 5) { (try? f.store.announce(Self.a, aliveMilliseconds: 60_000)) == [Self.a] })
+    }
+
+    @Test func everyFencedWriteIsRefusedUnderAStaleFenceAndLeavesNothing() throws {
+        let f = try DispatchFixture()
+        let store = f.store
+        let booking = try f.booking(in: Self.shard)
+        let driver = try f.driver()
+        let old = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000)).fence
+        let batch = OfferBatch(booking: booking, batch: 1, drivers: [driver], openMilliseconds: 10_000)
+        #expect(try store.writeOffers(batch, under: old) == [driver])
+        try store.releaseLease(old, for: Self.a)
+        let new = try #require(try store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 60_000)).fence
+        #expect(new.fence > old.fence)
+        let next = OfferBatch(booking: booking, batch: 2, drivers: [try f.driver()], openMilliseconds: 10_000)
+        #expect(refusedAsStale { _ = try store.writeOffers(next, under: old) })
+        #expect(refusedAsStale { try store.closeBatch(1, of: booking, under: old) })
+        #expect(refusedAsStale { try store.giveUp(booking, under: old) })
+        #expect(refusedAsStale { _ = try store.markAlert(of: booking, thresholdSeconds: 60, under: old) })
+        #expect(
+            refusedAsStale { try store.scheduleDeadline(.pickupOverdue, of: booking, inMilliseconds: 5, under: old) })
+        // Nothing of the refused writes is there: the first batch is still open, no second batch, no mark.
+        #expect(try store.offers(of: booking).map(\.state) == [.open])
+        #expect(try f.count("dispatch_alert_marks") == 0)
+        #expect(try f.count("dispatch_deadlines", where: "kind = 'pickup_overdue'") == 0)
+        // The current fence writes.
+        #expect(try store.closeBatch(1, of: booking, under: new) == 1)
+        #expect(try store.markAlert(of: booking, thresholdSeconds: 60, under: new))
+        // Expired but not taken by anyone: refused too (the owner may be paused; nobody may act).
+        try f.expireLease(of: Self.shard)
+        #expect(refusedAsStale { try store.giveUp(booking, under: new) })
+    }
+
+    @Test func aBatchOfOffersClosesTheEarlierBatchAndSetsTheOfferDeadline() throws {
+        let f = try DispatchFixture()
+        let store = f.store
+        let booking = try f.booking(in: Self.shard)
+        let (d1, d2, d3) = (try f.driver(), try f.driver(), try f.driver())
+        let fence = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
+            .fence
+        #expect(
+            try store.writeOffers(
+                .init(booking: booking, batch: 1, drivers: [d1, d2], openMilliseconds: 10_000),
+                under: fence
+            ).sorted() == [d1, d2].sorted())
+        #expect(
+            try store.writeOffers(
+                .init(booking: booking, batch: 2, drivers: [d3], openMilliseconds: 20_000),
+                under: fence) == [d3])
+        let offers = try store.offers(of: booking)
+        #expect(offers.map(\.batch) == [1, 1, 2])
+        #expect(offers.map(\.state) == [.expired, .expired, .open])
+        #expect(offers.allSatisfy { $0.fence == fence })
+        let deadline = try f.sql.query(
+            """
+            SELECT (extract(epoch FROM d.due_at) * 1000)::bigint, d.fence FROM dispatch_deadlines d
+            WHERE booking_id = $1 AND kind = 'offer_timeout'
+            """, [booking.rawValue]
+        ).first
+        let due = try #require(try deadline?.int64(0))
+        #expect(abs(due - offers[2].expiresAt.millisecondsSinceEpoch) < 1_000)
+        #expect(try deadline?.int64(1) == fence.fence)
+        try store.giveUp(booking, under: fence)
+        #expect(try store.offers(of: booking).map(\.state) == [.expired, .expired, .withdrawn])
+        #expect(try f.count("dispatch_deadlines") == 0)
+    }
+
+    @Test func aDriverHoldsAtMostOneOpenOffer() throws {
+        let f = try DispatchFixture()
+        let store = f.store
+        let other = DispatchShard(12)
+        let (first, second) = (try f.booking(in: Self.shard), try f.booking(in: other))
+        let (d1, d2, d3) = (try f.driver(), try f.driver(), try f.driver())
+        let fa = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000)).fence
+        let fb = try #require(try store.acquireLease(of: other, for: Self.b, durationMilliseconds: 60_000)).fence
+        _ = try store.writeOffers(
+            .init(booking: first, batch: 1, drivers: [d1, d2], openMilliseconds: 60_000), under: fa)
+        // d2 holds first's open offer: the other shard's owner offers second to d3 alone.
+        #expect(
+            try store.writeOffers(
+                .init(booking: second, batch: 1, drivers: [d2, d3], openMilliseconds: 60_000),
+                under: fb) == [d3])
+        // Once d2's offer has run out, it is closed and d2 may be offered again.
+        try f.sql.query(
+            "UPDATE dispatch_offers SET expires_at = clock_timestamp() - interval '1 second' WHERE driver_id = $1",
+            [d2.rawValue])
+        #expect(
+            try store.writeOffers(.init(booking: second, batch: 2, drivers: [d2], openMilliseconds: 60_000), under: fb)
+                == [d2])
+        #expect(try f.count("dispatch_offers", where: "state = 'open'") == 2, "d1 on first, d2 on second")
+        // The unique index holds against any writer.
+        let raw = #expect(throws: PostgresError.self) {
+            try f.sql.query(
+                """
+                INSERT INTO dispatch_offers (booking_id, shard, driver_id, batch, state, expires_at, fence, written_at)
+                VALUES ($1, $2, $3, 9, 'open', now() + interval '1 minute', 1, now())
+                """, [first.rawValue, Self.shard.index, d2.rawValue] as [any PostgresBindable])
+        }
+        #expect(raw?.code == .uniqueViolation)
+    }
+
+    @Test func dueDeadlinesAreClaimedOnceAcrossSweepersAndFiredByCompareAndSet() throws {
+        let f = try DispatchFixture()
+        let store = f.store
+        let fence = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
+            .fence
+        let bookings = try (0..<8).map { _ in try f.booking(in: Self.shard) }
+        for booking in bookings {
+            try store.scheduleDeadline(.noShowWait, of: booking, inMilliseconds: 1, under: fence)
+        }
+        let later = try f.booking(in: Self.shard)
+        try store.scheduleDeadline(.pickupOverdue, of: later, inMilliseconds: 600_000, under: fence)
+        // The owner is gone (its lease ran out): the sweep does not need one.
+        try f.expireLease(of: Self.shard)
+        #expect(
+            eventually(within: 5) { (try? f.count("dispatch_deadlines", where: "due_at <= clock_timestamp()")) == 8 })
+        // Eight sweepers at once, one deadline each: SKIP LOCKED hands every deadline to exactly one of them.
+        let claimed = try ThreadTask<[DueDeadline]>.all(8) { n in
+            try store.claimDueDeadlines(for: ClusterNodeID("sweeper-\(n)"), limit: 1, retryAfterMilliseconds: 60_000)
+        }.flatMap { $0 }
+        #expect(claimed.count == 8)
+        #expect(Set(claimed.map(\.booking)) == Set(bookings))
+        #expect(claimed.allSatisfy { $0.kind == .noShowWait && $0.attempts == 1 && $0.fence == fence })
+        #expect(try store.claimDueDeadlines(for: Self.b, limit: 10, retryAfterMilliseconds: 60_000).isEmpty)
+        // Fired once; a second firing finds nothing.
+        #expect(try store.fireDeadline(claimed[0]))
+        #expect(try !store.fireDeadline(claimed[0]))
+        // A claim not fired in time is due again for any sweep, with its attempts counted.
+        try f.sql.query(
+            "UPDATE dispatch_deadlines SET claimed_until = clock_timestamp() - interval '1 second' WHERE booking_id = $1",
+            [claimed[1].booking.rawValue])
+        let again = try store.claimDueDeadlines(for: Self.b, limit: 10, retryAfterMilliseconds: 60_000)
+        #expect(again.map(\.booking) == [claimed[1].booking] && again.first?.attempts == 2)
+        // Rescheduled by a new owner meanwhile: the old claim no longer fires it.
+        let new = try #require(try store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 60_000)).fence
+        try store.scheduleDeadline(.noShowWait, of: claimed[2].booking, inMilliseconds: 60_000, under: new)
+        #expect(try !store.fireDeadline(claimed[2]))
+        #expect(try f.count("dispatch_deadlines") == 8)
+    }
+
+    @Test func anArrivalAlertIsMarkedOnceEvenAcrossOwners() throws {
+        let f = try DispatchFixture()
+        let booking = try f.booking(in: Self.shard)
+        let old = try #require(try f.store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
+        #expect(try f.store.markAlert(of: booking, thresholdSeconds: 120, under: old.fence))
+        #expect(try !f.store.markAlert(of: booking, thresholdSeconds: 120, under: old.fence))
+        try f.store.releaseLease(old.fence, for: Self.a)
+        let new = try #require(try f.store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 60_000))
+        #expect(try !f.store.markAlert(of: booking, thresholdSeconds: 120, under: new.fence))
+        #expect(try f.store.markAlert(of: booking, thresholdSeconds: 60, under: new.fence))
+    }
+
+    @Test func aBookingsDispatchShardIsTheShardTheStoreKeeps() {
+        for _ in 0..<500 {
+            let id = BookingID.random()
+            #expect(DispatchShard(of: id).index == PostgresStore.shard(of: id))
+        }
+    }
+}
+
+/// The lease row is locked `FOR SHARE` by every fenced write until it commits, so a takeover cannot slip in
+/// between a write's check and its commit.
+@Suite struct FencedWriteOrderingTests {
+    @Test func aTakeoverWaitsForAFencedWriteInFlightToCommit() throws {
+        let f = try DispatchFixture()
+        let shard = DispatchShard(20)
+        let lease = try #require(
+            try f.store.acquireLease(of: shard, for: ClusterNodeID("a"), durationMilliseconds: 1_000))
+        let writer = try PostgresConnection(conninfo: f.conninfo)
+        try writer.execute("BEGIN")
+        let checked = try writer.query(
+            "WITH \(PostgresStore.fencedLease) SELECT count(*) FROM lease",
+            [shard.index, lease.fence.fence] as [any PostgresBindable])
+        #expect(try checked.first?.int(0) == 1, "the writer's check passed while the lease was live")
+        #expect(eventually(within: 5) { (try? f.store.leases()[shard.index].isLive) == false })
+        let store = f.store
+        let takeover = ThreadTask {
+            try store.acquireLease(of: shard, for: ClusterNodeID("b"), durationMilliseconds: 60_000)?.fence.fence
+        }
+        let done = Atomic<Bool>(false)
+        let watcher = ThreadTask {
+            _ = try takeover.value()
+            done.store(true, ordering: .releasing)
+        }
+        #expect(!eventually(within: 0.5) { done.load(ordering: .acquiring) }, "the takeover waits for the writer")
+        try writer.execute("COMMIT")
+        try watcher.value()
+        #expect(try takeover.value() == 2)
+    }
+}
+
+extension ShardLeaseStoreTests {
+    @Test func renewalsOfManyShardsGoInOneStatementAndLeaveOutTheLostOnes() throws {
+        let f = try DispatchFixture()
+        let store = f.store
+        let held = try DispatchShard.all.prefix(5).map {
+            try #require(try store.acquireLease(of: $0, for: Self.a, durationMilliseconds: 60_000)).fence
+        }
+        try f.expireLease(of: held[1].shard)
+        let stale = ShardFence(shard: held[3].shard, fence: held[3].fence + 1)
+        let renewed = try store.renewLeases(
+            [held[0], held[1], held[2], stale, held[4]], for: Self.a, durationMilliseconds: 60_000)
+        #expect(renewed.map(\.fence) == [held[0], held[2], held[4]])
+        #expect(try store.renewLeases(held, for: Self.b, durationMilliseconds: 60_000).isEmpty)
+        #expect(try store.renewLeases([], for: Self.a, durationMilliseconds: 60_000).isEmpty)
+    }
+}
