@@ -11,6 +11,7 @@ extension CabApplication {
     func registerHealthEndpoints(on router: inout Router) {
         let store = services.store
         let tracking = services.tracking  // its cluster link is connected after the router is made
+        let shards = services.shards
         router.get("/healthz", execution: .inline) { _ in
             var json = JSONText(capacity: 256)
             let snapshot = store?.health.snapshot
@@ -26,6 +27,19 @@ extension CabApplication {
             if let link {
                 json.key("cluster")
                 Self.write(link, to: &json)
+            }
+            if let shards {
+                // `{"node", "shards_owned", "shards"}`: the dispatch shards this node holds leases on now.
+                let owned = shards.ownedShards
+                json.key("dispatch")
+                json.raw("{")
+                json.key("node", first: true)
+                json.string(shards.node.rawValue)
+                json.key("shards_owned")
+                json.integer(owned.count)
+                json.key("shards")
+                json.raw("[" + owned.map { String($0.index) }.joined(separator: ",") + "]")
+                json.raw("}")
             }
             json.raw("}")
             return .bytes(json.bytes, contentType: "application/json")

@@ -26,6 +26,8 @@ public struct Services: Sendable {
     /// Tells a cluster's other nodes of a token revoked here (sign-out), so their token caches drop it at once;
     /// nil on a single node.
     public var revocations: (any TokenRevocationBus)?
+    /// The dispatch shards this cluster node holds leases on (issue 18); nil on a single node.
+    public var shards: (any ShardOwnershipStatus)?
 
     /// Creates the set of services.
     public init(

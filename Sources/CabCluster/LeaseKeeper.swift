@@ -7,7 +7,7 @@ import Synchronization
 /// `ShardLeaseRepository`; `stop()` (what SIGTERM calls) releases every lease so other nodes take the shards
 /// over at once. Dispatch asks `fence(of:)` before each write and writes under the fence it gets; the database
 /// refuses the write if the fence went stale meanwhile.
-public final class LeaseKeeper: Sendable {
+public final class LeaseKeeper: ShardOwnershipStatus {
     /// The keeper's settings.
     public struct Configuration: Sendable {
         /// This node.
@@ -83,6 +83,9 @@ public final class LeaseKeeper: Sendable {
 
     /// The fence to write `booking` under, while this node may act on its shard; nil otherwise.
     public func fence(of booking: BookingID) -> ShardFence? { fence(of: DispatchShard(of: booking)) }
+
+    /// This node.
+    public var node: ClusterNodeID { configuration.node }
 
     /// The shards this node may act on now.
     public var ownedShards: [DispatchShard] {

@@ -36,3 +36,11 @@ extension ShardLeaseRepository {
         try renewLeases([fence], for: node, durationMilliseconds: durationMilliseconds).first
     }
 }
+
+/// Which dispatch shards this node may act on now (`CabCluster.LeaseKeeper`), for `/healthz`.
+public protocol ShardOwnershipStatus: Sendable {
+    /// The node, as the leases name it.
+    var node: ClusterNodeID { get }
+    /// The shards this node may act on now.
+    var ownedShards: [DispatchShard] { get }
+}

@@ -203,12 +203,5 @@ public final class PostgresStore: Sendable {
 
     /// The shard (0-63) of a booking id, stored with every booking so dispatch tables can be distributed by it
     /// (FNV-1a of the id's bytes).
-    static func shard(of id: BookingID) -> Int {
-        var hash: UInt32 = 2_166_136_261
-        for byte in id.rawValue.utf8 {
-            hash ^= UInt32(byte)
-            hash = hash &* 16_777_619
-        }
-        return Int(hash % 64)
-    }
+    static func shard(of id: BookingID) -> Int { DispatchShard(of: id).index }
 }

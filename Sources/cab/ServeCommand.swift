@@ -1,5 +1,6 @@
 import ArgumentParser
 import CabAPI
+import CabCore
 import CabDispatch
 import CabHTTP
 import Foundation
@@ -155,6 +156,10 @@ struct ServeCommand: ParsableCommand {
             services.store.map { ServiceLoader.followRevocations(cluster, store: $0) }
         }
         services.revocations = revocations.map(RedisTokenRevocationBus.init)
+        let leases = settings.cluster.flatMap { cluster in
+            (services.store as? any ShardLeaseRepository).map { ServiceLoader.leaseKeeper(cluster, repository: $0) }
+        }
+        services.shards = leases
         let app = CabApplication(
             configuration: APIConfiguration(publicDirectory: publicDirectory), services: services, metrics: metrics)
         let log = Log.logger.jsonLineClosure()
@@ -178,6 +183,7 @@ struct ServeCommand: ParsableCommand {
             Console.fail("cannot listen on \(http.host):\(http.port): \(error.message)", code: 69)
         }
         services.tracking?.start()
+        leases?.start()
         if let tracking = services.tracking, let cluster = settings.cluster {
             ServiceLoader.joinCluster(cluster, tracking: tracking, settings: settings, metrics: metrics)
         }
@@ -188,6 +194,7 @@ struct ServeCommand: ParsableCommand {
         ticker.stop()
         services.dispatch?.waitForQueuedBookings()  // new bookings get their dispatch write before the store closes
         services.tracking?.replication?.stop()  // a last send of the positions queued for the other nodes
+        leases?.stop()  // every shard's lease released: the other nodes take them over within their next round
         membership?.leave()
         revocations?.stop()
         services.tracking?.shutdown()  // writes the queued history before the store closes

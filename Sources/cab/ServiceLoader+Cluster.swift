@@ -7,6 +7,7 @@ import CabImport
 import CabRedis
 import CabStore
 import Foundation
+import Synchronization
 
 /// `cab serve --redis`: joining a city's nodes (same map, same tariff) and connecting tracking to them.
 extension ServiceLoader {
@@ -128,6 +129,28 @@ extension ServiceLoader {
             for hash in hashes.compactMap(TokenHash.init(hex:)) { store.forgetCachedToken(hash) }
         }
         return revocations
+    }
+}
+
+extension ServiceLoader {
+    /// This node's share of the 64 dispatch shards (issue 18, docs/dispatch-ownership.md), kept in the shared
+    /// PostgreSQL database; `stop()` at shutdown hands them over. Logs when the database cannot be asked (once,
+    /// until it answers again).
+    static func leaseKeeper(_ cluster: ClusterSettings, repository: any ShardLeaseRepository) -> LeaseKeeper {
+        let failing = Mutex(false)
+        let node = ClusterNodeID(cluster.node)
+        return LeaseKeeper(repository: repository, configuration: .init(node: node)) { event in
+            switch event {
+            case .startActing, .stopActing:
+                failing.withLock { $0 = false }  // the share itself is in /healthz ("dispatch")
+            case .failed(let message):
+                if !failing.withLock({ f in
+                    defer { f = true }; return f
+                }) {
+                    Log.warning("dispatch shard leases not kept", ["node": node.rawValue, "error": message])
+                }
+            }
+        }
     }
 }
 

@@ -83,6 +83,15 @@ struct ClusterServeTests {
             return position["lat"] as? Double
         }
 
+        /// The dispatch shards `node` holds leases on (`/healthz` "dispatch"); nil when it does not answer.
+        func shards(of node: ServerProcess) -> Set<Int>? {
+            guard let health = try? node.request("GET", "/healthz"),
+                let dispatch = health.jsonObject?["dispatch"] as? [String: Any],
+                let shards = dispatch["shards"] as? [Int]
+            else { return nil }
+            return Set(shards)
+        }
+
         /// `node`'s `/healthz` cluster member's status.
         func clusterStatus(of node: ServerProcess) -> String? {
             guard let health = try? node.request("GET", "/healthz"),
@@ -143,6 +152,34 @@ struct ClusterServeTests {
         let revoked = Date()
         #expect(eventually(within: 3) { (try? me(cluster.a)) == 401 && (try? me(cluster.b)) == 401 })
         #expect(Date().timeIntervalSince(revoked) < 1.5, "the revocation took \(Date().timeIntervalSince(revoked)) s")
+    }
+
+    @Test("three nodes share the 64 dispatch shards; SIGTERM hands a node's over in a second, SIGKILL within 13 s")
+    func dispatchShardsAreSharedAndTakenOver() throws {
+        let cluster = try Cluster(count: 3)
+        defer { cluster.stop() }
+        let everyShard = Set(0..<64)
+        func spread(_ nodes: [ServerProcess]) -> [Set<Int>]? {
+            let held = nodes.compactMap { cluster.shards(of: $0) }
+            guard held.count == nodes.count, held.reduce(Set(), { $0.union($1) }) == everyShard,
+                held.map(\.count).reduce(0, +) == 64
+            else { return nil }
+            return held
+        }
+        // Evenly: 22, 21, 21, each shard held by exactly one node.
+        #expect(eventually(within: 15) { spread(cluster.nodes)?.map(\.count).sorted() == [21, 21, 22] })
+
+        let stopped = Date()
+        _ = cluster.c.stop()  // SIGTERM (and waits for the exit): its leases are released as it stops
+        #expect(eventually(within: 5) { spread([cluster.a, cluster.b])?.map(\.count).sorted() == [32, 32] })
+        let handOver = Date().timeIntervalSince(stopped)
+        #expect(handOver < 1.5, "the shards of a stopped node were taken over after \(handOver) s")
+
+        cluster.b.kill()  // SIGKILL: nothing released; its leases run out (10 s) and A takes them
+        let killed = Date()
+        #expect(eventually(within: 20) { cluster.shards(of: cluster.a) == everyShard })
+        let takeover = Date().timeIntervalSince(killed)
+        #expect(takeover < 13, "a killed node's shards were taken over after \(takeover) s")
     }
 
     @Test("signing out on A stops the token on B at once, though B would trust it for a minute")
