@@ -69,7 +69,9 @@ public final class ClusterTripBus: TripNotificationBus {
 
     public func publish(_ notification: TripNotification, to audience: TripAudience) {
         local.publish(notification, to: audience)
-        forward(ForwardedTripNotification(notification, to: audience))
+        // An offer is stored before it is forwarded (one queue, in order): a driver who sees it on any node can
+        // accept it there (`DispatchCoordinator.accept` reads it back with `openOffer`).
+        defer { forward(ForwardedTripNotification(notification, to: audience)) }
         guard case .driver(let driver) = audience else { return }
         switch notification {
         case .offer(let offer):
@@ -108,6 +110,9 @@ public final class ClusterTripBus: TripNotificationBus {
     public func unsubscribe(_ receiver: any TripNotificationReceiver, from audience: TripAudience) {
         local.unsubscribe(receiver, from: audience)
     }
+
+    /// Notifications cross nodes.
+    public var spansNodes: Bool { true }
 
     public func openOffer(for driver: DriverID, at time: Instant) -> TripOffer? {
         let now = ContinuousClock.now

@@ -110,9 +110,14 @@ public protocol TripNotificationBus: Sendable {
     /// lapsed), when the bus keeps them: a cluster's bus does, so that a driver's stream on any node re-sends the
     /// offer another node made. nil by default.
     func openOffer(for driver: DriverID, at time: Instant) -> TripOffer?
+    /// True when notifications published on other nodes reach this bus's receivers too (a cluster's bus): a trip
+    /// dispatched here may then change on another node, and the coordinator listens for that.
+    var spansNodes: Bool { get }
 }
 
 extension TripNotificationBus {
     /// A bus inside one process keeps no offers: the coordinator that made them knows them.
     public func openOffer(for driver: DriverID, at time: Instant) -> TripOffer? { nil }
+    /// A bus inside one process: only this node's notifications.
+    public var spansNodes: Bool { false }
 }

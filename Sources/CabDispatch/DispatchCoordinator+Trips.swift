@@ -7,8 +7,7 @@ extension DispatchCoordinator {
     /// among racing accepts and a racing rider cancel; the loser gets a 409 naming the state that won.
     public func accept(_ trip: BookingID, by driver: DriverID) throws -> Booking {
         let t = now()
-        let offer = state.withLock { $0.dispatching[trip]?.machine.openOffers[driver] }
-        guard let offer, t < offer.expiresAt else {
+        guard let offer = openOffer(of: trip, to: driver, at: t) else {
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
             if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
             throw CoreError(
@@ -20,10 +19,29 @@ extension DispatchCoordinator {
         }
     }
 
+    /// The offer of `trip` to `driver` still open at `t`: this node's dispatch's, or on a cluster the one another
+    /// node made (its bus keeps each driver's open offer), so a driver whose accept lands on another node than
+    /// the one dispatching the trip can take it; the store's compare-and-set still picks one winner.
+    func openOffer(of trip: BookingID, to driver: DriverID, at t: Instant) -> DispatchOffer? {
+        if let local = state.withLock({ $0.dispatching[trip]?.machine.openOffers[driver] }) {
+            return t < local.expiresAt ? local : nil
+        }
+        guard bus.spansNodes, let made = bus.openOffer(for: driver, at: t), made.tripID == trip else { return nil }
+        return DispatchOffer(driver: driver, etaSeconds: made.etaSeconds, expiresAt: made.expiresAt)
+    }
+
     /// `driver` declines the offer of `trip`: dispatch moves on and never offers it to them again.
     public func decline(_ trip: BookingID, by driver: DriverID) throws -> Booking {
         guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
         let held = state.withLock { $0.dispatching[trip]?.machine.openOffers[driver] != nil }
+        if !held, current.status == .dispatching, openOffer(of: trip, to: driver, at: now()) != nil {
+            // Another node of the cluster made the offer: the decline is stored (that node's dispatch never
+            // offers the trip to this driver again, and a resumed dispatch reads it) and the offer taken off the
+            // driver's screens; the other node's batch moves on when the offer lapses.
+            try store.recordDecline(of: trip, by: driver, at: now())
+            bus.publish(.offerWithdrawn(trip, reason: "declined"), to: .driver(driver))
+            return current
+        }
         guard held else {
             if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
             throw CoreError(.offerNotOpen, "This trip is not offered to you; there is nothing to decline.")
@@ -284,6 +302,7 @@ extension DispatchCoordinator {
             s.dispatching[trip] = nil
             if let driver, s.offerHeld[driver] == trip { s.offerHeld[driver] = nil }
         }
+        stopWatching(trip)
     }
 
     /// Dispatch again for a trip handed back by `driver`: remembered as a decline (also across a restart), so

@@ -101,6 +101,8 @@ public final class DispatchCoordinator: Sendable {
         /// Admitted trips (stored as `dispatching`) that changed before dispatch started on them (a rider's quick
         /// cancel): their queued start is dropped. Ids are removed when their start comes; kept small.
         var movedBeforeStart: Set<BookingID> = []
+        /// On a cluster: the trips dispatched here, listened to for changes made on other nodes.
+        var watchers: [BookingID: TripDispatchWatcher] = [:]
 
         mutating func startFollowing(_ f: Following) {
             following[f.booking.id] = f
@@ -215,8 +217,7 @@ public final class DispatchCoordinator: Sendable {
 
     /// True while `trip` is offered to `driver` (such a driver may read the booking).
     public func isOffered(_ trip: BookingID, to driver: DriverID) -> Bool {
-        let t = now()
-        return state.withLock { $0.dispatching[trip]?.machine.isOffered(to: driver, at: t) ?? false }
+        openOffer(of: trip, to: driver, at: now()) != nil
     }
 
     /// The trip `driver` holds (accepted to in progress), if any, from the store.
@@ -351,7 +352,7 @@ public final class DispatchCoordinator: Sendable {
     /// booking's queued start): not if `after` saw the trip change before this start, such as a rider's quick
     /// cancel; checking and registering under one lock orders the two.
     private func register(_ stored: Booking, unlessMoved: Bool) -> Bool {
-        state.withLock { s in
+        let registered = state.withLock { s in
             if unlessMoved, s.movedBeforeStart.remove(stored.id) != nil { return false }
             if s.dispatching[stored.id] == nil {
                 s.dispatching[stored.id] = TripDispatch(
@@ -360,6 +361,8 @@ public final class DispatchCoordinator: Sendable {
             }
             return true
         }
+        if registered { watchForChangesElsewhere(stored.id) }
+        return registered
     }
 
     /// The `startDispatch` action: registers the trip (unless its queued start did) and starts its machine.
@@ -400,6 +403,7 @@ public final class DispatchCoordinator: Sendable {
                 state.withLock { $0.dispatching[trip]?.timer = at }
             case .giveUp:
                 state.withLock { _ = $0.dispatching.removeValue(forKey: trip) }
+                stopWatching(trip)
                 do {
                     // Not through `transition`: this runs inside dispatch, possibly under the trip's gate.
                     let (stored, step) = try store.apply(

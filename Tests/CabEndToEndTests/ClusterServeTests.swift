@@ -1,5 +1,6 @@
 import CabTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `cab serve --postgres URL --redis URL`: nodes on one PostgreSQL and one Redis (both real, on Unix sockets in
@@ -292,6 +293,78 @@ struct ClusterServeTests {
         #expect(try onB.readHead().status == 200)
         let resent = Self.read(onB, until: ["event: offer", trip])
         #expect(resent.found, "B's driver stream: \(resent.text.prefix(600))")
+    }
+
+    @Test("offers made on A are declined on C and accepted on B and C at once: one driver wins, A withdraws the rest")
+    func offersMadeOnOneNodeAreAnsweredOnOthers() throws {
+        let cluster = try Cluster(count: 3)
+        defer { cluster.stop() }
+        let (a, b, c) = (cluster.a, cluster.b, cluster.c)
+        // Three drivers come online on A near the pickup, their streams on A; a rider books on A.
+        var drivers: [(id: String, token: String, stream: HTTPTestConnection)] = []
+        for (i, name) in ["Onni", "Pihla", "Kaapo"].enumerated() {
+            let d = try cluster.driver(on: a, name)
+            let auth = ["Authorization": "Bearer \(d.token)"]
+            let stream = try HTTPTestConnection(port: a.port, timeoutSeconds: 20)
+            try stream.sendRequest("GET", "/v1/driver/stream", headers: auth)
+            #expect(try stream.readHead().status == 200)
+            #expect(try a.request("POST", "/v1/driver/status", json: ["status": "online"], headers: auth).status == 200)
+            #expect(
+                try cluster.post(a, token: d.token, lat: 60.1701 + Double(i) * 0.0002, lon: 24.9386, at: Date()) == 200)
+            drivers.append((d.id, d.token, stream))
+        }
+        let rider = try a.request("POST", "/v1/riders", json: ["name": "Rider"])
+        let riderAuth = ["Authorization": "Bearer \(try #require(rider.jsonObject?["token"] as? String))"]
+        let booked = try a.request(
+            "POST", "/v1/bookings",
+            json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
+            headers: riderAuth.merging(["Idempotency-Key": UUID().uuidString]) { $1 })
+        let trip = try #require(booked.jsonObject?["id"] as? String, "\(booked.text)")
+        for d in drivers { #expect(Self.read(d.stream, until: ["event: offer", trip]).found) }
+        func answer(
+            _ verb: String, _ d: (id: String, token: String, stream: HTTPTestConnection), on node: ServerProcess
+        )
+            throws -> (status: Int, text: String)
+        {
+            let r = try node.request(
+                "POST", "/v1/trips/\(trip)/\(verb)", headers: ["Authorization": "Bearer \(d.token)"])
+            return (r.status, r.text)
+        }
+
+        // Kaapo declines on C, a node that made no offer: the offer leaves Kaapo's screen, and cannot be declined twice.
+        let declined = try answer("decline", drivers[2], on: c)
+        #expect(declined.status == 200, "\(declined.text)")
+        #expect(Self.read(drivers[2].stream, until: ["event: cancelled", "declined"]).found)
+        #expect(try answer("decline", drivers[2], on: b).status == 409)
+
+        // Onni accepts on B while Pihla accepts on C: the store lets one of them have the trip.
+        let results = Mutex<[Int: (status: Int, text: String)]>([:])
+        let done = DispatchGroup()
+        for (i, node) in [(0, b), (1, c)] {
+            done.enter()
+            let token = drivers[i].token
+            Thread.detachNewThread {
+                let r = try? node.request(
+                    "POST", "/v1/trips/\(trip)/accept", headers: ["Authorization": "Bearer \(token)"])
+                results.withLock { $0[i] = (r?.status ?? 0, r?.text ?? "no answer") }
+                done.leave()
+            }
+        }
+        done.wait()
+        let answers = results.withLock { $0 }
+        let winners = answers.filter { $0.value.status == 200 }.map(\.key)
+        #expect(winners.count == 1, "\(answers)")
+        #expect(answers.values.contains { $0.status == 409 }, "\(answers)")
+        let winner = try #require(winners.first)
+        let loser = 1 - winner
+        let stored = try c.request("GET", "/v1/bookings/\(trip)", headers: riderAuth)
+        #expect(stored.jsonObject?["status"] as? String == "accepted")
+        #expect(
+            (stored.jsonObject?["driver"] as? [String: Any])?["id"] as? String == drivers[winner].id, "\(stored.text)")
+        // A, which made the offers, hears the accept from the other node and withdraws the loser's offer.
+        let withdrawn = Self.read(drivers[loser].stream, until: ["event: cancelled", "taken"])
+        #expect(withdrawn.found, "the losing driver's stream on A: \(withdrawn.text.suffix(400))")
+        #expect(Self.read(drivers[winner].stream, until: ["event: assigned", trip]).found)
     }
 
     /// The position events of an SSE text: (id, latitude), in order.
