@@ -60,6 +60,18 @@ struct ClusterServeTests {
             return (id, try #require(signUp.jsonObject?["token"] as? String))
         }
 
+        /// A new rider (signed up on `node`) books a trip there, from beside Rautatientori to Kamppi: the rider's
+        /// authorization header and the trip's id.
+        func book(on node: ServerProcess) throws -> (riderAuth: [String: String], trip: String) {
+            let rider = try node.request("POST", "/v1/riders", json: ["name": "Rider"])
+            let riderAuth = ["Authorization": "Bearer \(try #require(rider.jsonObject?["token"] as? String))"]
+            let booked = try node.request(
+                "POST", "/v1/bookings",
+                json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
+                headers: riderAuth.merging(["Idempotency-Key": UUID().uuidString]) { $1 })
+            return (riderAuth, try #require(booked.jsonObject?["id"] as? String, "\(booked.text)"))
+        }
+
         /// Posts one fix; the answer's status.
         @discardableResult
         func post(_ node: ServerProcess, token: String, lat: Double, lon: Double, at time: Date) throws -> Int {
@@ -278,13 +290,7 @@ struct ClusterServeTests {
         #expect(
             try cluster.a.request("POST", "/v1/driver/status", json: ["status": "online"], headers: auth).status == 200)
         #expect(try cluster.post(cluster.a, token: driver.token, lat: 60.1701, lon: 24.9386, at: Date()) == 200)
-        let rider = try cluster.a.request("POST", "/v1/riders", json: ["name": "Rider"])
-        let riderToken = try #require(rider.jsonObject?["token"] as? String, "\(rider.text)")
-        let booked = try cluster.a.request(
-            "POST", "/v1/bookings",
-            json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
-            headers: ["Authorization": "Bearer \(riderToken)", "Idempotency-Key": UUID().uuidString])
-        let trip = try #require(booked.jsonObject?["id"] as? String, "\(booked.text)")
+        let (_, trip) = try cluster.book(on: cluster.a)
         #expect(Self.read(onA, until: ["event: offer", trip]).found, "A offers the trip to the driver")
 
         // The driver's app reconnects through the load balancer and lands on B, which did not make the offer.
@@ -313,13 +319,7 @@ struct ClusterServeTests {
                 try cluster.post(a, token: d.token, lat: 60.1701 + Double(i) * 0.0002, lon: 24.9386, at: Date()) == 200)
             drivers.append((d.id, d.token, stream))
         }
-        let rider = try a.request("POST", "/v1/riders", json: ["name": "Rider"])
-        let riderAuth = ["Authorization": "Bearer \(try #require(rider.jsonObject?["token"] as? String))"]
-        let booked = try a.request(
-            "POST", "/v1/bookings",
-            json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
-            headers: riderAuth.merging(["Idempotency-Key": UUID().uuidString]) { $1 })
-        let trip = try #require(booked.jsonObject?["id"] as? String, "\(booked.text)")
+        let (riderAuth, trip) = try cluster.book(on: a)
         for d in drivers { #expect(Self.read(d.stream, until: ["event: offer", trip]).found) }
         func answer(
             _ verb: String, _ d: (id: String, token: String, stream: HTTPTestConnection), on node: ServerProcess
@@ -467,13 +467,7 @@ struct ClusterServeTests {
         #expect(try a.request("POST", "/v1/driver/status", json: ["status": "online"], headers: auth).status == 200)
         let start = Date().addingTimeInterval(-30)
         #expect(try cluster.post(a, token: driver.token, lat: 60.1701, lon: 24.9386, at: start) == 200)
-        let rider = try a.request("POST", "/v1/riders", json: ["name": "Rider"])
-        let riderAuth = ["Authorization": "Bearer \(try #require(rider.jsonObject?["token"] as? String))"]
-        let booked = try a.request(
-            "POST", "/v1/bookings",
-            json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
-            headers: riderAuth.merging(["Idempotency-Key": UUID().uuidString]) { $1 })
-        let trip = try #require(booked.jsonObject?["id"] as? String, "\(booked.text)")
+        let (riderAuth, trip) = try cluster.book(on: a)
         #expect(Self.read(driverStream, until: ["event: offer", trip]).found)
         let accepted = try a.request("POST", "/v1/trips/\(trip)/accept", headers: auth)
         #expect(accepted.jsonObject?["status"] as? String == "accepted", "\(accepted.text)")
