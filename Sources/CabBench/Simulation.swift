@@ -43,6 +43,8 @@ package struct Simulation: Sendable {
     package let seed: UInt64
     /// A dispatcher's token: each node's fleet stream is followed and every position's delay timed.
     package var streamToken: String?
+    /// Upload over this many keep-alive connections per node (`KeepAlivePool`) instead of `URLSession`.
+    package var connectionsPerNode: Int?
 
     package func run() async throws(ClientError) -> Summary {
         let nodes = routing.graph.routableNodeCoordinates
@@ -53,6 +55,9 @@ package struct Simulation: Sendable {
         let tokens = try await signUp(printing: drivers <= Self.printedDriversLimit)
         let signUpSeconds = (ContinuousClock.now - signUpStarted).inSeconds
         let counters = SimulationCounters(nodes: baseURLs.count)
+        let pool = connectionsPerNode.map {
+            KeepAlivePool(ports: baseURLs.map { $0.port ?? 80 }, connectionsPerNode: $0)
+        }
         let streams =
             streamToken.map { token in
                 baseURLs.map { FleetStreamDelay(CabAPIClient(baseURL: $0, token: token)) }
@@ -71,7 +76,8 @@ package struct Simulation: Sendable {
             }
             for (index, token) in tokens.enumerated() {
                 group.addTask {
-                    await drive(index: index, token: token, nodes: nodes, counters: counters, deadline: deadline)
+                    await drive(
+                        index: index, token: token, nodes: nodes, counters: counters, pool: pool, deadline: deadline)
                 }
             }
         }
@@ -149,12 +155,15 @@ package struct Simulation: Sendable {
     }
 
     private func drive(
-        index: Int, token: String, nodes: [Coordinate], counters: SimulationCounters, deadline: ContinuousClock.Instant?
+        index: Int, token: String, nodes: [Coordinate], counters: SimulationCounters, pool: KeepAlivePool?,
+        deadline: ContinuousClock.Instant?
     ) async {
         var random = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
         let node = index % baseURLs.count
-        let transport = CountingTransport(
-            client: CabAPIClient(baseURL: baseURLs[node], token: token), counters: counters, node: node)
+        let client: any LocationTransport =
+            pool.map { PooledTransport(pool: $0, node: node, token: token) }
+            ?? CabAPIClient(baseURL: baseURLs[node], token: token)
+        let transport = CountingTransport(client: client, counters: counters, node: node)
         let reporter: LocationReporter
         do {
             reporter = try LocationReporter(
@@ -289,9 +298,9 @@ package final class SimulationCounters: Sendable {
     package init(nodes: Int = 1) { perNode = Mutex([Int](repeating: 0, count: max(1, nodes))) }
 }
 
-/// `CabAPIClient` as the reporter's transport, counting and timing uploads.
+/// The reporter's transport (`CabAPIClient`, or a `PooledTransport`), counting and timing uploads.
 package struct CountingTransport: LocationTransport {
-    package let client: CabAPIClient
+    package let client: any LocationTransport
     package let counters: SimulationCounters
     /// The node this driver reports to (an index into `SimulationCounters.perNode`).
     package var node = 0

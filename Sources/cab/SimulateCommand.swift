@@ -26,6 +26,10 @@ enum SimulateCommand {
         .init(name: "duration", valueName: "S", help: "stop after S seconds (default: run until Ctrl-C)"),
         .init(name: "seed", valueName: "N", help: "random seed for start points and destinations (default 1)"),
         .init(
+            name: "connections", valueName: "N",
+            help: "upload over N keep-alive connections per node (servers on 127.0.0.1) instead of one URLSession "
+                + "request each: the simulator then costs far less than the servers it measures"),
+        .init(
             name: "dispatcher-token", valueName: "TOKEN",
             help: "a dispatcher's token: follow every node's fleet stream and time each position from the fix to it"),
     ]
@@ -66,6 +70,12 @@ enum SimulateCommand {
             routing: routing, baseURLs: urls, drivers: drivers, rateSeconds: rate, durationSeconds: duration, seed: seed
         )
         configured.streamToken = args.value("dispatcher-token")
+        if args.value("connections") != nil {
+            guard urls.allSatisfy({ $0.host == "127.0.0.1" && $0.scheme == "http" }) else {
+                Console.fail("--connections needs servers at http://127.0.0.1:PORT")
+            }
+            configured.connectionsPerNode = args.integer("connections", default: 8, in: 1...256)
+        }
         let simulation = configured
         switch runBlocking({ () async throws(ClientError) in try await simulation.run() }) {
         case .success(let summary):
