@@ -114,6 +114,24 @@ public final class ClusterTripBus: TripNotificationBus {
     /// Notifications cross nodes.
     public var spansNodes: Bool { true }
 
+    /// Claims the driver's offer key (`SET NX`, expiring with the offer) before the offer is sent, so two nodes
+    /// do not offer one driver two trips at once. Redis away: the claim is granted (each node's own rule of one
+    /// offer per driver still holds), and Redis is not asked again for a second.
+    public func claimOffer(_ offer: TripOffer, for driver: DriverID) -> Bool {
+        let now = ContinuousClock.now
+        if let until = downUntil.withLock({ $0 }), now < until { return true }
+        do {
+            let reply = try redis.command(
+                "SET", keys.offer(driver.rawValue), offer.tripID.rawValue + "\n" + offer.json, "NX", "PXAT",
+                offer.expiresAt.millisecondsSinceEpoch)
+            if case .null = reply { return false }
+            return true
+        } catch {
+            downUntil.withLock { $0 = now + .seconds(1) }
+            return true
+        }
+    }
+
     public func openOffer(for driver: DriverID, at time: Instant) -> TripOffer? {
         let now = ContinuousClock.now
         if let until = downUntil.withLock({ $0 }), now < until { return nil }

@@ -110,6 +110,10 @@ public protocol TripNotificationBus: Sendable {
     /// lapsed), when the bus keeps them: a cluster's bus does, so that a driver's stream on any node re-sends the
     /// offer another node made. nil by default.
     func openOffer(for driver: DriverID, at time: Instant) -> TripOffer?
+    /// Claims `driver` for `offer` across the nodes before it is sent (a driver holds one open offer at a time,
+    /// whichever node made it): false when another node's offer to the driver is still open. A bus inside one
+    /// process claims nothing (the coordinator's own bookkeeping holds one offer per driver).
+    func claimOffer(_ offer: TripOffer, for driver: DriverID) -> Bool
     /// True when notifications published on other nodes reach this bus's receivers too (a cluster's bus): a trip
     /// dispatched here may then change on another node, and the coordinator listens for that.
     var spansNodes: Bool { get }
@@ -120,4 +124,6 @@ extension TripNotificationBus {
     public func openOffer(for driver: DriverID, at time: Instant) -> TripOffer? { nil }
     /// A bus inside one process: only this node's notifications.
     public var spansNodes: Bool { false }
+    /// A bus inside one process: nothing to claim across nodes.
+    public func claimOffer(_ offer: TripOffer, for driver: DriverID) -> Bool { true }
 }

@@ -395,7 +395,16 @@ public final class DispatchCoordinator: Sendable {
                     return actions
                 }
             case .offer(let offers):
-                sendOffers(offers, trip: trip)
+                // A driver another node is offering a trip right now is away for this batch.
+                for driver in sendOffers(offers, trip: trip) {
+                    t = now()
+                    queue += state.withLock { s in
+                        guard var d = s.dispatching[trip] else { return [] }
+                        let actions = d.machine.driverUnavailable(driver, at: t)
+                        s.dispatching[trip] = d
+                        return actions
+                    }
+                }
             case .withdraw(let drivers, let reason):
                 state.withLock { s in for d in drivers where s.offerHeld[d] == trip { s.offerHeld[d] = nil } }
                 for d in drivers { bus.publish(.offerWithdrawn(trip, reason: reason.rawValue), to: .driver(d)) }
@@ -417,23 +426,32 @@ public final class DispatchCoordinator: Sendable {
         }
     }
 
-    private func sendOffers(_ offers: [DispatchOffer], trip: BookingID) {
+    /// Sends the offers; returns the drivers not offered because another node of the cluster holds an open offer
+    /// for them (`TripNotificationBus.claimOffer`).
+    private func sendOffers(_ offers: [DispatchOffer], trip: BookingID) -> [DriverID] {
         let found: (booking: Booking, first: Bool)? = state.withLock { s in
             guard let d = s.dispatching[trip] else { return nil }
             for o in offers { s.offerHeld[o.driver] = trip }
             return (d.booking, d.machine.offeredDrivers.count == offers.count)
         }
-        guard let found else { return }
+        guard let found else { return [] }
         let booking = found.booking
         if found.first, let observe = firstOfferObserver.withLock({ $0 }) {
             observe(now().milliseconds(since: booking.createdAt))
         }
+        var taken: [DriverID] = []
         for o in offers {
             let offer = TripOffer(
                 tripID: trip, pickup: booking.pickup, dropoff: booking.dropoff, pickupName: booking.pickupName,
                 dropoffName: booking.dropoffName, etaSeconds: o.etaSeconds, expiresAt: o.expiresAt)
+            guard bus.claimOffer(offer, for: o.driver) else {
+                state.withLock { s in if s.offerHeld[o.driver] == trip { s.offerHeld[o.driver] = nil } }
+                taken.append(o.driver)
+                continue
+            }
             bus.publish(.offer(offer), to: .driver(o.driver))
         }
+        return taken
     }
 
     /// Available, online, fresh drivers of the booking's vehicle type within `radiusMeters` of the pickup, not in
@@ -448,10 +466,12 @@ public final class DispatchCoordinator: Sendable {
         let (online, held, busy) = state.withLock { ($0.online, $0.offerHeld, $0.tripOfDriver) }
         let near = fleet.nearest(
             to: booking.pickup, k: k + excluding.count + held.count, filter: filter, now: t.millisecondsSinceEpoch)
+        // On a cluster a driver who went online on another node is a candidate too: the fleet (replicated
+        // from every node) says they are available, and its filter holds them to the booking's vehicle class.
+        let anyNode = bus.spansNodes
         let eligible = near.filter { n in
-            guard let type = online[n.driver], !excluding.contains(n.driver), held[n.driver] == nil,
-                busy[n.driver] == nil
-            else { return false }
+            guard !excluding.contains(n.driver), held[n.driver] == nil, busy[n.driver] == nil else { return false }
+            guard let type = online[n.driver] else { return anyNode }
             return booking.vehicleType.map { $0 == type } ?? true
         }.prefix(k)
         let durations = eta.durationsMilliseconds(from: eligible.map(\.position.coordinate), to: booking.pickup)

@@ -269,9 +269,13 @@ struct ClusterServeTests {
     }
 
     /// Reads `stream` until `needles` all appeared (true) or it ends or times out (false); what it read.
+    /// Reads `stream` until its text holds every needle, for at most 30 s (heartbeats keep a quiet stream from timing
+    /// out, so the deadline is the reader's).
     static func read(_ stream: HTTPTestConnection, until needles: [String]) -> (found: Bool, text: String) {
         var text = ""
+        let deadline = Date().addingTimeInterval(30)
         while !needles.allSatisfy(text.contains) {
+            guard Date() < deadline else { return (false, text) }
             guard let chunk = try? stream.readChunk() else { return (false, text) }
             text += String(decoding: chunk, as: UTF8.self)
         }
@@ -365,6 +369,36 @@ struct ClusterServeTests {
         let withdrawn = Self.read(drivers[loser].stream, until: ["event: cancelled", "taken"])
         #expect(withdrawn.found, "the losing driver's stream on A: \(withdrawn.text.suffix(400))")
         #expect(Self.read(drivers[winner].stream, until: ["event: assigned", trip]).found)
+    }
+
+    @Test("a driver online on B is offered trips booked on A and C, one at a time, and takes one on B")
+    func aDriverOnlineOnOneNodeIsOfferedTripsBookedOnOthers() throws {
+        let cluster = try Cluster(count: 3)
+        defer { cluster.stop() }
+        let (a, b, c) = (cluster.a, cluster.b, cluster.c)
+        let driver = try cluster.driver(on: b, "Veikko")
+        let auth = ["Authorization": "Bearer \(driver.token)"]
+        let stream = try HTTPTestConnection(port: b.port, timeoutSeconds: 20)
+        try stream.sendRequest("GET", "/v1/driver/stream", headers: auth)
+        #expect(try stream.readHead().status == 200)
+        #expect(try b.request("POST", "/v1/driver/status", json: ["status": "online"], headers: auth).status == 200)
+        #expect(try cluster.post(b, token: driver.token, lat: 60.1701, lon: 24.9386, at: Date()) == 200)
+        // A and C see the driver available (the fleet is replicated) before the riders book there.
+        #expect(eventually(within: 5) { cluster.nearbyLatitude(on: a, of: driver.id) == 60.1701 })
+        #expect(eventually(within: 5) { cluster.nearbyLatitude(on: c, of: driver.id) == 60.1701 })
+
+        let (_, first) = try cluster.book(on: a)
+        let (_, second) = try cluster.book(on: c)
+        let offered = Self.read(stream, until: ["event: offer"])
+        #expect(offered.found, "B's driver stream: \(offered.text.prefix(600))")
+        let trip = offered.text.contains(first) ? first : second
+        let other = trip == first ? second : first
+        let accepted = try b.request("POST", "/v1/trips/\(trip)/accept", headers: auth)
+        #expect(accepted.status == 200 && accepted.jsonObject?["status"] as? String == "accepted", "\(accepted.text)")
+        // One open offer at a time: the node of the other trip found the driver taken and offered nothing.
+        let assigned = Self.read(stream, until: ["event: assigned", trip])
+        #expect(assigned.found)
+        #expect(!(offered.text + assigned.text).contains(other), "offered two trips at once")
     }
 
     /// The position events of an SSE text: (id, latitude), in order.
