@@ -374,36 +374,28 @@ public final class DispatchCoordinator: Sendable {
     /// Applies one machine event for `trip` under the lock, then performs the actions it returns (searching
     /// outside the lock and feeding the candidates back in), until nothing is left to do.
     func runDispatch(_ trip: BookingID, _ event: (inout DispatchMachine, Instant) -> [DispatchAction]) {
-        var t = now()
-        var queue: [DispatchAction] = state.withLock { s in
-            guard var d = s.dispatching[trip] else { return [] }
-            let actions = event(&d.machine, t)
-            s.dispatching[trip] = d
-            return actions
+        /// Applies one event to the trip's machine now, under the lock; its actions.
+        func step(_ event: (inout DispatchMachine, Instant) -> [DispatchAction]) -> [DispatchAction] {
+            let t = now()
+            return state.withLock { s in
+                guard var d = s.dispatching[trip] else { return [] }
+                let actions = event(&d.machine, t)
+                s.dispatching[trip] = d
+                return actions
+            }
         }
+        var queue = step(event)
         while !queue.isEmpty {
             let action = queue.removeFirst()
             switch action {
             case .findCandidates(let radius, let excluding):
                 guard let booking = state.withLock({ $0.dispatching[trip]?.booking }) else { return }
                 let found = candidates(for: booking, radiusMeters: radius, excluding: excluding)
-                t = now()
-                queue += state.withLock { s in
-                    guard var d = s.dispatching[trip] else { return [] }
-                    let actions = d.machine.candidatesFound(found, at: t)
-                    s.dispatching[trip] = d
-                    return actions
-                }
+                queue += step { machine, t in machine.candidatesFound(found, at: t) }
             case .offer(let offers):
                 // A driver another node is offering a trip right now is away for this batch.
                 for driver in sendOffers(offers, trip: trip) {
-                    t = now()
-                    queue += state.withLock { s in
-                        guard var d = s.dispatching[trip] else { return [] }
-                        let actions = d.machine.driverUnavailable(driver, at: t)
-                        s.dispatching[trip] = d
-                        return actions
-                    }
+                    queue += step { machine, t in machine.driverUnavailable(driver, at: t) }
                 }
             case .withdraw(let drivers, let reason):
                 state.withLock { s in for d in drivers where s.offerHeld[d] == trip { s.offerHeld[d] = nil } }
