@@ -31,22 +31,42 @@ extension RoadGraph {
         var duration = source.costMilliseconds + target.costMilliseconds
         var distanceDm = 0
         var line = GeometryBuilder()
-        line.points.reserveCapacity(2 * edges.count + 16)
         line.append(endpoints.start.coordinate)
         line.append(contentsOf: partialPiece(endpoints.start, reversed: source.isReversed, leaving: true))
-        for edge in edges {
-            duration += Int(edgeDurationsMilliseconds[edge])
-            distanceDm += Int(edgeDistancesDm[edge])
-            // The edge's shape points straight from the shared array (no array per edge: routes across a metro
-            // have hundreds of edges).
-            let range = coordinateRange(ofPiece: piece(ofEdge: edge))
-            if edgeRunsBackwards(edge) {
-                for i in range.reversed() { line.append(coordinates[i]) }
-            } else {
-                for i in range { line.append(coordinates[i]) }
+        var shapePoints = 0
+        for edge in edges { shapePoints += coordinateRange(ofPiece: piece(ofEdge: edge)).count }
+        let end = partialPiece(endpoints.end, reversed: target.isReversed, leaving: false)
+        // The edges' shape points straight from the shared array into the line's storage (no array per edge, no
+        // capacity check per point: routes across a metro have hundreds of edges and ~700 points), dropping a
+        // point equal to the one before it as `GeometryBuilder` does.
+        let prefix = line.points
+        let before = prefix.count
+        line.points = [Coordinate](unsafeUninitializedCapacity: before + shapePoints + end.count + 1) { buffer, count in
+            guard let out = buffer.baseAddress else { return }
+            prefix.withUnsafeBufferPointer { start in
+                if let first = start.baseAddress { out.initialize(from: first, count: before) }
+            }
+            count = before
+            coordinates.withUnsafeBufferPointer { shapes in
+                for edge in edges {
+                    duration += Int(edgeDurationsMilliseconds[edge])
+                    distanceDm += Int(edgeDistancesDm[edge])
+                    let range = coordinateRange(ofPiece: piece(ofEdge: edge))
+                    if edgeRunsBackwards(edge) {
+                        for i in range.reversed() where count == 0 || out[count - 1] != shapes[i] {
+                            (out + count).initialize(to: shapes[i])
+                            count += 1
+                        }
+                    } else {
+                        for i in range where count == 0 || out[count - 1] != shapes[i] {
+                            (out + count).initialize(to: shapes[i])
+                            count += 1
+                        }
+                    }
+                }
             }
         }
-        line.append(contentsOf: partialPiece(endpoints.end, reversed: target.isReversed, leaving: false))
+        line.append(contentsOf: end)
         line.append(endpoints.end.coordinate)
         return Route(
             distanceMeters: source.distanceMeters + Double(distanceDm) / 10 + target.distanceMeters,

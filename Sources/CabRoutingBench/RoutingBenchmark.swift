@@ -113,6 +113,9 @@ public enum RoutingBenchmark {
         /// Megabytes of the precomputed climbs (part of `labelMegabytes`) and of the unpacked shortcut lists.
         public var climbListMegabytes: Double? = nil
         public var unpackedShortcutMegabytes: Double? = nil
+        /// Same-run variants of this round's many-to-one, by name (e.g. `20_chunk_0`: 20 drivers with every query's
+        /// labels touched at once, the previous round), median microseconds, timed round-robin with each other.
+        public var variants: [String: Double]? = nil
         /// Dijkstra median over the router's median (same pairs).
         public var speedup: Double { p2pDijkstraMedianMicroseconds / max(p2pMedianMicroseconds, 1e-9) }
 
@@ -147,6 +150,7 @@ public enum RoutingBenchmark {
             case snap20OneByOneMedianMicroseconds = "snap_20_one_by_one_median_us"
             case climbListMegabytes = "climb_list_mb"
             case unpackedShortcutMegabytes = "unpacked_shortcut_mb"
+            case variants
             case climbSettled = "climb_settled"
             case climbBorderNodes = "climb_border_nodes"
             case climbBorderEntries = "climb_border_entries"
@@ -294,6 +298,29 @@ public enum RoutingBenchmark {
             if round % 2 == 0 { routingOnly.append(t) } else { routingOnlyOneByOne.append(t) }
         }
         router.labelQuery?.overlapsMisses = true
+        var variants: [String: Double]?
+        if let query = router.labelQuery, (index.labels?.climbByteCount ?? 0) > 0 {
+            var previousSnapper = snapper
+            previousSnapper.refinesAfterWalk = false
+            let setups: [(name: String, inline: Bool)] = [("previous_round", false), ("this_round", true)]
+            var times: [String: [Double]] = [:]
+            for drivers in [20, 100] {
+                for round in 0..<(setups.count * configuration.manyToOneRounds / 2) {
+                    let setup = setups[round % setups.count]
+                    query.climbsInline = setup.inline
+                    let group = randomPoints(graph, count: drivers + 1, random: &random)
+                    let starts = Array(group.prefix(drivers))
+                    let t = time(clock) {
+                        let found = try? router.durationsMilliseconds(
+                            from: starts, to: group[drivers], snappingWith: setup.inline ? snapper : previousSnapper)
+                        for d in found ?? [] { sink &+= d ?? 0 }
+                    }
+                    times["\(drivers)_\(setup.name)", default: []].append(t)
+                }
+            }
+            query.climbsInline = true
+            variants = times.mapValues(median)
+        }
         // Same-run baselines for this session's changes: climbs searched, shortcuts split into halves.
         var searched20: [Double]?
         var searched100: [Double]?
@@ -353,7 +380,8 @@ public enum RoutingBenchmark {
             snap20TogetherMedianMicroseconds: median(snap20Together),
             snap20OneByOneMedianMicroseconds: median(snap20OneByOne),
             climbListMegabytes: index.labels.map { Double($0.climbByteCount) / 1_048_576 },
-            unpackedShortcutMegabytes: Double(index.hierarchy.unpackedShortcutByteCount) / 1_048_576)
+            unpackedShortcutMegabytes: Double(index.hierarchy.unpackedShortcutByteCount) / 1_048_576,
+            variants: variants)
     }
 
     /// Generates a `SyntheticCity` grid of about `nodes` crossings and measures it (generation is `import_s`;
