@@ -25,7 +25,9 @@ extension FastRouter {
                 .unroutable,
                 "no road route from \(endpoints.start.query) to \(endpoints.end.query): they are not connected")
         }
-        if let labelQuery, labelQuery.overlapsMisses { labelQuery.touched &+= graph.touchGeometry(of: found.edges) }
+        if let labelQuery, labelQuery.overlapsMisses, labelQuery.touchesGeometry {
+            labelQuery.touched &+= graph.touchGeometry(of: found.edges)
+        }
         return graph.route(
             endpoints, source: endpoints.sources[found.sourceSeed], edges: found.edges,
             target: endpoints.targets[found.targetSeed])

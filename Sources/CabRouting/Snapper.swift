@@ -101,29 +101,49 @@ public struct Snapper: Sendable {
     /// - Complexity: as one `snap(_:)` per coordinate.
     public func snap(_ coordinates: [Coordinate]) -> [SnappedPoint?] {
         var sink: UInt32 = 0
-        // Each point's cell, and the cells' offsets of its row and the rows either side.
-        let cells = coordinates.map { coordinate -> Int in
-            guard coordinate.isValid else { return -1 }
+        guard refinesAfterWalk else {
+            sink = touchThreeRows(coordinates)
+            let segments = coordinates.map { coordinate in
+                coordinate.isValid ? nearestSegment(to: planar(coordinate)) : -1
+            }
+            return finishAll(coordinates, segments, sink: sink)
+        }
+        // Each point's block of 2×2 cells: its own and the neighbours on the sides of the cell it is nearest to
+        // (where its walk goes first, and for a point within half a cell of a road, the whole walk), as the first
+        // cell of the block's two rows; then their offsets, then their entries (a cache line holds three).
+        var blocks: [SIMD2<Int32>] = []
+        blocks.reserveCapacity(coordinates.count)
+        for coordinate in coordinates {
+            guard coordinate.isValid else {
+                blocks.append(SIMD2(-1, -1))
+                continue
+            }
             let p = planar(coordinate)
-            let cx = Int(min(max((p.x / cellMeters).rounded(.down), -1e9), 1e9))
-            let cy = Int(min(max((p.y / cellMeters).rounded(.down), -1e9), 1e9))
-            guard cx >= 0 && cx < columns && cy >= 0 && cy < rows else { return -1 }
-            return cy * columns + cx
+            let fx = min(max(p.x / cellMeters, -1e9), 1e9)
+            let fy = min(max(p.y / cellMeters, -1e9), 1e9)
+            let cx = Int(fx.rounded(.down))
+            let cy = Int(fy.rounded(.down))
+            guard cx >= 0 && cx < columns && cy >= 0 && cy < rows else {
+                blocks.append(SIMD2(-1, -1))
+                continue
+            }
+            let x0 = fx - Double(cx) < 0.5 ? max(cx - 1, 0) : min(cx, columns - 2)
+            let otherRow = fy - Double(cy) < 0.5 ? cy - 1 : cy + 1
+            let x = max(x0, 0)
+            blocks.append(
+                SIMD2(
+                    Int32(cy * columns + x), otherRow >= 0 && otherRow < rows ? Int32(otherRow * columns + x) : -1))
         }
         let cellCount = columns * rows
         cellFirst.withUnsafeBufferPointer { first in
-            for cell in cells where cell >= 0 {
-                sink &+= first[cell]
-                if cell >= columns { sink &+= first[cell - columns] }
-                if cell + columns < cellCount { sink &+= first[cell + columns] }
+            for block in blocks {
+                for i in 0..<2 where block[i] >= 0 { sink &+= first[Int(block[i])] &+ first[Int(block[i]) + 1] }
             }
-            // The entries of those three rows' three cells around the point (a cache line holds three entries).
             cellEntries.withUnsafeBufferPointer { entries in
-                for cell in cells where cell >= 0 {
-                    for row in stride(from: cell - columns, through: cell + columns, by: columns)
-                    where row >= 0 && row < cellCount {
-                        var k = Int(first[max(row - 1, 0)])
-                        let end = Int(first[min(row + 2, cellCount)])
+                for block in blocks {
+                    for i in 0..<2 where block[i] >= 0 {
+                        var k = Int(first[Int(block[i])])
+                        let end = Int(first[min(Int(block[i]) + 2, cellCount)])
                         while k < end {
                             sink &+= entries[k].segment
                             k += 3
@@ -131,12 +151,6 @@ public struct Snapper: Sendable {
                     }
                 }
             }
-        }
-        guard refinesAfterWalk else {
-            let segments = coordinates.map { coordinate in
-                coordinate.isValid ? nearestSegment(to: planar(coordinate)) : -1
-            }
-            return finishAll(coordinates, segments, sink: sink)
         }
         // The Float walk of every point, then its candidates' coordinates touched, then the Double check.
         var candidates: [SnapCandidate] = []
@@ -159,6 +173,42 @@ public struct Snapper: Sendable {
             segments.append(coordinate.isValid ? refine(planar(coordinate), candidates[range]) : -1)
         }
         return finishAll(coordinates, segments, sink: sink)
+    }
+
+    /// The previous round's touching passes of `snap(_:)` over a list (`refinesAfterWalk` off): each point's cell,
+    /// the offsets of its row and the rows either side, then the entries of those rows' three cells.
+    private func touchThreeRows(_ coordinates: [Coordinate]) -> UInt32 {
+        var sink: UInt32 = 0
+        let cells = coordinates.map { coordinate -> Int in
+            guard coordinate.isValid else { return -1 }
+            let p = planar(coordinate)
+            let cx = Int(min(max((p.x / cellMeters).rounded(.down), -1e9), 1e9))
+            let cy = Int(min(max((p.y / cellMeters).rounded(.down), -1e9), 1e9))
+            guard cx >= 0 && cx < columns && cy >= 0 && cy < rows else { return -1 }
+            return cy * columns + cx
+        }
+        let cellCount = columns * rows
+        cellFirst.withUnsafeBufferPointer { first in
+            for cell in cells where cell >= 0 {
+                sink &+= first[cell]
+                if cell >= columns { sink &+= first[cell - columns] }
+                if cell + columns < cellCount { sink &+= first[cell + columns] }
+            }
+            cellEntries.withUnsafeBufferPointer { entries in
+                for cell in cells where cell >= 0 {
+                    for row in stride(from: cell - columns, through: cell + columns, by: columns)
+                    where row >= 0 && row < cellCount {
+                        var k = Int(first[max(row - 1, 0)])
+                        let end = Int(first[min(row + 2, cellCount)])
+                        while k < end {
+                            sink &+= entries[k].segment
+                            k += 3
+                        }
+                    }
+                }
+            }
+        }
+        return sink
     }
 
     /// The last passes of `snap(_:)` over a list: each segment's piece touched, then the pieces' coordinate

@@ -63,11 +63,32 @@ extension UpperLabelQuery {
         let labelFirst = direction.first.base
         let hubs = direction.hub.base
         let durations = direction.duration.base
-        // Every border node's label offsets, then the first cache lines of its hubs and durations (and one line in
-        // every 16 entries after, which the hardware prefetcher may not have fetched yet).
+        var dominated = batchDominated
+        batchDominated = []
+        dominated.removeAll(keepingCapacity: true)
+        dominated.append(contentsOf: repeatElement(false, count: border.count))
+        // Every border node's label offsets, then the first cache lines of its hubs and durations, then (this
+        // round) the dominance among each query's border nodes, which reads only the low end of the labels, so
+        // that a dominated node's label is not read any further; then one line in every 16 entries of the labels
+        // left (which the hardware prefetcher may not have fetched yet).
         for b in border { sink &+= UInt32(bitPattern: labelFirst[Int(b.rank)]) }
-        for b in border {
-            var e = Int(labelFirst[Int(b.rank)])
+        if climbsInline {
+            for b in border {
+                let e = Int(labelFirst[Int(b.rank)])
+                if e < Int(labelFirst[Int(b.rank) + 1]) { sink &+= UInt32(bitPattern: hubs[e]) &+ durations[e] }
+            }
+            border.withUnsafeBufferPointer { border in
+                dominated.withUnsafeMutableBufferPointer { dominated in
+                    for i in borderEnd.indices {
+                        Self.markDominated(
+                            border, (i == 0 ? 0 : borderEnd[i - 1])..<borderEnd[i], dominated, first: labelFirst,
+                            hubs: hubs, durations: durations)
+                    }
+                }
+            }
+        }
+        for (k, b) in border.enumerated() where !dominated[k] {
+            var e = Int(labelFirst[Int(b.rank)]) + (climbsInline ? 16 : 0)
             let end = Int(labelFirst[Int(b.rank) + 1])
             while e < end {
                 sink &+= UInt32(bitPattern: hubs[e]) &+ durations[e]
@@ -77,10 +98,7 @@ extension UpperLabelQuery {
         var scanned = 0
         var skipped = 0
         // The scans, query by query, on raw pointers.
-        var dominated = batchDominated
-        batchDominated = []
-        dominated.removeAll(keepingCapacity: true)
-        dominated.append(contentsOf: repeatElement(false, count: border.count))
+        let marks = !climbsInline
         let bits = filled.base
         let table = tableDuration.base
         border.withUnsafeBufferPointer { border in
@@ -89,8 +107,8 @@ extension UpperLabelQuery {
                     var best = UInt64(answers[i].durationMilliseconds)
                     Self.scanDurations(
                         border, (i == 0 ? 0 : borderEnd[i - 1])..<borderEnd[i], dominated, first: labelFirst,
-                        hubs: hubs, durations: durations, bits: bits, table: table, best: &best, scanned: &scanned,
-                        skipped: &skipped)
+                        hubs: hubs, durations: durations, bits: bits, table: table, marks: marks, best: &best,
+                        scanned: &scanned, skipped: &skipped)
                     if best < UInt64(answers[i].durationMilliseconds) {
                         answers[i].durationMilliseconds = UInt32(best)
                         answers[i].meet = -1
@@ -186,6 +204,32 @@ extension UpperLabelQuery {
         statistics.borderNodes += border.count
     }
 
+    /// Marks the border nodes of one query (`border[range]`, sorted by rank) that a lower one dominates, as the scans
+    /// do on the fly (see `UpperLabelQuery`'s table loops), reading each undominated label only up to the last
+    /// border rank.
+    @inline(__always)
+    static func markDominated(
+        _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
+        first: UnsafeMutablePointer<Int32>, hubs: UnsafeMutablePointer<Int32>, durations: UnsafeMutablePointer<UInt32>
+    ) {
+        for index in range where !dominated[index] {
+            let b = border[index]
+            var e = Int(first[Int(b.rank)])
+            let end = Int(first[Int(b.rank) + 1])
+            var next = index + 1
+            while e < end && next < range.upperBound {
+                let hub = hubs[e]
+                while next < range.upperBound && border[next].rank < hub { next += 1 }
+                if next < range.upperBound && border[next].rank == hub
+                    && durations[e] &+ b.durationMilliseconds <= border[next].durationMilliseconds
+                {
+                    dominated[next] = true
+                }
+                e += 1
+            }
+        }
+    }
+
     /// The durations-only scan of one query's border (`border[range]`, sorted by rank): `scanTable`'s dominance (a
     /// border node that a lower one's label reaches as cheaply is skipped), then per entry a table look-up and a
     /// minimum with no branch (an unfilled hub's stale table value is masked to "unreachable" by its bit), so the
@@ -196,7 +240,8 @@ extension UpperLabelQuery {
         _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
         first: UnsafeMutablePointer<Int32>, hubs: UnsafeMutablePointer<Int32>,
         durations: UnsafeMutablePointer<UInt32>, bits: UnsafeMutablePointer<UInt64>,
-        table: UnsafeMutablePointer<UInt32>, best: inout UInt64, scanned: inout Int, skipped: inout Int
+        table: UnsafeMutablePointer<UInt32>, marks: Bool, best: inout UInt64, scanned: inout Int,
+        skipped: inout Int
     ) {
         var low = best
         for index in range {
@@ -205,8 +250,9 @@ extension UpperLabelQuery {
             let end = Int(first[Int(b.rank) + 1])
             let shift = UInt64(b.durationMilliseconds)
             var next = index + 1
-            // Dominance: while border nodes remain above, walk them alongside the ascending hubs.
-            while e < end && next < range.upperBound {
+            // Dominance (unless `markDominated` did it before): while border nodes remain above, walk them alongside
+            // the ascending hubs.
+            while marks && e < end && next < range.upperBound {
                 let hub = hubs[e]
                 let h = Int(hub)
                 let d = durations[e]

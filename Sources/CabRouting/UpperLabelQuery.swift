@@ -62,6 +62,9 @@ package final class UpperLabelQuery {
     /// table with durations alone and scans on raw pointers; off for the previous round's climb object per query
     /// and full fill (the benchmark's same-run comparison).
     package var climbsInline = true
+    /// Whether a route's edges have their geometry touched before the polyline is built (with `overlapsMisses`);
+    /// off for the benchmark's same-run comparison.
+    package var touchesGeometry = true
     /// The sum of what the touching loads (see `TouchSink`) read, kept in this per-thread object so that the
     /// optimizer cannot drop them and no other thread's cache line is written.
     var touched: UInt32 = 0
@@ -317,6 +320,10 @@ package final class UpperLabelQuery {
         }
         statistics.searches += 1
         var settledCount = 0
+        // The climb's lists as locals for the search loop (no exclusivity check per append).
+        var border = c.border
+        var settled = c.settled
+        (c.border, c.settled) = ([], [])
         let heap = c.heap
         heap.clear()
         for (index, seed) in seeds.enumerated() {
@@ -357,11 +364,11 @@ package final class UpperLabelQuery {
                 k += 1
             }
             if u >= lowest {
-                c.border.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
+                border.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
                 continue
             }
             settledCount += 1
-            c.settled.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
+            settled.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
             if let otherSlots, otherSlots[u].stamp == otherStamp {
                 let total = d &+ otherSlots[u].distance
                 if total < answer.durationMilliseconds {
@@ -390,6 +397,7 @@ package final class UpperLabelQuery {
                 k += 1
             }
         }
+        (c.border, c.settled) = (border, settled)
         c.indexBorder()
         count(c, settled: settledCount)
         return answer

@@ -319,6 +319,17 @@ public enum RoutingBenchmark {
                 }
             }
             query.climbsInline = true
+            // Routes with geometry: everything touched ahead, all but the edges' geometry, nothing.
+            for (i, pair) in pairs.enumerated() {
+                let variant = i % 3
+                query.touchesGeometry = variant == 0
+                query.overlapsMisses = variant < 2
+                let t = time(clock) { sink &+= (try? router.route(pair))?.geometry.count ?? 0 }
+                times[["geometry_touched", "geometry_edges_untouched", "geometry_untouched"][variant], default: []]
+                    .append(t)
+            }
+            query.touchesGeometry = true
+            query.overlapsMisses = true
             variants = times.mapValues(median)
         }
         // Same-run baselines for this session's changes: climbs searched, shortcuts split into halves.
