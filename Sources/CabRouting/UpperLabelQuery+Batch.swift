@@ -99,6 +99,7 @@ extension UpperLabelQuery {
         var skipped = 0
         // The scans, query by query, on raw pointers.
         let marks = !climbsInline
+        let slotZero = climbsInline
         let bits = filled.base
         let table = tableDuration.base
         border.withUnsafeBufferPointer { border in
@@ -107,7 +108,8 @@ extension UpperLabelQuery {
                     var best = UInt64(answers[i].durationMilliseconds)
                     Self.scanDurations(
                         border, (i == 0 ? 0 : borderEnd[i - 1])..<borderEnd[i], dominated, first: labelFirst,
-                        hubs: hubs, durations: durations, bits: bits, table: table, marks: marks, best: &best,
+                        hubs: hubs, durations: durations, bits: bits, table: table, marks: marks, slotZero: slotZero,
+                        best: &best,
                         scanned: &scanned, skipped: &skipped)
                     if best < UInt64(answers[i].durationMilliseconds) {
                         answers[i].durationMilliseconds = UInt32(best)
@@ -240,7 +242,7 @@ extension UpperLabelQuery {
         _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
         first: UnsafeMutablePointer<Int32>, hubs: UnsafeMutablePointer<Int32>,
         durations: UnsafeMutablePointer<UInt32>, bits: UnsafeMutablePointer<UInt64>,
-        table: UnsafeMutablePointer<UInt32>, marks: Bool, best: inout UInt64, scanned: inout Int,
+        table: UnsafeMutablePointer<UInt32>, marks: Bool, slotZero: Bool, best: inout UInt64, scanned: inout Int,
         skipped: inout Int
     ) {
         var low = best
@@ -266,11 +268,14 @@ extension UpperLabelQuery {
                 low = min(low, (UInt64(table[h]) &+ UInt64(d) &+ shift) | unfilled)
                 e += 1
             }
-            // The rest: no border node can be a hub any more.
+            // The rest: no border node can be a hub any more. This round, an unfilled hub reads slot 0 of the table
+            // (always cached) instead of its own stale slot (a miss in a table spread over the labelled ranks); the
+            // mask makes the sum "unreachable" either way.
             while e < end {
                 let h = Int(hubs[e])
                 let unfilled = ((bits[h >> 6] >> UInt64(h & 63)) & 1) &- 1
-                low = min(low, (UInt64(table[h]) &+ UInt64(durations[e]) &+ shift) | unfilled)
+                let slot = slotZero ? h & Int(truncatingIfNeeded: ~unfilled) : h
+                low = min(low, (UInt64(table[slot]) &+ UInt64(durations[e]) &+ shift) | unfilled)
                 e += 1
             }
         }

@@ -59,8 +59,9 @@ package final class UpperLabelQuery {
     var batchBorderEnd: [Int] = []
     var batchDominated: [Bool] = []
     /// Whether a batched many-to-one climbs every query in one pass (`climbAll`, duplicates dropped), fills the
-    /// table with durations alone and scans on raw pointers; off for the previous round's climb object per query
-    /// and full fill (the benchmark's same-run comparison).
+    /// table with durations alone, finds dominated border nodes before reading their labels and scans unfilled hubs
+    /// against table slot 0; off for the previous round's climb object per query, full fill, dominance found
+    /// during the scans and stale-slot reads (the benchmark's same-run comparison).
     package var climbsInline = true
     /// Whether a route's edges have their geometry touched before the polyline is built (with `overlapsMisses`);
     /// off for the benchmark's same-run comparison.
