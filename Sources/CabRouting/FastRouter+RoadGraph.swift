@@ -25,7 +25,7 @@ extension FastRouter {
                 .unroutable,
                 "no road route from \(endpoints.start.query) to \(endpoints.end.query): they are not connected")
         }
-        if let labelQuery, labelQuery.overlapsMisses, labelQuery.touchesGeometry {
+        if let labelQuery, labelQuery.overlapsMisses, labelQuery.touchesRoutes {
             labelQuery.touched &+= graph.touchGeometry(of: found.edges)
         }
         return graph.route(

@@ -63,9 +63,10 @@ package final class UpperLabelQuery {
     /// against table slot 0; off for the previous round's climb object per query, full fill, dominance found
     /// during the scans and stale-slot reads (the benchmark's same-run comparison).
     package var climbsInline = true
-    /// Whether a route's edges have their geometry touched before the polyline is built (with `overlapsMisses`);
-    /// off for the benchmark's same-run comparison.
-    package var touchesGeometry = true
+    /// Whether a route touches ahead what it will read (the table slots of its fill, the arcs' unpacked lists, the
+    /// edges' geometry; with `overlapsMisses`). Off since the fourth metro round: with the polyline written straight
+    /// into its storage, touching ahead measured 1-4 % slower on the N=700 grid (`cab bench route` variants).
+    package var touchesRoutes = false
     /// The sum of what the touching loads (see `TouchSink`) read, kept in this per-thread object so that the
     /// optimizer cannot drop them and no other thread's cache line is written.
     var touched: UInt32 = 0
@@ -418,8 +419,8 @@ package final class UpperLabelQuery {
     // as a label's hubs ascend, the border nodes among them are found by walking the border alongside.
 
     /// Writes the border labels of `c` into the table: per hub the shortest duration, and (unless `durationsOnly`)
-    /// its length and border entry. A first pass touches every table slot the second will write (unless
-    /// `overlapsMisses` is off), so that their misses overlap instead of queueing behind the stores.
+    /// its length and border entry. For durations, a first pass touches every table slot the second will write (with
+    /// `overlapsMisses`), so that their misses overlap instead of queueing behind the stores.
     func fillTable(_ c: Climb, _ direction: HubLabels.Direction, durationsOnly: Bool = false) {
         // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
         let border = c.border
@@ -445,7 +446,7 @@ package final class UpperLabelQuery {
             statistics.scannedEntries += scanned
             statistics.borderEntries += scanned + skipped
         }
-        if overlapsMisses {
+        if overlapsMisses && (durationsOnly || touchesRoutes) {
             var sink: UInt32 = 0
             for b in border {
                 for e in Int(first[Int(b.rank)])..<Int(first[Int(b.rank) + 1]) {
