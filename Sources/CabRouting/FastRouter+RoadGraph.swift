@@ -30,7 +30,7 @@ extension FastRouter {
         }
         return graph.route(
             endpoints, source: endpoints.sources[found.sourceSeed], edges: found.edges,
-            target: endpoints.targets[found.targetSeed])
+            target: endpoints.targets[found.targetSeed], intoStorage: labelQuery?.writesPolylines ?? true)
     }
 
     /// The travel time between two snapped points in milliseconds; nil when unroutable.

@@ -28,6 +28,15 @@ extension RoadGraph {
     public func route(
         _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed
     ) -> Route {
+        route(endpoints, source: source, edges: edges, target: target, intoStorage: true)
+    }
+
+    /// As `route(_:source:edges:target:)`; without `intoStorage`, point by point through `GeometryBuilder` as
+    /// before the fourth metro round (the benchmark's same-run comparison). The same route either way.
+    func route(
+        _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed, intoStorage: Bool
+    ) -> Route {
+        guard intoStorage else { return routePointByPoint(endpoints, source: source, edges: edges, target: target) }
         var duration = source.costMilliseconds + target.costMilliseconds
         var distanceDm = 0
         var line = GeometryBuilder()
@@ -67,6 +76,32 @@ extension RoadGraph {
             }
         }
         line.append(contentsOf: end)
+        line.append(endpoints.end.coordinate)
+        return Route(
+            distanceMeters: source.distanceMeters + Double(distanceDm) / 10 + target.distanceMeters,
+            durationMilliseconds: duration, geometry: line.points)
+    }
+
+    private func routePointByPoint(
+        _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed
+    ) -> Route {
+        var duration = source.costMilliseconds + target.costMilliseconds
+        var distanceDm = 0
+        var line = GeometryBuilder()
+        line.points.reserveCapacity(2 * edges.count + 16)
+        line.append(endpoints.start.coordinate)
+        line.append(contentsOf: partialPiece(endpoints.start, reversed: source.isReversed, leaving: true))
+        for edge in edges {
+            duration += Int(edgeDurationsMilliseconds[edge])
+            distanceDm += Int(edgeDistancesDm[edge])
+            let range = coordinateRange(ofPiece: piece(ofEdge: edge))
+            if edgeRunsBackwards(edge) {
+                for i in range.reversed() { line.append(coordinates[i]) }
+            } else {
+                for i in range { line.append(coordinates[i]) }
+            }
+        }
+        line.append(contentsOf: partialPiece(endpoints.end, reversed: target.isReversed, leaving: false))
         line.append(endpoints.end.coordinate)
         return Route(
             distanceMeters: source.distanceMeters + Double(distanceDm) / 10 + target.distanceMeters,

@@ -100,30 +100,14 @@ extension UpperLabelQuery {
         }
     }
 
-    /// The index of `hub` in the label of `rank`, or -1. Hubs ascend, and the hub of a long route is near the top of
-    /// the hierarchy, so near the end of the label: the search gallops back from the end (1, 2, 4... entries, the
-    /// first probes in the label's last cache line), then halves the last gap.
+    /// The index of `hub` in the label of `rank` (binary search: hubs ascend), or -1.
     static func entry(of hub: Int32, in direction: HubLabels.Direction, at rank: Int) -> Int {
-        let hubs = direction.hub.base
-        let start = Int(direction.first[rank])
-        let end = Int(direction.first[rank + 1])
-        // Invariant: every entry at or after `high` is at least `hub`; every entry before `low` is below it.
-        var high = end
-        var step = 1
-        var low = start
-        while high > start {
-            let probe = max(high - step, start)
-            if hubs[probe] < hub {
-                low = probe + 1
-                break
-            }
-            high = probe
-            step <<= 1
-        }
+        var low = Int(direction.first[rank])
+        var high = Int(direction.first[rank + 1])
         while low < high {
             let mid = (low + high) >> 1
-            if hubs[mid] < hub { low = mid + 1 } else { high = mid }
+            if direction.hub[mid] < hub { low = mid + 1 } else { high = mid }
         }
-        return low < end && hubs[low] == hub ? low : -1
+        return low < Int(direction.first[rank + 1]) && direction.hub[low] == hub ? low : -1
     }
 }

@@ -67,6 +67,9 @@ package final class UpperLabelQuery {
     /// edges' geometry; with `overlapsMisses`). Off since the fourth metro round: with the polyline written straight
     /// into its storage, touching ahead measured 1-4 % slower on the N=700 grid (`cab bench route` variants).
     package var touchesRoutes = false
+    /// Whether a route's polyline is written straight into its storage (`RoadGraph.route`); off for the previous
+    /// rounds' point-by-point appends (the benchmark's same-run comparison).
+    package var writesPolylines = true
     /// The sum of what the touching loads (see `TouchSink`) read, kept in this per-thread object so that the
     /// optimizer cannot drop them and no other thread's cache line is written.
     var touched: UInt32 = 0

@@ -320,13 +320,23 @@ public enum RoutingBenchmark {
                 }
             }
             query.climbsInline = true
-            // Routes with geometry, with and without touching ahead (`touchesRoutes`), alternately.
-            for (i, pair) in pairs.enumerated() {
-                query.touchesRoutes = i % 2 == 0
-                let t = time(clock) { sink &+= (try? router.route(pair))?.geometry.count ?? 0 }
-                times[i % 2 == 0 ? "geometry_touched" : "geometry_untouched", default: []].append(t)
+            // Routes with geometry: this round; touching ahead; the polyline appended point by point; both as in
+            // the previous round.
+            let routeSetups: [(name: String, touches: Bool, writes: Bool)] = [
+                ("geometry_this_round", false, true), ("geometry_touched", true, true),
+                ("geometry_point_by_point", false, false), ("geometry_previous_round", true, false),
+            ]
+            // Every pair once with every setup, in as many passes over all pairs (so a pair's caches are cold again
+            // when it comes back), the setups rotating from pair to pair.
+            for pass in routeSetups.indices {
+                for (i, pair) in pairs.enumerated() {
+                    let setup = routeSetups[(i + pass) % routeSetups.count]
+                    (query.touchesRoutes, query.writesPolylines) = (setup.touches, setup.writes)
+                    let t = time(clock) { sink &+= (try? router.route(pair))?.geometry.count ?? 0 }
+                    times[setup.name, default: []].append(t)
+                }
             }
-            query.touchesRoutes = false
+            (query.touchesRoutes, query.writesPolylines) = (false, true)
             variants = times.mapValues(median)
         }
         // Same-run baselines for this session's changes: climbs searched, shortcuts split into halves.

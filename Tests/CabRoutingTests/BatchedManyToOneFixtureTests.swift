@@ -96,8 +96,8 @@ import Testing
         }
     }
 
-    /// A label's hub is found by the galloping search exactly where a linear search finds it, for every hub of
-    /// every label and for ranks that are not hubs.
+    /// A label's hub is found by the path rebuild's search exactly where a linear search finds it, for every hub
+    /// of every label and for ranks that are not hubs.
     @Test func labelEntrySearchEqualsALinearScan() throws {
         let graph = Self.townGraph()
         let index = FastRouterIndex(graph: ContractionGraph(roadGraph: graph), configuration: .init())
