@@ -64,9 +64,9 @@ package final class UpperLabelQuery {
     /// during the scans and stale-slot reads (the benchmark's same-run comparison).
     package var climbsInline = true
     /// Whether a route touches ahead what it will read (the table slots of its fill, the arcs' unpacked lists, the
-    /// edges' geometry; with `overlapsMisses`). Off since the fourth metro round: with the polyline written straight
-    /// into its storage, touching ahead measured 1-4 % slower on the N=700 grid (`cab bench route` variants).
-    package var touchesRoutes = false
+    /// edges' geometry; with `overlapsMisses`). Off only for the benchmark's same-run comparison: since the polyline
+    /// is written straight into its storage, touching ahead measures within ±4 % either way on the N=700 grid.
+    package var touchesRoutes = true
     /// Whether a route's polyline is written straight into its storage (`RoadGraph.route`); off for the previous
     /// rounds' point-by-point appends (the benchmark's same-run comparison).
     package var writesPolylines = true
