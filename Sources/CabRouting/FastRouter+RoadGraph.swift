@@ -25,10 +25,12 @@ extension FastRouter {
                 .unroutable,
                 "no road route from \(endpoints.start.query) to \(endpoints.end.query): they are not connected")
         }
-        if let labelQuery, labelQuery.overlapsMisses { labelQuery.touched &+= graph.touchGeometry(of: found.edges) }
+        if let labelQuery, labelQuery.overlapsMisses, labelQuery.touchesRoutes {
+            labelQuery.touched &+= graph.touchGeometry(of: found.edges)
+        }
         return graph.route(
             endpoints, source: endpoints.sources[found.sourceSeed], edges: found.edges,
-            target: endpoints.targets[found.targetSeed])
+            target: endpoints.targets[found.targetSeed], intoStorage: labelQuery?.writesPolylines ?? true)
     }
 
     /// The travel time between two snapped points in milliseconds; nil when unroutable.
@@ -130,11 +132,13 @@ extension FastRouter {
             } else {
                 labelQuery.fill(fromSources: collect(fixed, arriving: false))
             }
+        } else if let labels = index.labels, labels.climbs != nil, !labels.coversEveryNode {
+            // The batched scans read durations alone, so the fill writes no lengths (`durationsOnly`).
+            labelQuery.durationFill(
+                fromTargets: fixedIsEnd, collect(fixed, arriving: fixedIsEnd), durationsOnly: labelQuery.climbsInline)
+            return batchedLabelDurations(fixed: fixed, fixedIsEnd: fixedIsEnd, count: count, other: other)
         } else {
             labelQuery.durationFill(fromTargets: fixedIsEnd, collect(fixed, arriving: fixedIsEnd))
-        }
-        if let labels = index.labels, labels.climbs != nil, !labels.coversEveryNode, labelQuery.overlapsMisses {
-            return batchedLabelDurations(fixed: fixed, fixedIsEnd: fixedIsEnd, count: count, other: other)
         }
         var result: [Int?] = []
         result.reserveCapacity(count)
@@ -162,36 +166,50 @@ extension FastRouter {
     ) -> [Int?] {
         guard let labelQuery else { preconditionFailure("durations by labels without labels") }
         let graph = requireRoadGraph()
-        batchPoints.removeAll(keepingCapacity: true)
-        for i in 0..<count { batchPoints.append(other(i)) }
+        // The class's arrays are moved into locals for the loops (no exclusivity check per access).
+        var points = batchPoints
+        var seeds = batchSeeds
+        var seedEnds = batchSeedEnds
+        (batchPoints, batchSeeds, batchSeedEnds) = ([], [], [])
+        defer { (batchPoints, batchSeeds, batchSeedEnds) = (points, seeds, seedEnds) }
+        points.removeAll(keepingCapacity: true)
+        for i in 0..<count { points.append(other(i)) }
         var sink: UInt32 = 0
-        for case let point? in batchPoints { sink &+= graph.pieceFirstEdge[point.piece] }
-        for case let point? in batchPoints
-        where graph.pieceFirstEdge[point.piece] < graph.pieceFirstEdge[point.piece + 1] {
+        for case let point? in points { sink &+= graph.pieceFirstEdge[point.piece] }
+        for case let point? in points where graph.pieceFirstEdge[point.piece] < graph.pieceFirstEdge[point.piece + 1] {
             sink &+= graph.pieceEdges[Int(graph.pieceFirstEdge[point.piece])]
         }
-        for case let point? in batchPoints
-        where graph.pieceFirstEdge[point.piece] < graph.pieceFirstEdge[point.piece + 1] {
-            let edge = Int(graph.pieceEdges[Int(graph.pieceFirstEdge[point.piece])])
-            sink &+= graph.edgeSources[edge] &+ graph.edgeTargets[edge] &+ graph.edgeDurationsMilliseconds[edge]
-            sink &+= graph.edgePieces[edge] &+ graph.edgeDistancesDm[edge]
-        }
-        batchSeeds.removeAll(keepingCapacity: true)
-        batchSeedEnds.removeAll(keepingCapacity: true)
-        for case let point? in batchPoints {
-            if fixedIsEnd {
-                graph.forEachSourceSeed(of: point) { batchSeeds.append(ContractionSeed($0)) }
-            } else {
-                graph.forEachTargetSeed(of: point) { batchSeeds.append(ContractionSeed($0)) }
+        // Every edge of the piece (both directions of a two-way street: the seeds read each one's data; the
+        // previous round, kept for the benchmark's comparison with `climbsInline` off, touched the first only).
+        let touchesEveryEdge = labelQuery.climbsInline
+        for case let point? in points {
+            let first = Int(graph.pieceFirstEdge[point.piece])
+            let end =
+                touchesEveryEdge
+                ? Int(graph.pieceFirstEdge[point.piece + 1])
+                : min(first + 1, Int(graph.pieceFirstEdge[point.piece + 1]))
+            for k in first..<end {
+                let edge = Int(graph.pieceEdges[k])
+                sink &+= graph.edgeSources[edge] &+ graph.edgeTargets[edge] &+ graph.edgeDurationsMilliseconds[edge]
+                sink &+= graph.edgePieces[edge] &+ graph.edgeDistancesDm[edge]
             }
-            batchSeedEnds.append(batchSeeds.count)
+        }
+        seeds.removeAll(keepingCapacity: true)
+        seedEnds.removeAll(keepingCapacity: true)
+        for case let point? in points {
+            if fixedIsEnd {
+                graph.forEachSourceSeed(of: point) { seeds.append(ContractionSeed($0)) }
+            } else {
+                graph.forEachTargetSeed(of: point) { seeds.append(ContractionSeed($0)) }
+            }
+            seedEnds.append(seeds.count)
         }
         labelQuery.touched &+= sink
-        let answers = labelQuery.durationScans(seeds: batchSeeds, seedEnds: batchSeedEnds, fromSources: fixedIsEnd)
+        let answers = labelQuery.durationScans(seeds: seeds, seedEnds: seedEnds, fromSources: fixedIsEnd)
         var result: [Int?] = []
         result.reserveCapacity(count)
         var next = 0
-        for point in batchPoints {
+        for point in points {
             guard let point else {
                 result.append(nil)
                 continue

@@ -144,7 +144,7 @@ extension UpperLabelQuery {
 
     /// The entry of `rank` in a climb's settled list (sorted by rank, then duration: the shortest), or nil.
     @inline(__always)
-    private static func settledEntry(_ rank: Int32, in settled: [BorderEntry]) -> BorderEntry? {
+    static func settledEntry(_ rank: Int32, in settled: [BorderEntry]) -> BorderEntry? {
         var low = 0
         var high = settled.count
         while low < high {
@@ -165,15 +165,17 @@ extension UpperLabelQuery {
 
     /// As `fill(fromTargets:)` (or `fill(fromSources:)` when `fromTargets` is false) for durations alone (no path
     /// will be rebuilt from it): the seeds' precomputed climbs instead of a search when there are any.
+    /// With `durationsOnly`, only the durations are written (`fillTable(_:_:durationsOnly:)`): the scans after
+    /// it must be `durationScans` (a later scan that reports a length or a path would read stale lengths).
     /// - Complexity: the seeds' lists plus the border labels.
-    func durationFill(fromTargets: Bool, _ seeds: [ContractionSeed]) {
+    func durationFill(fromTargets: Bool, _ seeds: [ContractionSeed], durationsOnly: Bool = false) {
         guard let climbs = labels.climbs else {
             if fromTargets { fill(fromTargets: seeds) } else { fill(fromSources: seeds) }
             return
         }
         let c = fromTargets ? behind : ahead
         climb(c, seeds, along: fromTargets ? climbs.backward : climbs.forward, meeting: nil)
-        fillTable(c, fromTargets ? labels.backward : labels.forward)
+        fillTable(c, fromTargets ? labels.backward : labels.forward, durationsOnly: durationsOnly)
         filledFromTargets = fromTargets
     }
 }

@@ -28,6 +28,63 @@ extension RoadGraph {
     public func route(
         _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed
     ) -> Route {
+        route(endpoints, source: source, edges: edges, target: target, intoStorage: true)
+    }
+
+    /// As `route(_:source:edges:target:)`; without `intoStorage`, point by point through `GeometryBuilder` as
+    /// before the fourth metro round (the benchmark's same-run comparison). The same route either way.
+    func route(
+        _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed, intoStorage: Bool
+    ) -> Route {
+        guard intoStorage else { return routePointByPoint(endpoints, source: source, edges: edges, target: target) }
+        var duration = source.costMilliseconds + target.costMilliseconds
+        var distanceDm = 0
+        var line = GeometryBuilder()
+        line.append(endpoints.start.coordinate)
+        line.append(contentsOf: partialPiece(endpoints.start, reversed: source.isReversed, leaving: true))
+        var shapePoints = 0
+        for edge in edges { shapePoints += coordinateRange(ofPiece: piece(ofEdge: edge)).count }
+        let end = partialPiece(endpoints.end, reversed: target.isReversed, leaving: false)
+        // The edges' shape points straight from the shared array into the line's storage (no array per edge, no
+        // capacity check per point: routes across a metro have hundreds of edges and ~700 points), dropping a
+        // point equal to the one before it as `GeometryBuilder` does.
+        let prefix = line.points
+        let before = prefix.count
+        line.points = [Coordinate](unsafeUninitializedCapacity: before + shapePoints + end.count + 1) { buffer, count in
+            guard let out = buffer.baseAddress else { return }
+            prefix.withUnsafeBufferPointer { start in
+                if let first = start.baseAddress { out.initialize(from: first, count: before) }
+            }
+            count = before
+            coordinates.withUnsafeBufferPointer { shapes in
+                for edge in edges {
+                    duration += Int(edgeDurationsMilliseconds[edge])
+                    distanceDm += Int(edgeDistancesDm[edge])
+                    let range = coordinateRange(ofPiece: piece(ofEdge: edge))
+                    if edgeRunsBackwards(edge) {
+                        for i in range.reversed() where count == 0 || out[count - 1] != shapes[i] {
+                            (out + count).initialize(to: shapes[i])
+                            count += 1
+                        }
+                    } else {
+                        for i in range where count == 0 || out[count - 1] != shapes[i] {
+                            (out + count).initialize(to: shapes[i])
+                            count += 1
+                        }
+                    }
+                }
+            }
+        }
+        line.append(contentsOf: end)
+        line.append(endpoints.end.coordinate)
+        return Route(
+            distanceMeters: source.distanceMeters + Double(distanceDm) / 10 + target.distanceMeters,
+            durationMilliseconds: duration, geometry: line.points)
+    }
+
+    private func routePointByPoint(
+        _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed
+    ) -> Route {
         var duration = source.costMilliseconds + target.costMilliseconds
         var distanceDm = 0
         var line = GeometryBuilder()
@@ -37,8 +94,6 @@ extension RoadGraph {
         for edge in edges {
             duration += Int(edgeDurationsMilliseconds[edge])
             distanceDm += Int(edgeDistancesDm[edge])
-            // The edge's shape points straight from the shared array (no array per edge: routes across a metro
-            // have hundreds of edges).
             let range = coordinateRange(ofPiece: piece(ofEdge: edge))
             if edgeRunsBackwards(edge) {
                 for i in range.reversed() { line.append(coordinates[i]) }

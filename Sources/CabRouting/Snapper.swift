@@ -14,6 +14,10 @@ public struct Snapper: Sendable {
     public let graph: RoadGraph
     /// How far a coordinate may be from the nearest road, in metres.
     public var maxDistanceMeters: Double
+    /// Whether `snap(_:)` over a list walks every point's cells in Float first and measures the candidates in
+    /// Double after (their coordinates touched in between); off for the previous round's Double check during the
+    /// walk (the benchmark's same-run comparison). The answers are the same either way.
+    package var refinesAfterWalk = true
     private let projection: LocalProjection
     private let origin: Coordinate
     private let cellMeters: Double
@@ -97,7 +101,84 @@ public struct Snapper: Sendable {
     /// - Complexity: as one `snap(_:)` per coordinate.
     public func snap(_ coordinates: [Coordinate]) -> [SnappedPoint?] {
         var sink: UInt32 = 0
-        // Each point's cell, and the cells' offsets of its row and the rows either side.
+        guard refinesAfterWalk else {
+            sink = touchThreeRows(coordinates)
+            let segments = coordinates.map { coordinate in
+                coordinate.isValid ? nearestSegment(to: planar(coordinate)) : -1
+            }
+            return finishAll(coordinates, segments, sink: sink)
+        }
+        // Each point's block of 2×2 cells: its own and the neighbours on the sides of the cell it is nearest to
+        // (where its walk goes first, and for a point within half a cell of a road, the whole walk), as the first
+        // cell of the block's two rows; then their offsets, then their entries (a cache line holds three).
+        var blocks: [SIMD2<Int32>] = []
+        blocks.reserveCapacity(coordinates.count)
+        for coordinate in coordinates {
+            guard coordinate.isValid else {
+                blocks.append(SIMD2(-1, -1))
+                continue
+            }
+            let p = planar(coordinate)
+            let fx = min(max(p.x / cellMeters, -1e9), 1e9)
+            let fy = min(max(p.y / cellMeters, -1e9), 1e9)
+            let cx = Int(fx.rounded(.down))
+            let cy = Int(fy.rounded(.down))
+            guard cx >= 0 && cx < columns && cy >= 0 && cy < rows else {
+                blocks.append(SIMD2(-1, -1))
+                continue
+            }
+            let x0 = fx - Double(cx) < 0.5 ? max(cx - 1, 0) : min(cx, columns - 2)
+            let otherRow = fy - Double(cy) < 0.5 ? cy - 1 : cy + 1
+            let x = max(x0, 0)
+            blocks.append(
+                SIMD2(
+                    Int32(cy * columns + x), otherRow >= 0 && otherRow < rows ? Int32(otherRow * columns + x) : -1))
+        }
+        let cellCount = columns * rows
+        cellFirst.withUnsafeBufferPointer { first in
+            for block in blocks {
+                for i in 0..<2 where block[i] >= 0 { sink &+= first[Int(block[i])] &+ first[Int(block[i]) + 1] }
+            }
+            cellEntries.withUnsafeBufferPointer { entries in
+                for block in blocks {
+                    for i in 0..<2 where block[i] >= 0 {
+                        var k = Int(first[Int(block[i])])
+                        let end = Int(first[min(Int(block[i]) + 2, cellCount)])
+                        while k < end {
+                            sink &+= entries[k].segment
+                            k += 3
+                        }
+                    }
+                }
+            }
+        }
+        // The Float walk of every point, then its candidates' coordinates touched, then the Double check.
+        var candidates: [SnapCandidate] = []
+        candidates.reserveCapacity(4 * coordinates.count)
+        var candidateEnds: [Int] = []
+        candidateEnds.reserveCapacity(coordinates.count)
+        for coordinate in coordinates {
+            if coordinate.isValid { nearestCandidates(to: planar(coordinate), into: &candidates) }
+            candidateEnds.append(candidates.count)
+        }
+        graph.coordinates.withUnsafeBufferPointer { points in
+            for candidate in candidates {
+                sink &+= UInt32(truncatingIfNeeded: points[Int(candidate.segment)].latitude.bitPattern)
+            }
+        }
+        var segments: [Int] = []
+        segments.reserveCapacity(coordinates.count)
+        for (i, coordinate) in coordinates.enumerated() {
+            let range = (i == 0 ? 0 : candidateEnds[i - 1])..<candidateEnds[i]
+            segments.append(coordinate.isValid ? refine(planar(coordinate), candidates[range]) : -1)
+        }
+        return finishAll(coordinates, segments, sink: sink)
+    }
+
+    /// The previous round's touching passes of `snap(_:)` over a list (`refinesAfterWalk` off): each point's cell,
+    /// the offsets of its row and the rows either side, then the entries of those rows' three cells.
+    private func touchThreeRows(_ coordinates: [Coordinate]) -> UInt32 {
+        var sink: UInt32 = 0
         let cells = coordinates.map { coordinate -> Int in
             guard coordinate.isValid else { return -1 }
             let p = planar(coordinate)
@@ -113,7 +194,6 @@ public struct Snapper: Sendable {
                 if cell >= columns { sink &+= first[cell - columns] }
                 if cell + columns < cellCount { sink &+= first[cell + columns] }
             }
-            // The entries of those three rows' three cells around the point (a cache line holds three entries).
             cellEntries.withUnsafeBufferPointer { entries in
                 for cell in cells where cell >= 0 {
                     for row in stride(from: cell - columns, through: cell + columns, by: columns)
@@ -128,15 +208,26 @@ public struct Snapper: Sendable {
                 }
             }
         }
-        let segments = coordinates.map { coordinate in
-            coordinate.isValid ? nearestSegment(to: planar(coordinate)) : -1
-        }
+        return sink
+    }
+
+    /// The last passes of `snap(_:)` over a list: each segment's piece touched, then the pieces' coordinate
+    /// ranges, then every point finished.
+    private func finishAll(_ coordinates: [Coordinate], _ segments: [Int], sink: UInt32) -> [SnappedPoint?] {
+        var sink = sink
         for s in segments where s >= 0 {
             sink &+= segmentPieces[s] &+ UInt32(truncatingIfNeeded: metersAlongPiece[s].bitPattern)
         }
         for s in segments where s >= 0 {
             let piece = Int(segmentPieces[s])
             sink &+= graph.pieceFirstCoordinate[piece] &+ graph.pieceFirstCoordinate[piece + 1]
+        }
+        if refinesAfterWalk {
+            // The piece's whole length (`finish` divides by it).
+            for s in segments where s >= 0 {
+                let last = Int(graph.pieceFirstCoordinate[Int(segmentPieces[s]) + 1]) - 1
+                sink &+= UInt32(truncatingIfNeeded: metersAlongPiece[max(last, 0)].bitPattern)
+            }
         }
         TouchSink.keep(sink)
         return zip(coordinates, segments).map { coordinate, segment in
@@ -153,8 +244,6 @@ public struct Snapper: Sendable {
 
     /// The first coordinate of the nearest segment to `p` within `maxDistanceMeters` (planar), or -1.
     private func nearestSegment(to p: SIMD2<Double>) -> Int {
-        let cx = Int(min(max((p.x / cellMeters).rounded(.down), -1e9), 1e9))
-        let cy = Int(min(max((p.y / cellMeters).rounded(.down), -1e9), 1e9))
         var bestSegment = -1
         var bestSquared = Double.infinity
         // Candidates are compared in Float, relative to their cell's corner; any within `slack` of the best so far
@@ -165,21 +254,10 @@ public struct Snapper: Sendable {
             let q = SIMD2<Float>(Float(p.x - Double(x) * cellMeters), Float(p.y - Double(y) * cellMeters))
             for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
                 let e = cellEntries[k]
-                let abx = e.bx - e.ax
-                let aby = e.by - e.ay
-                let apx = q.x - e.ax
-                let apy = q.y - e.ay
-                let lengthSquared = abx * abx + aby * aby
-                var t = lengthSquared > 0 ? (apx * abx + apy * aby) / lengthSquared : 0
-                t = min(1, max(0, t))
-                let dx = apx - t * abx
-                let dy = apy - t * aby
-                let squared = dx * dx + dy * dy
+                let squared = e.squaredDistance(to: q)
                 guard squared <= refineBelow else { continue }
                 let s = Int(e.segment)
-                let a = projection.offsetMeters(of: graph.coordinates[s], from: origin)
-                let b = projection.offsetMeters(of: graph.coordinates[s + 1], from: origin)
-                let exact = squaredDistance(p, SIMD2(a.x, a.y), SIMD2(b.x, b.y))
+                let exact = exactSquaredDistance(p, segment: s)
                 if exact < bestSquared || (exact == bestSquared && s < bestSegment) {
                     bestSquared = exact
                     bestSegment = s
@@ -188,10 +266,19 @@ public struct Snapper: Sendable {
                 }
             }
         }
-        // Grow a rectangle of scanned cells one row or column at a time, on the side nearest the point, until the
-        // best segment found is nearer than anything outside it.
+        walkCells(around: p, done: { margin in margin > 0 && bestSquared < margin * margin }, visit: consider)
+        return bestSegment
+    }
+
+    /// Visits the cells around `p`: its own, then a rectangle grown one row or column at a time on the side nearest
+    /// the point, until `done(margin)` says the best found is nearer than anything outside it (`margin`: metres from
+    /// `p` to the rectangle's nearest side), the margin passes `maxDistanceMeters` or the grid is covered.
+    @inline(__always)
+    private func walkCells(around p: SIMD2<Double>, done: (Double) -> Bool, visit: (Int, Int, Int) -> Void) {
+        let cx = Int(min(max((p.x / cellMeters).rounded(.down), -1e9), 1e9))
+        let cy = Int(min(max((p.y / cellMeters).rounded(.down), -1e9), 1e9))
         var (x0, x1, y0, y1) = (cx, cx, cy, cy)
-        if cx >= 0 && cx < columns && cy >= 0 && cy < rows { consider(cy * columns + cx, cx, cy) }
+        if cx >= 0 && cx < columns && cy >= 0 && cy < rows { visit(cy * columns + cx, cx, cy) }
         while true {
             let west = p.x - Double(x0) * cellMeters
             let east = Double(x1 + 1) * cellMeters - p.x
@@ -199,28 +286,86 @@ public struct Snapper: Sendable {
             let north = Double(y1 + 1) * cellMeters - p.y
             let margin = min(min(west, east), min(south, north))
             if margin > maxDistanceMeters { break }
-            if margin > 0 && bestSquared < margin * margin { break }
+            if done(margin) { break }
             if x0 <= 0 && y0 <= 0 && x1 >= columns - 1 && y1 >= rows - 1 { break }
             if margin == west {
                 x0 -= 1
                 if x0 >= 0 && x0 < columns {
-                    for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { consider(y * columns + x0, x0, y) }
+                    for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { visit(y * columns + x0, x0, y) }
                 }
             } else if margin == east {
                 x1 += 1
                 if x1 >= 0 && x1 < columns {
-                    for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { consider(y * columns + x1, x1, y) }
+                    for y in max(y0, 0)..<max(min(y1 + 1, rows), max(y0, 0)) { visit(y * columns + x1, x1, y) }
                 }
             } else if margin == south {
                 y0 -= 1
                 if y0 >= 0 && y0 < rows {
-                    for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { consider(y0 * columns + x, x, y0) }
+                    for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { visit(y0 * columns + x, x, y0) }
                 }
             } else {
                 y1 += 1
                 if y1 >= 0 && y1 < rows {
-                    for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { consider(y1 * columns + x, x, y1) }
+                    for x in max(x0, 0)..<max(min(x1 + 1, columns), max(x0, 0)) { visit(y1 * columns + x, x, y1) }
                 }
+            }
+        }
+    }
+
+    /// The first pass of `nearestSegment(to:)` for a batch: the cells are walked in Float only, and every segment
+    /// within `slack` of the Float nearest is appended to `candidates` (none is measured in Double here, so no
+    /// coordinate is read). The walk stops once the Float nearest plus `slack` is inside the margin, which the
+    /// Double nearest then is too. `refine(_:_:)` picks the same segment `nearestSegment(to:)` does: both measure
+    /// in Double every segment whose Float distance is within `slack` of the nearest (Float errors on cell-relative
+    /// metres are far below it), and break ties by the lower index.
+    private func nearestCandidates(to p: SIMD2<Double>, into candidates: inout [SnapCandidate]) {
+        let slack: Float = 0.05
+        let start = candidates.count
+        var bestFloat = Float.infinity
+        var keepBelow = Float.infinity
+        walkCells(
+            around: p, done: { margin in margin > 0 && Double(bestFloat.squareRoot() + slack) < margin },
+            visit: { cell, x, y in
+                let q = SIMD2<Float>(Float(p.x - Double(x) * cellMeters), Float(p.y - Double(y) * cellMeters))
+                for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
+                    let e = cellEntries[k]
+                    let squared = e.squaredDistance(to: q)
+                    guard squared <= keepBelow else { continue }
+                    candidates.append(SnapCandidate(segment: e.segment, squared: squared))
+                    if squared < bestFloat {
+                        bestFloat = squared
+                        let reach = squared.squareRoot() + slack
+                        keepBelow = reach * reach
+                    }
+                }
+            })
+        // Keep only those within slack of the final nearest.
+        var kept = start
+        for k in start..<candidates.count where candidates[k].squared <= keepBelow {
+            candidates[kept] = candidates[k]
+            kept += 1
+        }
+        candidates.removeLast(candidates.count - kept)
+    }
+
+    /// The squared planar distance in metres from `p` to the segment starting at coordinate `segment`, in Double.
+    @inline(__always)
+    private func exactSquaredDistance(_ p: SIMD2<Double>, segment s: Int) -> Double {
+        let a = projection.offsetMeters(of: graph.coordinates[s], from: origin)
+        let b = projection.offsetMeters(of: graph.coordinates[s + 1], from: origin)
+        return squaredDistance(p, SIMD2(a.x, a.y), SIMD2(b.x, b.y))
+    }
+
+    /// The Double-exact nearest of `candidates` to `p` (ties: the lower segment), or -1 when there are none.
+    private func refine(_ p: SIMD2<Double>, _ candidates: ArraySlice<SnapCandidate>) -> Int {
+        var bestSegment = -1
+        var bestSquared = Double.infinity
+        for candidate in candidates {
+            let s = Int(candidate.segment)
+            let exact = exactSquaredDistance(p, segment: s)
+            if exact < bestSquared || (exact == bestSquared && s < bestSegment) {
+                bestSquared = exact
+                bestSegment = s
             }
         }
         return bestSegment
@@ -310,6 +455,27 @@ private struct SnapEntry {
     var bx: Float
     var by: Float
     var segment: UInt32
+
+    /// The squared planar distance in metres from `q` (relative to the same cell corner) to this segment, in Float.
+    @inline(__always)
+    func squaredDistance(to q: SIMD2<Float>) -> Float {
+        let abx = bx - ax
+        let aby = by - ay
+        let apx = q.x - ax
+        let apy = q.y - ay
+        let lengthSquared = abx * abx + aby * aby
+        var t = lengthSquared > 0 ? (apx * abx + apy * aby) / lengthSquared : 0
+        t = min(1, max(0, t))
+        let dx = apx - t * abx
+        let dy = apy - t * aby
+        return dx * dx + dy * dy
+    }
+}
+
+/// A segment found by a batched snap's Float walk, with its Float squared distance.
+private struct SnapCandidate {
+    var segment: UInt32
+    var squared: Float
 }
 
 /// The squared distance in metres from `p` to the segment `a`-`b` (planar).

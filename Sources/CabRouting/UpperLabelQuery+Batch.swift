@@ -38,42 +38,247 @@ extension UpperLabelQuery {
             if k < Int(listFirst[r + 1]) { sink &+= listEntries[k].durationMilliseconds }
         }
         // The climbs, query by query (their lists are cached now), keeping each border and meeting below the labels.
-        batchBorder.removeAll(keepingCapacity: true)
-        batchBorderEnd.removeAll(keepingCapacity: true)
+        // The class's arrays are moved into locals for the loops (no exclusivity check per access).
+        var border = batchBorder
+        var borderEnd = batchBorderEnd
+        batchBorder = []
+        batchBorderEnd = []
+        border.removeAll(keepingCapacity: true)
+        borderEnd.removeAll(keepingCapacity: true)
         var answers: [Answer] = []
         answers.reserveCapacity(seedEnds.count)
         var start = 0
-        for end in seedEnds {
-            answers.append(climb(c, seeds[start..<end], along: lists, meeting: other))
-            batchBorder.append(contentsOf: c.border)
-            batchBorderEnd.append(batchBorder.count)
-            start = end
+        if climbsInline {
+            climbAll(
+                seeds, seedEnds, lists: lists, meeting: other.settled, border: &border, borderEnd: &borderEnd,
+                answers: &answers)
+        } else {
+            for end in seedEnds {
+                answers.append(climb(c, seeds[start..<end], along: lists, meeting: other))
+                border.append(contentsOf: c.border)
+                borderEnd.append(border.count)
+                start = end
+            }
         }
-        // Every border node's label offsets, then the first cache lines of its hubs and durations (and one line in
-        // every 16 entries after, which the hardware prefetcher may not have fetched yet).
         let labelFirst = direction.first.base
         let hubs = direction.hub.base
         let durations = direction.duration.base
-        for b in batchBorder { sink &+= UInt32(bitPattern: labelFirst[Int(b.rank)]) }
-        for b in batchBorder {
-            var e = Int(labelFirst[Int(b.rank)])
+        var dominated = batchDominated
+        batchDominated = []
+        dominated.removeAll(keepingCapacity: true)
+        dominated.append(contentsOf: repeatElement(false, count: border.count))
+        // Every border node's label offsets, then the first cache lines of its hubs and durations, then (this
+        // round) the dominance among each query's border nodes, which reads only the low end of the labels, so
+        // that a dominated node's label is not read any further; then one line in every 16 entries of the labels
+        // left (which the hardware prefetcher may not have fetched yet).
+        for b in border { sink &+= UInt32(bitPattern: labelFirst[Int(b.rank)]) }
+        if climbsInline {
+            for b in border {
+                let e = Int(labelFirst[Int(b.rank)])
+                if e < Int(labelFirst[Int(b.rank) + 1]) { sink &+= UInt32(bitPattern: hubs[e]) &+ durations[e] }
+            }
+            border.withUnsafeBufferPointer { border in
+                dominated.withUnsafeMutableBufferPointer { dominated in
+                    for i in borderEnd.indices {
+                        Self.markDominated(
+                            border, (i == 0 ? 0 : borderEnd[i - 1])..<borderEnd[i], dominated, first: labelFirst,
+                            hubs: hubs, durations: durations)
+                    }
+                }
+            }
+        }
+        for (k, b) in border.enumerated() where !dominated[k] {
+            var e = Int(labelFirst[Int(b.rank)]) + (climbsInline ? 16 : 0)
             let end = Int(labelFirst[Int(b.rank) + 1])
             while e < end {
                 sink &+= UInt32(bitPattern: hubs[e]) &+ durations[e]
                 e += 16
             }
         }
-        // The scans, query by query.
-        start = 0
-        for (i, end) in batchBorderEnd.enumerated() {
-            c.border.removeAll(keepingCapacity: true)
-            c.border.append(contentsOf: batchBorder[start..<end])
-            c.dominated.removeAll(keepingCapacity: true)
-            c.dominated.append(contentsOf: repeatElement(false, count: end - start))
-            scanTable(c, direction, into: &answers[i], durationOnly: true)
-            start = end
+        var scanned = 0
+        var skipped = 0
+        // The scans, query by query, on raw pointers.
+        let marks = !climbsInline
+        let slotZero = climbsInline
+        let bits = filled.base
+        let table = tableDuration.base
+        border.withUnsafeBufferPointer { border in
+            dominated.withUnsafeMutableBufferPointer { dominated in
+                for i in borderEnd.indices {
+                    var best = UInt64(answers[i].durationMilliseconds)
+                    Self.scanDurations(
+                        border, (i == 0 ? 0 : borderEnd[i - 1])..<borderEnd[i], dominated, first: labelFirst,
+                        hubs: hubs, durations: durations, bits: bits, table: table, marks: marks, slotZero: slotZero,
+                        best: &best,
+                        scanned: &scanned, skipped: &skipped)
+                    if best < UInt64(answers[i].durationMilliseconds) {
+                        answers[i].durationMilliseconds = UInt32(best)
+                        answers[i].meet = -1
+                    }
+                }
+            }
         }
+        batchDominated = dominated
+        statistics.scannedEntries += scanned
+        statistics.borderEntries += scanned + skipped
+        batchBorder = border
+        batchBorderEnd = borderEnd
         touched &+= sink
         return answers
+    }
+
+    /// `climb(_:_:along:meeting:)` of every query, appending each one's border (sorted by rank, then duration)
+    /// to `border` and its end to `borderEnd`, and its best meeting below the labels with `settled` (the other
+    /// end's settled ranks, sorted by rank) to `answers`. The same lists and entries as one climb per query, with
+    /// no climb object in between: nothing is written but the three arrays, which are the caller's locals.
+    /// - Complexity: the seeds' list lengths, plus a binary search in `settled` per settled entry.
+    private func climbAll(
+        _ seeds: [ContractionSeed], _ seedEnds: [Int], lists: LabelClimbs.Direction, meeting settled: [BorderEntry],
+        border: inout [BorderEntry], borderEnd: inout [Int], answers: inout [Answer]
+    ) {
+        let rankOf = hierarchy.rankOf.base
+        let listFirst = lists.first.base
+        let listEntries = lists.entries.base
+        let lowest = Int32(self.lowest)
+        var start = 0
+        for end in seedEnds {
+            var answer = Answer()
+            let queryStart = border.count
+            for index in start..<end {
+                let seed = seeds[index]
+                let r = rankOf[Int(seed.node)]
+                guard r < lowest else {
+                    border.append(
+                        BorderEntry(
+                            rank: r, durationMilliseconds: seed.durationMilliseconds, lengthMeters: seed.lengthMeters,
+                            seed: Int32(index - start)))
+                    continue
+                }
+                for k in Int(listFirst[Int(r)])..<Int(listFirst[Int(r) + 1]) {
+                    let e = listEntries[k]
+                    let d = seed.durationMilliseconds &+ e.durationMilliseconds
+                    if e.rank >= lowest {
+                        border.append(
+                            BorderEntry(
+                                rank: e.rank, durationMilliseconds: d, lengthMeters: seed.lengthMeters + e.lengthMeters)
+                        )
+                    } else if !settled.isEmpty, let met = Self.settledEntry(e.rank, in: settled) {
+                        let total = d &+ met.durationMilliseconds
+                        if total < answer.durationMilliseconds {
+                            answer.durationMilliseconds = total
+                            answer.lengthMeters = seed.lengthMeters + e.lengthMeters + met.lengthMeters
+                            answer.meet = e.rank
+                        }
+                    }
+                }
+            }
+            // By rank, and the shorter first where two seeds reach one rank (as `Climb.indexBorder`); a query's
+            // border has a handful of entries, so an insertion sort.
+            var i = queryStart + 1
+            while i < border.count {
+                let x = border[i]
+                var j = i
+                while j > queryStart
+                    && (border[j - 1].rank > x.rank
+                        || (border[j - 1].rank == x.rank && border[j - 1].durationMilliseconds > x.durationMilliseconds))
+                {
+                    border[j] = border[j - 1]
+                    j -= 1
+                }
+                border[j] = x
+                i += 1
+            }
+            // A rank reached twice (from both seeds) keeps its shorter entry: the longer one could only be
+            // dominated in the scan, after its label had been read. Dropping it here spares reading it at all.
+            if border.count > queryStart + 1 {
+                var kept = queryStart + 1
+                for k in (queryStart + 1)..<border.count where border[k].rank != border[kept - 1].rank {
+                    border[kept] = border[k]
+                    kept += 1
+                }
+                border.removeLast(border.count - kept)
+            }
+            answers.append(answer)
+            borderEnd.append(border.count)
+            start = end
+        }
+        statistics.climbs += seedEnds.count
+        statistics.borderNodes += border.count
+    }
+
+    /// Marks the border nodes of one query (`border[range]`, sorted by rank) that a lower one dominates, as the scans
+    /// do on the fly (see `UpperLabelQuery`'s table loops), reading each undominated label only up to the last
+    /// border rank.
+    @inline(__always)
+    static func markDominated(
+        _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
+        first: UnsafeMutablePointer<Int32>, hubs: UnsafeMutablePointer<Int32>, durations: UnsafeMutablePointer<UInt32>
+    ) {
+        for index in range where !dominated[index] {
+            let b = border[index]
+            var e = Int(first[Int(b.rank)])
+            let end = Int(first[Int(b.rank) + 1])
+            var next = index + 1
+            while e < end && next < range.upperBound {
+                let hub = hubs[e]
+                while next < range.upperBound && border[next].rank < hub { next += 1 }
+                if next < range.upperBound && border[next].rank == hub
+                    && durations[e] &+ b.durationMilliseconds <= border[next].durationMilliseconds
+                {
+                    dominated[next] = true
+                }
+                e += 1
+            }
+        }
+    }
+
+    /// The durations-only scan of one query's border (`border[range]`, sorted by rank): `scanTable`'s dominance (a
+    /// border node that a lower one's label reaches as cheaply is skipped), then per entry a table look-up and a
+    /// minimum with no branch (an unfilled hub's stale table value is masked to "unreachable" by its bit), so the
+    /// processor runs the loop's loads ahead instead of guessing at a branch that about half the hubs take. The entries up to the last border node's rank also walk the border for dominance;
+    /// the rest of each label is a tight loop of loads and a minimum.
+    @inline(__always)
+    static func scanDurations(
+        _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
+        first: UnsafeMutablePointer<Int32>, hubs: UnsafeMutablePointer<Int32>,
+        durations: UnsafeMutablePointer<UInt32>, bits: UnsafeMutablePointer<UInt64>,
+        table: UnsafeMutablePointer<UInt32>, marks: Bool, slotZero: Bool, best: inout UInt64, scanned: inout Int,
+        skipped: inout Int
+    ) {
+        var low = best
+        for index in range {
+            let b = border[index]
+            guard var e = labelStart(b, dominated[index], first, scanned: &scanned, skipped: &skipped) else { continue }
+            let end = Int(first[Int(b.rank) + 1])
+            let shift = UInt64(b.durationMilliseconds)
+            var next = index + 1
+            // Dominance (unless `markDominated` did it before): while border nodes remain above, walk them alongside
+            // the ascending hubs.
+            while marks && e < end && next < range.upperBound {
+                let hub = hubs[e]
+                let h = Int(hub)
+                let d = durations[e]
+                while next < range.upperBound && border[next].rank < hub { next += 1 }
+                if next < range.upperBound && border[next].rank == hub
+                    && d &+ b.durationMilliseconds <= border[next].durationMilliseconds
+                {
+                    dominated[next] = true
+                }
+                let unfilled = ((bits[h >> 6] >> UInt64(h & 63)) & 1) &- 1
+                low = min(low, (UInt64(table[h]) &+ UInt64(d) &+ shift) | unfilled)
+                e += 1
+            }
+            // The rest: no border node can be a hub any more. This round, an unfilled hub reads slot 0 of the table
+            // (always cached) instead of its own stale slot (a miss in a table spread over the labelled ranks); the
+            // mask makes the sum "unreachable" either way.
+            while e < end {
+                let h = Int(hubs[e])
+                let unfilled = ((bits[h >> 6] >> UInt64(h & 63)) & 1) &- 1
+                let slot = slotZero ? h & Int(truncatingIfNeeded: ~unfilled) : h
+                low = min(low, (UInt64(table[slot]) &+ UInt64(durations[e]) &+ shift) | unfilled)
+                e += 1
+            }
+        }
+        best = low
     }
 }

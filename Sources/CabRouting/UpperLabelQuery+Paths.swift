@@ -40,7 +40,7 @@ extension UpperLabelQuery {
             }
             targetSeed = Int(-1 - behind.slots[node].predecessorArc)
         }
-        if overlapsMisses {
+        if overlapsMisses && touchesRoutes {
             // Touch every arc's list offset, then the lists' first lines, before the unpacking loop needs them
             // (its misses would otherwise follow one another, arc by arc).
             let listStart = hierarchy.unpacked.start.base

@@ -57,6 +57,19 @@ package final class UpperLabelQuery {
     /// Batched scans (`UpperLabelQuery+Batch`): every query's border, one after the other, and where each ends.
     var batchBorder: [BorderEntry] = []
     var batchBorderEnd: [Int] = []
+    var batchDominated: [Bool] = []
+    /// Whether a batched many-to-one climbs every query in one pass (`climbAll`, duplicates dropped), fills the
+    /// table with durations alone, finds dominated border nodes before reading their labels and scans unfilled hubs
+    /// against table slot 0; off for the previous round's climb object per query, full fill, dominance found
+    /// during the scans and stale-slot reads (the benchmark's same-run comparison).
+    package var climbsInline = true
+    /// Whether a route touches ahead what it will read (the table slots of its fill, the arcs' unpacked lists, the
+    /// edges' geometry; with `overlapsMisses`). Off only for the benchmark's same-run comparison: since the polyline
+    /// is written straight into its storage, touching ahead measures within ±4 % either way on the N=700 grid.
+    package var touchesRoutes = true
+    /// Whether a route's polyline is written straight into its storage (`RoadGraph.route`); off for the previous
+    /// rounds' point-by-point appends (the benchmark's same-run comparison).
+    package var writesPolylines = true
     /// The sum of what the touching loads (see `TouchSink`) read, kept in this per-thread object so that the
     /// optimizer cannot drop them and no other thread's cache line is written.
     var touched: UInt32 = 0
@@ -312,6 +325,10 @@ package final class UpperLabelQuery {
         }
         statistics.searches += 1
         var settledCount = 0
+        // The climb's lists as locals for the search loop (no exclusivity check per append).
+        var border = c.border
+        var settled = c.settled
+        (c.border, c.settled) = ([], [])
         let heap = c.heap
         heap.clear()
         for (index, seed) in seeds.enumerated() {
@@ -352,11 +369,11 @@ package final class UpperLabelQuery {
                 k += 1
             }
             if u >= lowest {
-                c.border.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
+                border.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
                 continue
             }
             settledCount += 1
-            c.settled.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
+            settled.append(BorderEntry(rank: node, durationMilliseconds: d, lengthMeters: slots[u].length))
             if let otherSlots, otherSlots[u].stamp == otherStamp {
                 let total = d &+ otherSlots[u].distance
                 if total < answer.durationMilliseconds {
@@ -385,6 +402,7 @@ package final class UpperLabelQuery {
                 k += 1
             }
         }
+        (c.border, c.settled) = (border, settled)
         c.indexBorder()
         count(c, settled: settledCount)
         return answer
@@ -403,13 +421,19 @@ package final class UpperLabelQuery {
     // sorted by rank, and a hub outranks the node whose label holds it, so dominators are always scanned first;
     // as a label's hubs ascend, the border nodes among them are found by walking the border alongside.
 
-    func fillTable(_ c: Climb, _ direction: HubLabels.Direction) {
+    /// Writes the border labels of `c` into the table: per hub the shortest duration, and (unless `durationsOnly`)
+    /// its length and border entry. For durations, a first pass touches every table slot the second will write (with
+    /// `overlapsMisses`), so that their misses overlap instead of queueing behind the stores.
+    func fillTable(_ c: Climb, _ direction: HubLabels.Direction, durationsOnly: Bool = false) {
         // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
         let border = c.border
         var dominated = c.dominated
         c.dominated = []
         defer { c.dominated = dominated }
         let bits = filled.base
+        var filledHubs = self.filledHubs
+        self.filledHubs = []
+        defer { self.filledHubs = filledHubs }
         for hub in filledHubs { bits[Int(hub) >> 6] = 0 }
         filledHubs.removeAll(keepingCapacity: true)
         let hubs = direction.hub.base
@@ -417,21 +441,31 @@ package final class UpperLabelQuery {
         let lengths = direction.length.base
         let first = direction.first.base
         let table = tableDuration.base
+        let tableLength = self.tableLength.base
+        let tableBorder = self.tableBorder.base
         var scanned = 0
         var skipped = 0
         defer {
             statistics.scannedEntries += scanned
             statistics.borderEntries += scanned + skipped
         }
+        if overlapsMisses && (durationsOnly || touchesRoutes) {
+            var sink: UInt32 = 0
+            for b in border {
+                for e in Int(first[Int(b.rank)])..<Int(first[Int(b.rank) + 1]) {
+                    let h = Int(hubs[e])
+                    sink &+= durationsOnly ? table[h] : table[h] &+ UInt32(bitPattern: tableBorder[h])
+                    if !durationsOnly { sink &+= tableLength[h].bitPattern }
+                }
+            }
+            touched &+= sink
+        }
         for index in border.indices {
             let b = border[index]
-            var e = Int(first[Int(b.rank)])
-            let end = Int(first[Int(b.rank) + 1])
-            guard !dominated[index] else {
-                skipped += end - e
+            guard var e = Self.labelStart(b, dominated[index], first, scanned: &scanned, skipped: &skipped) else {
                 continue
             }
-            scanned += end - e
+            let end = Int(first[Int(b.rank) + 1])
             var next = index + 1
             while e < end {
                 let hub = hubs[e]
@@ -439,20 +473,38 @@ package final class UpperLabelQuery {
                 let d = durations[e] &+ b.durationMilliseconds
                 Self.markDominated(hub, at: d, border: border, dominated: &dominated, next: &next)
                 let bit: UInt64 = 1 << UInt64(h & 63)
-                if bits[h >> 6] & bit == 0 {
-                    bits[h >> 6] |= bit
-                    filledHubs.append(hub)
+                let fresh = bits[h >> 6] & bit == 0
+                if fresh || d < table[h] {
+                    if fresh {
+                        bits[h >> 6] |= bit
+                        filledHubs.append(hub)
+                    }
                     table[h] = d
-                    tableLength[h] = lengths[e] + b.lengthMeters
-                    tableBorder[h] = Int32(index)
-                } else if d < table[h] {
-                    table[h] = d
-                    tableLength[h] = lengths[e] + b.lengthMeters
-                    tableBorder[h] = Int32(index)
+                    if !durationsOnly {
+                        tableLength[h] = lengths[e] + b.lengthMeters
+                        tableBorder[h] = Int32(index)
+                    }
                 }
                 e += 1
             }
         }
+    }
+
+    /// Where border node `b`'s label starts, counting its entries as scanned; nil (counted as skipped) when a lower
+    /// border node dominates it.
+    @inline(__always)
+    static func labelStart(
+        _ b: BorderEntry, _ dominated: Bool, _ first: UnsafeMutablePointer<Int32>, scanned: inout Int,
+        skipped: inout Int
+    ) -> Int? {
+        let start = Int(first[Int(b.rank)])
+        let count = Int(first[Int(b.rank) + 1]) - start
+        guard !dominated else {
+            skipped += count
+            return nil
+        }
+        scanned += count
+        return start
     }
 
     /// Moves `next` along the (rank-sorted) border to the first node not below `hub`, and marks it dominated when it
@@ -467,14 +519,9 @@ package final class UpperLabelQuery {
         }
     }
 
-    /// Scans the border's labels against the table into `answer`. With `durationOnly`, only the duration is set
-    /// (no length, hub, border or entry: nothing to rebuild a path from): without the best entry to remember, each
-    /// entry is a table look-up and a minimum with no branch (an unfilled hub's stale table value is masked to
-    /// "unreachable" by its bit), so the processor runs the loop's loads ahead instead of guessing at a branch
-    /// that about half the hubs take.
-    func scanTable(
-        _ c: Climb, _ direction: HubLabels.Direction, into answer: inout Answer, durationOnly: Bool = false
-    ) {
+    /// Scans the border's labels against the table into `answer`, remembering the best entry to rebuild a path
+    /// from (`UpperLabelQuery+Batch` has the durations-only scan).
+    func scanTable(_ c: Climb, _ direction: HubLabels.Direction, into answer: inout Answer) {
         // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
         let border = c.border
         var dominated = c.dominated
@@ -496,13 +543,10 @@ package final class UpperLabelQuery {
         }
         for index in border.indices {
             let b = border[index]
-            var e = Int(first[Int(b.rank)])
-            let end = Int(first[Int(b.rank) + 1])
-            guard !dominated[index] else {
-                skipped += end - e
+            guard var e = Self.labelStart(b, dominated[index], first, scanned: &scanned, skipped: &skipped) else {
                 continue
             }
-            scanned += end - e
+            let end = Int(first[Int(b.rank) + 1])
             let shift = UInt64(b.durationMilliseconds)
             var next = index + 1
             while e < end {
@@ -513,11 +557,7 @@ package final class UpperLabelQuery {
                         hub, at: durations[e] &+ b.durationMilliseconds, border: border, dominated: &dominated,
                         next: &next)
                 }
-                if durationOnly {
-                    // All ones when the hub is not filled, so that the sum reads as unreachable.
-                    let unfilled = ((bits[h >> 6] >> UInt64(h & 63)) & 1) &- 1
-                    best = min(best, (UInt64(table[h]) &+ UInt64(durations[e]) &+ shift) | unfilled)
-                } else if bits[h >> 6] & (1 << UInt64(h & 63)) != 0 {
+                if bits[h >> 6] & (1 << UInt64(h & 63)) != 0 {
                     let d = UInt64(table[h]) &+ UInt64(durations[e]) &+ shift
                     if d < best {
                         best = d
@@ -527,13 +567,6 @@ package final class UpperLabelQuery {
                 }
                 e += 1
             }
-        }
-        if durationOnly {
-            if best < UInt64(answer.durationMilliseconds) {
-                answer.durationMilliseconds = UInt32(best)
-                answer.meet = -1
-            }
-            return
         }
         guard bestEntry >= 0 else { return }
         let hub = Int(hubs[bestEntry])

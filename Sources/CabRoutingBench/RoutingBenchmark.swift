@@ -100,7 +100,7 @@ public enum RoutingBenchmark {
         /// The geometry figure again, with every shortcut split into its halves (no `UnpackedShortcuts` lists).
         public var p2pGeometryByHalvesMedianMicroseconds: Double? = nil
         /// Same-run baselines of the batched queries (`UpperLabelQuery.overlapsMisses` off: drivers snapped and
-        /// scanned one at a time, label paths rebuilt without touching ahead), timed round by round alternately
+        /// scanned one at a time, routes rebuilt without touching ahead), timed round by round alternately
         /// with the figures above (even rounds one way, odd rounds the other, fresh random points each round), so
         /// that the machine's load falls on both alike.
         public var manyToOne20OneByOneMedianMicroseconds: Double? = nil
@@ -113,6 +113,9 @@ public enum RoutingBenchmark {
         /// Megabytes of the precomputed climbs (part of `labelMegabytes`) and of the unpacked shortcut lists.
         public var climbListMegabytes: Double? = nil
         public var unpackedShortcutMegabytes: Double? = nil
+        /// Same-run variants of this round's many-to-one, by name (e.g. `20_chunk_0`: 20 drivers with every query's
+        /// labels touched at once, the previous round), median microseconds, timed round-robin with each other.
+        public var variants: [String: Double]? = nil
         /// Dijkstra median over the router's median (same pairs).
         public var speedup: Double { p2pDijkstraMedianMicroseconds / max(p2pMedianMicroseconds, 1e-9) }
 
@@ -147,6 +150,7 @@ public enum RoutingBenchmark {
             case snap20OneByOneMedianMicroseconds = "snap_20_one_by_one_median_us"
             case climbListMegabytes = "climb_list_mb"
             case unpackedShortcutMegabytes = "unpacked_shortcut_mb"
+            case variants
             case climbSettled = "climb_settled"
             case climbBorderNodes = "climb_border_nodes"
             case climbBorderEntries = "climb_border_entries"
@@ -294,6 +298,46 @@ public enum RoutingBenchmark {
             if round % 2 == 0 { routingOnly.append(t) } else { routingOnlyOneByOne.append(t) }
         }
         router.labelQuery?.overlapsMisses = true
+        var variants: [String: Double]?
+        if let query = router.labelQuery, (index.labels?.climbByteCount ?? 0) > 0 {
+            var previousSnapper = snapper
+            previousSnapper.refinesAfterWalk = false
+            let setups: [(name: String, inline: Bool)] = [("previous_round", false), ("this_round", true)]
+            var times: [String: [Double]] = [:]
+            for drivers in [20, 100] {
+                for round in 0..<(setups.count * configuration.manyToOneRounds / 2) {
+                    let setup = setups[round % setups.count]
+                    query.climbsInline = setup.inline
+                    let group = randomPoints(graph, count: drivers + 1, random: &random)
+                    let starts = Array(group.prefix(drivers))
+                    let t = time(clock) {
+                        let found = try? router.durationsMilliseconds(
+                            from: starts, to: group[drivers], snappingWith: setup.inline ? snapper : previousSnapper)
+                        for d in found ?? [] { sink &+= d ?? 0 }
+                    }
+                    times["\(drivers)_\(setup.name)", default: []].append(t)
+                }
+            }
+            query.climbsInline = true
+            // Routes with geometry: this round; without touching ahead; the polyline appended point by point (the
+            // previous round); neither.
+            let routeSetups: [(name: String, touches: Bool, writes: Bool)] = [
+                ("geometry_this_round", true, true), ("geometry_untouched", false, true),
+                ("geometry_point_by_point", true, false), ("geometry_untouched_point_by_point", false, false),
+            ]
+            // Every pair once with every setup, in as many passes over all pairs (so a pair's caches are cold again
+            // when it comes back), the setups rotating from pair to pair.
+            for pass in routeSetups.indices {
+                for (i, pair) in pairs.enumerated() {
+                    let setup = routeSetups[(i + pass) % routeSetups.count]
+                    (query.touchesRoutes, query.writesPolylines) = (setup.touches, setup.writes)
+                    let t = time(clock) { sink &+= (try? router.route(pair))?.geometry.count ?? 0 }
+                    times[setup.name, default: []].append(t)
+                }
+            }
+            (query.touchesRoutes, query.writesPolylines) = (true, true)
+            variants = times.mapValues(median)
+        }
         // Same-run baselines for this session's changes: climbs searched, shortcuts split into halves.
         var searched20: [Double]?
         var searched100: [Double]?
@@ -353,7 +397,8 @@ public enum RoutingBenchmark {
             snap20TogetherMedianMicroseconds: median(snap20Together),
             snap20OneByOneMedianMicroseconds: median(snap20OneByOne),
             climbListMegabytes: index.labels.map { Double($0.climbByteCount) / 1_048_576 },
-            unpackedShortcutMegabytes: Double(index.hierarchy.unpackedShortcutByteCount) / 1_048_576)
+            unpackedShortcutMegabytes: Double(index.hierarchy.unpackedShortcutByteCount) / 1_048_576,
+            variants: variants)
     }
 
     /// Generates a `SyntheticCity` grid of about `nodes` crossings and measures it (generation is `import_s`;
