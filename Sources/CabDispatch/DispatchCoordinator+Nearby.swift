@@ -28,11 +28,12 @@ extension DispatchCoordinator {
     public func carsNearby(_ point: Coordinate) -> NearbyCars {
         let t = now()
         let (online, busy) = state.withLock { ($0.online, $0.tripOfDriver) }
+        let anyNode = bus.spansNodes  // on a cluster, available drivers online on any node (as `candidates`)
         let found = fleet.nearest(
             to: point, k: Self.carsNearbyLimit * 2,
             filter: DriverFilter(statuses: [.available], maxDistanceMeters: Self.carsNearbyRadiusMeters),
             now: t.millisecondsSinceEpoch
-        ).filter { online[$0.driver] != nil && busy[$0.driver] == nil }.prefix(Self.carsNearbyLimit)
+        ).filter { (anyNode || online[$0.driver] != nil) && busy[$0.driver] == nil }.prefix(Self.carsNearbyLimit)
         let durations = eta.durationsMilliseconds(from: found.map(\.position.coordinate), to: point)
         let nearest = durations.compactMap { $0 }.min().map { ($0 + 999) / 1000 }
         return NearbyCars(

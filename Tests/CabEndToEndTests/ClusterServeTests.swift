@@ -386,6 +386,11 @@ struct ClusterServeTests {
         // A and C see the driver available (the fleet is replicated) before the riders book there.
         #expect(eventually(within: 5) { cluster.nearbyLatitude(on: a, of: driver.id) == 60.1701 })
         #expect(eventually(within: 5) { cluster.nearbyLatitude(on: c, of: driver.id) == 60.1701 })
+        // A rider on A sees the car nearby.
+        let riderOnA = try a.request("POST", "/v1/riders", json: ["name": "Looking"])
+        let looking = ["Authorization": "Bearer \(try #require(riderOnA.jsonObject?["token"] as? String))"]
+        let cars = try a.request("GET", "/v1/cars/nearby?lat=60.1699&lon=24.9384", headers: looking)
+        #expect((cars.jsonObject?["cars"] as? [Any])?.count == 1, "\(cars.text)")
 
         let (_, first) = try cluster.book(on: a)
         let (_, second) = try cluster.book(on: c)
