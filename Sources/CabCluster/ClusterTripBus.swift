@@ -76,7 +76,7 @@ public final class ClusterTripBus: TripNotificationBus {
         switch notification {
         case .offer(let offer):
             let key = keys.offer(driver.rawValue)
-            let value = offer.tripID.rawValue + "\n" + offer.json
+            let value = Self.stored(offer)
             let expiresAt = offer.expiresAt.millisecondsSinceEpoch
             write { redis in _ = try redis.command("SET", key, value, "PXAT", expiresAt) }
         case .offerWithdrawn(let trip, _), .assigned(let trip, _), .tripEnded(let trip, _, _),
@@ -118,32 +118,38 @@ public final class ClusterTripBus: TripNotificationBus {
     /// do not offer one driver two trips at once. Redis away: the claim is granted (each node's own rule of one
     /// offer per driver still holds), and Redis is not asked again for a second.
     public func claimOffer(_ offer: TripOffer, for driver: DriverID) -> Bool {
-        let now = ContinuousClock.now
-        if let until = downUntil.withLock({ $0 }), now < until { return true }
-        do {
+        ask(otherwise: true) { redis in
             let reply = try redis.command(
-                "SET", keys.offer(driver.rawValue), offer.tripID.rawValue + "\n" + offer.json, "NX", "PXAT",
+                "SET", keys.offer(driver.rawValue), Self.stored(offer), "NX", "PXAT",
                 offer.expiresAt.millisecondsSinceEpoch)
             if case .null = reply { return false }
-            return true
-        } catch {
-            downUntil.withLock { $0 = now + .seconds(1) }
             return true
         }
     }
 
     public func openOffer(for driver: DriverID, at time: Instant) -> TripOffer? {
-        let now = ContinuousClock.now
-        if let until = downUntil.withLock({ $0 }), now < until { return nil }
-        do {
+        ask(otherwise: nil) { redis in
             guard let stored = try redis.command("GET", keys.offer(driver.rawValue)).string,
                 let newline = stored.firstIndex(of: "\n"),
                 let offer = TripOffer(json: stored[stored.index(after: newline)...]), time < offer.expiresAt
             else { return nil }
             return offer
+        }
+    }
+
+    /// An offer as its driver's key holds it: the trip id, a newline, the offer's JSON.
+    private static func stored(_ offer: TripOffer) -> String { offer.tripID.rawValue + "\n" + offer.json }
+
+    /// Asks Redis on the caller's thread; after a failure Redis is not asked for a second, and `fallback` is the
+    /// answer meanwhile (dispatch and streams never wait on a Redis that is away).
+    private func ask<T>(otherwise fallback: T, _ body: (RedisClient) throws -> T) -> T {
+        let now = ContinuousClock.now
+        if let until = downUntil.withLock({ $0 }), now < until { return fallback }
+        do {
+            return try body(redis)
         } catch {
             downUntil.withLock { $0 = now + .seconds(1) }
-            return nil
+            return fallback
         }
     }
 

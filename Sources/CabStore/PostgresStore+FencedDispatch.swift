@@ -159,13 +159,12 @@ extension PostgresStore: FencedDispatchRepository {
             ).rows.map { row in
                 guard let booking = row.string(0).map(BookingID.init(uncheckedRawValue:)),
                     let kind = row.string(1).flatMap(TripDeadlineKind.init(rawValue:)),
-                    let due = try row.int64(2), let shard = try row.int(3), (0..<DispatchShard.count).contains(shard),
-                    let fence = try row.int64(4), let generation = try row.int64(5), let attempts = try row.int(6)
+                    let due = try row.int64(2), let fence = try Self.storedFence(row, shard: 3, fence: 4),
+                    let generation = try row.int64(5), let attempts = try row.int(6)
                 else { throw StoreError(.corruptRow, "A trip deadline row is damaged.") }
                 return DueDeadline(
-                    booking: booking, kind: kind, dueAt: Instant(millisecondsSinceEpoch: due),
-                    fence: ShardFence(shard: DispatchShard(shard), fence: fence), generation: generation,
-                    attempts: attempts)
+                    booking: booking, kind: kind, dueAt: Instant(millisecondsSinceEpoch: due), fence: fence,
+                    generation: generation, attempts: attempts)
             }.sorted { ($0.dueAt, $0.booking) < ($1.dueAt, $1.booking) }
         }
     }
@@ -189,13 +188,11 @@ extension PostgresStore: FencedDispatchRepository {
             ).rows.map { row in
                 guard let driver = row.string(0).map(DriverID.init(uncheckedRawValue:)), let batch = try row.int(1),
                     let state = row.string(2).flatMap(StoredOffer.State.init(rawValue:)),
-                    let expires = try row.int64(3), let shard = try row.int(4),
-                    (0..<DispatchShard.count).contains(shard), let fence = try row.int64(5)
+                    let expires = try row.int64(3), let fence = try Self.storedFence(row, shard: 4, fence: 5)
                 else { throw StoreError(.corruptRow, "An offer row is damaged.") }
                 return StoredOffer(
                     booking: booking, driver: driver, batch: batch, state: state,
-                    expiresAt: Instant(millisecondsSinceEpoch: expires),
-                    fence: ShardFence(shard: DispatchShard(shard), fence: fence))
+                    expiresAt: Instant(millisecondsSinceEpoch: expires), fence: fence)
             }
         }
     }
@@ -236,6 +233,14 @@ extension PostgresStore: FencedDispatchRepository {
             throw CoreError.staleFence(fence, writing: what)
         }
         return row
+    }
+
+    /// The fence a row was written under, from its `shard` and `fence` columns; nil when missing or out of range.
+    static func storedFence(_ row: PostgresRow, shard: Int, fence: Int) throws -> ShardFence? {
+        guard let index = try row.int(shard), (0..<DispatchShard.count).contains(index),
+            let number = try row.int64(fence)
+        else { return nil }
+        return ShardFence(shard: DispatchShard(index), fence: number)
     }
 
     /// Traps when a write names a fence of another shard than the booking's: a programming error.
