@@ -5,7 +5,7 @@ import Foundation
 /// A trip notification as nodes exchange it (`cab:{city}:trip-events`, JSON): what one node's dispatch tells a
 /// trip's followers or a driver reaches their streams on every other node.
 struct ForwardedTripNotification: Codable, Equatable {
-    /// `trip` or `driver`.
+    /// `trip`, `driver` or `shard`.
     var audienceKind: String
     /// The trip's or the driver's id.
     var audienceID: String
@@ -38,6 +38,7 @@ struct ForwardedTripNotification: Codable, Equatable {
         switch audience {
         case .trip(let id): (audienceKind, audienceID) = ("trip", id.rawValue)
         case .driver(let id): (audienceKind, audienceID) = ("driver", id.rawValue)
+        case .shard(let shard): (audienceKind, audienceID) = ("shard", String(shard.index))
         }
         self.kind = kind
     }
@@ -91,6 +92,8 @@ struct ForwardedTripNotification: Codable, Equatable {
         switch audienceKind {
         case "trip": BookingID(audienceID).map { .trip($0) }
         case "driver": DriverID(audienceID).map { .driver($0) }
+        case "shard":
+            Int(audienceID).flatMap { (0..<DispatchShard.count).contains($0) ? .shard(DispatchShard($0)) : nil }
         default: nil
         }
     }

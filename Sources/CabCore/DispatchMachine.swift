@@ -48,6 +48,37 @@ public struct DispatchMachine: Sendable {
         offeredDrivers = declined.sorted { $0.rawValue < $1.rawValue }
     }
 
+    /// Dispatch taken over by a new owner of the trip's shard (issue 18), from what the database holds: batch
+    /// `batch` (0-based) was the last one written, `open` its offers still open (their expiry on this node's
+    /// clock), `offered` every driver offered the trip before (never asked again) and `declined` those who said
+    /// no. With open offers it waits for them (the actions: the timer at their expiry); with none it goes on to
+    /// the next batch (or gives up after the last), as the old owner would have.
+    public static func resumed(
+        configuration: DispatchConfiguration, batch: Int, offered: [DriverID], declined: Set<DriverID>,
+        open: [DispatchOffer]
+    ) -> (machine: DispatchMachine, actions: [DispatchAction]) {
+        precondition(batch >= 0, "batches are numbered from 0")
+        var machine = DispatchMachine(configuration: configuration, declined: declined)
+        var known = Set(machine.offeredDrivers)
+        for driver in offered + open.map(\.driver) where known.insert(driver).inserted {
+            machine.offeredDrivers.append(driver)
+        }
+        guard let expiresAt = open.map(\.expiresAt).max() else {
+            return (machine, machine.next(after: batch))
+        }
+        for offer in open { machine.openOffers[offer.driver] = offer }
+        machine.phase = .offering(batch: batch, expiresAt: expiresAt)
+        return (machine, [.scheduleTimer(expiresAt)])
+    }
+
+    /// The batch being searched or offered (0-based); nil before the start and after the end.
+    public var batch: Int? {
+        switch phase {
+        case .searching(let batch), .offering(let batch, _): batch
+        default: nil
+        }
+    }
+
     /// True once dispatch has ended (assigned, gave up or cancelled).
     public var isFinished: Bool {
         switch phase {

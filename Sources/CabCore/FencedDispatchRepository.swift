@@ -93,6 +93,15 @@ public protocol FencedDispatchRepository: Sendable {
     func fireDeadline(_ deadline: DueDeadline) throws -> Bool
     /// Every offer made for `booking`, by batch and driver: what a new owner resumes from.
     func offers(of booking: BookingID) throws -> [StoredOffer]
+    /// A driver's accept from any node, as one transaction: `driver`'s offer of the booking must be open and
+    /// unexpired on the database's clock (else `CoreError` `.offerNotOpen`), the booking's status is written by
+    /// compare-and-set (a lost race is `.transitionConflict`, and nothing is written), the offer becomes
+    /// `accepted` and the booking's other open offers `withdrawn`. Not fenced: any node may take a driver's answer.
+    func acceptOffer(_ updated: Booking, record: TripTransitionRecord) throws
+    /// A driver's decline from any node, as one transaction: `driver`'s open offer of `booking` becomes
+    /// `declined` and the decline is stored (dispatch never offers them the trip again). False when the driver
+    /// held no open offer of it.
+    func declineOffer(of booking: BookingID, by driver: DriverID, at time: Instant) throws -> Bool
 }
 
 /// An offer as the database holds it (`FencedDispatchRepository.offers(of:)`).
@@ -125,10 +134,14 @@ public struct StoredOffer: Hashable, Sendable {
     public var expiresAt: Instant
     /// The fence it was written under.
     public var fence: ShardFence
+    /// How long it stays open from when it was read, in milliseconds, measured by the database (0 once it
+    /// lapsed): what a new owner on a node whose clock differs counts its timer from.
+    public var remainingMilliseconds: Int64
 
     /// An offer.
     public init(
-        booking: BookingID, driver: DriverID, batch: Int, state: State, expiresAt: Instant, fence: ShardFence
+        booking: BookingID, driver: DriverID, batch: Int, state: State, expiresAt: Instant, fence: ShardFence,
+        remainingMilliseconds: Int64 = 0
     ) {
         self.booking = booking
         self.driver = driver
@@ -136,5 +149,6 @@ public struct StoredOffer: Hashable, Sendable {
         self.state = state
         self.expiresAt = expiresAt
         self.fence = fence
+        self.remainingMilliseconds = remainingMilliseconds
     }
 }

@@ -43,4 +43,7 @@ public protocol ShardOwnershipStatus: Sendable {
     var node: ClusterNodeID { get }
     /// The shards this node may act on now.
     var ownedShards: [DispatchShard] { get }
+    /// The fence to write `shard`'s trips under while this node may act on it; nil when it may not (another node
+    /// owns the shard, or this node's acting deadline passed). Asked before every write an owner makes.
+    func fence(of shard: DispatchShard) -> ShardFence?
 }

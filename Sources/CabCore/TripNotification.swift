@@ -85,6 +85,9 @@ public enum TripAudience: Hashable, Sendable {
     case driver(DriverID)
     /// Every follower of this trip.
     case trip(BookingID)
+    /// The owner of a dispatch shard (issue 18): every status published to a trip of the shard reaches it too,
+    /// from any node, so the node dispatching the shard hears each of its trips' changes.
+    case shard(DispatchShard)
 }
 
 /// One receiver of notifications (an SSE stream at the edge). Delivery must not block: a slow receiver drops.

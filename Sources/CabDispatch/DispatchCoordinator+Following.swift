@@ -19,6 +19,7 @@ extension DispatchCoordinator {
         }
         for trip in due { runDispatch(trip) { $0.timerFired(at: $1) } }
         fireTripTimeouts(at: t)
+        sweepIfSharded()
         let followed = state.withLock { Array($0.following.values) }
         for f in followed { follow(f) }
     }

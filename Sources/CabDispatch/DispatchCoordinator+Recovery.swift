@@ -42,6 +42,9 @@ extension DispatchCoordinator {
                 }
                 continue
             }
+            if sharding.withLock({ $0 }) != nil, booking.status != .requested {
+                continue  // on a cluster the shards' owners take their trips over (`startActing`)
+            }
             switch booking.status {
             case .requested:
                 requested.append(booking)  // moved to dispatching in one write below
@@ -79,6 +82,13 @@ extension DispatchCoordinator {
     /// Starts dispatch again for a trip the store holds in `dispatching` (no transition: it is already there),
     /// never offering it to a driver who declined it before (stored), nor to `alsoDeclined`.
     func resumeDispatch(_ booking: Booking, alsoDeclined: Set<DriverID> = []) {
+        let owner = ownership(of: booking.id)
+        if case .elsewhere = owner { return }  // the shard's owner hears the status and dispatches
+        var batchBase = 0
+        if case .owned = owner, let sharded = sharding.withLock({ $0 }) {
+            // Batches go on being numbered after those stored (a re-dispatch starts again from the nearest).
+            batchBase = ((try? sharded.store.offers(of: booking.id)) ?? []).map(\.batch).max() ?? 0
+        }
         var declined = alsoDeclined
         do {
             declined.formUnion(try store.declines(of: booking.id))
@@ -87,10 +97,13 @@ extension DispatchCoordinator {
                 "declines not read; dispatch may ask those drivers again",
                 metadata: ["trip": "\(booking.id.rawValue)", "error": "\(error)"])
         }
-        let dispatch = TripDispatch(
+        var dispatch = TripDispatch(
             machine: DispatchMachine(configuration: configuration.dispatch, declined: declined), booking: booking,
             deadline: deadline(of: booking))
+        dispatch.batchBase = batchBase
         state.withLock { $0.dispatching[booking.id] = dispatch }
+        watchForChangesElsewhere(booking.id)
         runDispatch(booking.id) { machine, time in machine.start(at: time) }
+        if case .owned(let fence) = owner { scheduleNextDeadline(of: booking, under: fence) }
     }
 }

@@ -7,6 +7,18 @@ extension DispatchCoordinator {
     /// among racing accepts and a racing rider cancel; the loser gets a 409 naming the state that won.
     public func accept(_ trip: BookingID, by driver: DriverID) throws -> Booking {
         let t = now()
+        if let sharded = sharding.withLock({ $0 }) {
+            // On a cluster the database holds the offers: one transaction checks the driver's is open, stores
+            // the accept by compare-and-set and closes the others, whichever node made them.
+            guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
+            if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
+            try requireFree(driver, for: trip)
+            let local = openOffer(of: trip, to: driver, at: t).map { t.adding(seconds: $0.etaSeconds) }
+            let promised = local.flatMap { $0 > t ? $0 : nil } ?? roadPickupTime(of: current, by: driver, at: t)
+            return try transition(
+                .accept(driver), trip, by: .driver(driver), at: t, adjust: { $0.promisedPickupAt = promised },
+                write: sharded.store.acceptOffer)
+        }
         guard let offer = openOffer(of: trip, to: driver, at: t) else {
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
             if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
@@ -34,6 +46,20 @@ extension DispatchCoordinator {
     public func decline(_ trip: BookingID, by driver: DriverID) throws -> Booking {
         guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
         let held = state.withLock { $0.dispatching[trip]?.machine.openOffers[driver] != nil }
+        if let sharded = sharding.withLock({ $0 }) {
+            // On a cluster: the offer closed and the decline stored in one transaction, on any node.
+            guard try sharded.store.declineOffer(of: trip, by: driver, at: now()) else {
+                if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
+                throw CoreError(.offerNotOpen, "This trip is not offered to you; there is nothing to decline.")
+            }
+            state.withLock { s in if s.offerHeld[driver] == trip { s.offerHeld[driver] = nil } }
+            if held {
+                runDispatch(trip) { $0.declined(by: driver, at: $1) }
+            } else {
+                bus.publish(.offerWithdrawn(trip, reason: "declined"), to: .driver(driver))
+            }
+            return current
+        }
         if !held, current.status == .dispatching, openOffer(of: trip, to: driver, at: now()) != nil {
             // Another node of the cluster made the offer: the decline is stored (that node's dispatch never
             // offers the trip to this driver again, and a resumed dispatch reads it) and the offer taken off the
@@ -58,13 +84,16 @@ extension DispatchCoordinator {
         guard try store.driver(driver) != nil else { throw CoreError(.notFound, "No driver \(driver).") }
         try requireFree(driver, for: trip)
         let t = now()
-        var promised: Instant?
-        if let booking = try store.booking(trip), let p = fleet.position(of: driver),
-            let ms = eta.durationsMilliseconds(from: [p.coordinate], to: booking.pickup).first ?? nil
-        {
-            promised = t.adding(milliseconds: Int64(ms))
-        }
+        let promised = try store.booking(trip).flatMap { roadPickupTime(of: $0, by: driver, at: t) }
         return try transition(.assign(driver), trip, by: dispatcher, at: t) { $0.promisedPickupAt = promised }
+    }
+
+    /// When `driver` would reach `booking`'s pickup by road from their latest position, leaving at `t`.
+    func roadPickupTime(of booking: Booking, by driver: DriverID, at t: Instant) -> Instant? {
+        guard let p = fleet.position(of: driver),
+            let ms = eta.durationsMilliseconds(from: [p.coordinate], to: booking.pickup).first ?? nil
+        else { return nil }
+        return t.adding(milliseconds: Int64(ms))
     }
 
     /// The driver of `trip` completes it: the fare comes from every fix the driver took from pickup up to now
@@ -170,7 +199,7 @@ extension DispatchCoordinator {
     /// on a lost race so the command is judged against the winner's state; then performs the actions.
     func transition(
         _ command: TripCommand, _ trip: BookingID, by actor: Principal, at t: Instant,
-        adjust: (inout Booking) -> Void = { _ in }
+        adjust: (inout Booking) -> Void = { _ in }, write: ((Booking, TripTransitionRecord) throws -> Void)? = nil
     ) throws -> Booking {
         for _ in 0..<3 {
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
@@ -181,7 +210,7 @@ extension DispatchCoordinator {
             if command.event == .accept || command.event == .assign { adjust(&updated) }
             let stored: Bool = try gates.withGate(trip) {
                 do {
-                    try store.transition(updated, record: record)
+                    if let write { try write(updated, record) } else { try store.transition(updated, record: record) }
                 } catch let error as CoreError where error.code == .transitionConflict {
                     return false
                 }
@@ -275,11 +304,12 @@ extension DispatchCoordinator {
             case .endDispatch(let acceptedBy):
                 endDispatch(id, acceptedBy: acceptedBy)
             case .followDriver(let driver):
+                setFleetStatus(.busy, for: driver)
+                if case .elsewhere = ownership(of: id) { break }  // the shard's owner follows it (`takeOver`)
                 let following = Following(
                     booking: booking, driver: driver, alerts: ArrivalAlertTracker(configuration: configuration.alerts),
                     deadline: deadline(of: booking))
                 state.withLock { $0.startFollowing(following) }
-                setFleetStatus(.busy, for: driver)
             case .stopFollowing:
                 state.withLock { $0.stopFollowing(id) }
             case .announceArrival:

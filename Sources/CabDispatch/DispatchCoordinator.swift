@@ -54,6 +54,9 @@ public final class DispatchCoordinator: Sendable {
         var machine: DispatchMachine
         var booking: Booking
         var timer: Instant?
+        /// On a cluster: the batches written before this dispatch's machine started (a re-dispatch, a takeover):
+        /// the machine's batch `b` is stored as batch `batchBase + b + 1`.
+        var batchBase = 0
         /// When the booking's next timed transition is due (`TripStateMachine.nextDeadline`), kept with `booking`
         /// so that `tick()` finds what is due without building a state machine per trip.
         var deadline: Instant?
@@ -103,6 +106,16 @@ public final class DispatchCoordinator: Sendable {
         var movedBeforeStart: Set<BookingID> = []
         /// On a cluster: the trips dispatched here, listened to for changes made on other nodes.
         var watchers: [BookingID: TripDispatchWatcher] = [:]
+        /// Dispatch by shard ownership (issue 18): the shards this node acts on, each with its audience's receiver.
+        var shardReceivers: [DispatchShard: ShardStatusReceiver] = [:]
+        /// Bookings made here whose queued start has not run yet (the shard's receiver leaves them to it).
+        var pendingStarts: Set<BookingID> = []
+        /// Shards whose trips wait to be read and taken over (`startActing`), read together.
+        var shardsToScan: Set<DispatchShard> = []
+        /// True while a deadline sweep runs (the next tick skips).
+        var sweeping = false
+        /// Ticks since the last scan of the owned shards for trips nobody dispatches.
+        var ticksSinceRescan = 0
 
         mutating func startFollowing(_ f: Following) {
             following[f.booking.id] = f
@@ -140,6 +153,11 @@ public final class DispatchCoordinator: Sendable {
     let newBookings = NewBookingQueue<NewBooking>()
     /// Orders each trip's transitions with their notifications (`transition`, the rider's cancel).
     let gates = TripGates()
+    /// Dispatch by shard ownership across nodes, once `dispatchByShard(_:)` set it (nil: this node dispatches
+    /// what it books).
+    let sharding = Mutex<ShardedDispatch?>(nil)
+    /// Where shard work runs off the callers' threads: takeovers, what a shard's owner hears, deadline sweeps.
+    let shardQueue = DispatchQueue(label: "swiftcab.dispatch.shards")
     /// Where the coordinator logs (message, metadata).
     public let log: Logger
     /// A logger that writes nothing (tests, simulations): `cab serve` passes its own.
@@ -271,6 +289,7 @@ public final class DispatchCoordinator: Sendable {
         let admitted = machine.booking
         store.create(admitted, idempotencyKey: idempotencyKey, transitions: [record]) { [weak self] result in
             if let self, case .success(let creation) = result, creation.created {
+                self.state.withLock { _ = $0.pendingStarts.insert(creation.booking.id) }
                 self.queueStart(NewBooking(booking: creation.booking, step: step))
             }
             completion(result)
@@ -301,8 +320,17 @@ public final class DispatchCoordinator: Sendable {
     /// Starts dispatch on queued bookings (stored as `dispatching` with the booking): performs their first
     /// step's actions, unless the trip changed before its start came (then none of them: the change told the apps).
     private func startQueued(_ items: [NewBooking]) {
-        for item in items where register(item.booking, unlessMoved: true) {
-            perform(item.step.actions, for: item.booking, actor: .system)
+        for item in items {
+            defer { state.withLock { _ = $0.pendingStarts.remove(item.booking.id) } }
+            if case .elsewhere = ownership(of: item.booking.id) {
+                // Another node owns the trip's shard: it hears the status below (`.shard`) and dispatches.
+                guard state.withLock({ $0.movedBeforeStart.remove(item.booking.id) == nil }) else { continue }
+                perform(item.step.actions, for: item.booking, actor: .system)
+                continue
+            }
+            if register(item.booking, unlessMoved: true) {
+                perform(item.step.actions, for: item.booking, actor: .system)
+            }
         }
     }
 
@@ -367,8 +395,11 @@ public final class DispatchCoordinator: Sendable {
 
     /// The `startDispatch` action: registers the trip (unless its queued start did) and starts its machine.
     func startDispatch(_ stored: Booking) {
+        let owner = ownership(of: stored.id)
+        if case .elsewhere = owner { return }  // the shard's owner hears the status and dispatches
         _ = register(stored, unlessMoved: false)
         runDispatch(stored.id) { machine, time in machine.start(at: time) }
+        if case .owned(let fence) = owner { scheduleNextDeadline(of: stored, under: fence) }
     }
 
     /// Applies one machine event for `trip` under the lock, then performs the actions it returns (searching
@@ -406,6 +437,7 @@ public final class DispatchCoordinator: Sendable {
                 state.withLock { _ = $0.dispatching.removeValue(forKey: trip) }
                 stopWatching(trip)
                 do {
+                    try giveUpUnderFence(trip)
                     // Not through `transition`: this runs inside dispatch, possibly under the trip's gate.
                     let (stored, step) = try store.apply(
                         .noDriverFound, to: trip, by: .system, at: now(), tariff: tariff, table: configuration.table)
@@ -421,13 +453,20 @@ public final class DispatchCoordinator: Sendable {
     /// Sends the offers; returns the drivers not offered because another node of the cluster holds an open offer
     /// for them (`TripNotificationBus.claimOffer`).
     private func sendOffers(_ offers: [DispatchOffer], trip: BookingID) -> [DriverID] {
-        let found: (booking: Booking, first: Bool)? = state.withLock { s in
+        let found: (booking: Booking, first: Bool, batch: Int)? = state.withLock { s in
             guard let d = s.dispatching[trip] else { return nil }
             for o in offers { s.offerHeld[o.driver] = trip }
-            return (d.booking, d.machine.offeredDrivers.count == offers.count)
+            return (d.booking, d.machine.offeredDrivers.count == offers.count, d.batchBase + (d.machine.batch ?? 0) + 1)
         }
         guard let found else { return [] }
         let booking = found.booking
+        // On a cluster the offers are written under the shard's fence first; a driver the database found holding
+        // another open offer is away for this batch, and a stale fence ends this node's dispatch of the shard.
+        var durable: Set<DriverID>?
+        if case .owned(let fence) = ownership(of: trip) {
+            guard let written = writeOffers(offers, of: trip, batch: found.batch, under: fence) else { return [] }
+            durable = written
+        }
         if found.first, let observe = firstOfferObserver.withLock({ $0 }) {
             observe(now().milliseconds(since: booking.createdAt))
         }
@@ -436,7 +475,7 @@ public final class DispatchCoordinator: Sendable {
             let offer = TripOffer(
                 tripID: trip, pickup: booking.pickup, dropoff: booking.dropoff, pickupName: booking.pickupName,
                 dropoffName: booking.dropoffName, etaSeconds: o.etaSeconds, expiresAt: o.expiresAt)
-            guard bus.claimOffer(offer, for: o.driver) else {
+            guard durable.map({ $0.contains(o.driver) }) ?? bus.claimOffer(offer, for: o.driver) else {
                 state.withLock { s in if s.offerHeld[o.driver] == trip { s.offerHeld[o.driver] = nil } }
                 taken.append(o.driver)
                 continue

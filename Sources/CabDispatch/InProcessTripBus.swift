@@ -14,8 +14,17 @@ public final class InProcessTripBus: TripNotificationBus {
     /// An empty bus.
     public init() {}
 
+    /// A trip's statuses reach its dispatch shard's audience too (`TripAudience.shard`): the shard's owner hears
+    /// every change of its trips, wherever it was made.
     public func publish(_ notification: TripNotification, to audience: TripAudience) {
-        let receivers = state.withLock { Array(($0.receivers[audience] ?? [:]).values) }
+        var shard: TripAudience?
+        if case .status(let trip, _, _, _) = notification, case .trip = audience {
+            shard = .shard(DispatchShard(of: trip))
+        }
+        let receivers = state.withLock { s in
+            Array((s.receivers[audience] ?? [:]).values)
+                + (shard.flatMap { s.receivers[$0].map { Array($0.values) } } ?? [])
+        }
         for r in receivers { r.receive(notification) }
     }
 

@@ -145,14 +145,19 @@ extension PostgresStore: BookingRepository {
         guard let from = record.from else {
             preconditionFailure("a transition has a from state; creation is create(_:)")
         }
-        try write { c in
-            guard try Self.compareAndSet(updated, record: record, from: from, on: c) else {
-                let current = try c.query("SELECT status FROM bookings WHERE id = $1", [updated.id.rawValue]).first
-                guard let current, let state = current.string(0).flatMap(TripState.init(rawValue:)) else {
-                    throw CoreError(.notFound, "No booking \(updated.id).")
-                }
-                throw BookingRow.transitionConflict(state, record)
+        try write { c in try Self.compareAndSetOrThrow(updated, record: record, from: from, on: c) }
+    }
+
+    /// `compareAndSet`, throwing the conflict (naming the state that won) when the status had moved on.
+    static func compareAndSetOrThrow(
+        _ updated: Booking, record: TripTransitionRecord, from: TripState, on c: PostgresConnection
+    ) throws {
+        guard try compareAndSet(updated, record: record, from: from, on: c) else {
+            let current = try c.query("SELECT status FROM bookings WHERE id = $1", [updated.id.rawValue]).first
+            guard let current, let state = current.string(0).flatMap(TripState.init(rawValue:)) else {
+                throw CoreError(.notFound, "No booking \(updated.id).")
             }
+            throw BookingRow.transitionConflict(state, record)
         }
     }
 
@@ -187,7 +192,7 @@ extension PostgresStore: BookingRepository {
 
     /// The update if the status is still `from`, and the history row; false when the status had moved on. A
     /// second open trip for the driver is refused by `one_open_trip_per_driver` as a conflict.
-    private static func compareAndSet(
+    static func compareAndSet(
         _ updated: Booking, record: TripTransitionRecord, from: TripState, on c: PostgresConnection
     ) throws -> Bool {
         let changed: Int
@@ -207,7 +212,33 @@ extension PostgresStore: BookingRepository {
                 "SELECT coalesce(max(step), 0) + 1 FROM booking_history WHERE booking_id = $1", [updated.id.rawValue]
             ).first?.int(0) ?? 1
         try insertHistory(record, step: step, on: c)
+        try closeOffers(of: updated, from: from, on: c)
         return true
+    }
+
+    /// A trip's durable offers follow its status in the transaction that changes it (issue 18): leaving dispatch,
+    /// its open offers close (the accepting driver's `accepted`, the others `withdrawn`) and its dispatch deadlines
+    /// go; handed back to dispatch, its accepted offer is `released`. A store whose dispatch writes no offers
+    /// (one node) changes no rows here.
+    static func closeOffers(of updated: Booking, from: TripState, on c: PostgresConnection) throws {
+        let id = updated.id.rawValue
+        if from == .dispatching, updated.status != .dispatching {
+            let taker = updated.status == .accepted ? updated.driverID?.rawValue : nil
+            try c.query(
+                """
+                UPDATE dispatch_offers
+                SET state = CASE WHEN driver_id = $2::text THEN 'accepted' ELSE 'withdrawn' END,
+                    closed_at = clock_timestamp()
+                WHERE booking_id = $1::text AND state = 'open'
+                """, [id, taker])
+            try c.query(
+                "DELETE FROM dispatch_deadlines WHERE booking_id = $1::text AND kind IN ('offer_timeout', 'dispatch_timeout')",
+                [id])
+        } else if updated.status == .dispatching, from != .requested, from != .dispatching {
+            try c.query(
+                "UPDATE dispatch_offers SET state = 'released', closed_at = clock_timestamp() "
+                    + "WHERE booking_id = $1::text AND state = 'accepted'", [id])
+        }
     }
 
     /// Every transition of a booking, oldest first.

@@ -29,13 +29,18 @@ extension PostgresStore {
 
     /// Records durably that `driver` declined `booking` at `time` (a repeat is harmless).
     public func recordDecline(of booking: BookingID, by driver: DriverID, at time: Instant) throws {
-        try write { c in
-            try c.query(
-                "INSERT INTO dispatch_declines (booking_id, driver_id, shard, at_ms) VALUES ($1, $2, $3, $4) "
-                    + "ON CONFLICT DO NOTHING",
-                [booking.rawValue, driver.rawValue, Self.shard(of: booking), time.millisecondsSinceEpoch]
-                    as [any PostgresBindable])
-        }
+        try write { c in try Self.insertDecline(of: booking, by: driver, at: time, on: c) }
+    }
+
+    /// Stores a decline (once) on `c`.
+    static func insertDecline(of booking: BookingID, by driver: DriverID, at time: Instant, on c: PostgresConnection)
+        throws
+    {
+        try c.query(
+            "INSERT INTO dispatch_declines (booking_id, driver_id, shard, at_ms) VALUES ($1, $2, $3, $4) "
+                + "ON CONFLICT DO NOTHING",
+            [booking.rawValue, driver.rawValue, Self.shard(of: booking), time.millisecondsSinceEpoch]
+                as [any PostgresBindable])
     }
 
     /// The drivers who declined `booking`, for dispatch resumed after a restart.

@@ -182,18 +182,57 @@ extension PostgresStore: FencedDispatchRepository {
         try read { c in
             try c.query(
                 """
-                SELECT driver_id, batch, state, (extract(epoch FROM expires_at) * 1000)::bigint, shard, fence
+                SELECT driver_id, batch, state, (extract(epoch FROM expires_at) * 1000)::bigint, shard, fence,
+                    greatest(0, extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint
                 FROM dispatch_offers WHERE booking_id = $1::text ORDER BY batch, driver_id
                 """, [booking.rawValue]
             ).rows.map { row in
                 guard let driver = row.string(0).map(DriverID.init(uncheckedRawValue:)), let batch = try row.int(1),
                     let state = row.string(2).flatMap(StoredOffer.State.init(rawValue:)),
-                    let expires = try row.int64(3), let fence = try Self.storedFence(row, shard: 4, fence: 5)
+                    let expires = try row.int64(3), let fence = try Self.storedFence(row, shard: 4, fence: 5),
+                    let remaining = try row.int64(6)
                 else { throw StoreError(.corruptRow, "An offer row is damaged.") }
                 return StoredOffer(
                     booking: booking, driver: driver, batch: batch, state: state,
-                    expiresAt: Instant(millisecondsSinceEpoch: expires), fence: fence)
+                    expiresAt: Instant(millisecondsSinceEpoch: expires), fence: fence,
+                    remainingMilliseconds: state == .open ? remaining : 0)
             }
+        }
+    }
+
+    public func acceptOffer(_ updated: Booking, record: TripTransitionRecord) throws {
+        guard let driver = updated.driverID, let from = record.from, updated.id == record.bookingID else {
+            preconditionFailure("an accept names its driver and comes from a state")
+        }
+        try write { c in
+            // Locked until the commit: a decline or a batch step of this offer waits for the accept, or wins.
+            let held = try c.query(
+                """
+                SELECT 1 FROM dispatch_offers
+                WHERE booking_id = $1::text AND driver_id = $2::text AND state = 'open'
+                    AND expires_at > clock_timestamp()
+                FOR UPDATE
+                """, [updated.id.rawValue, driver.rawValue])
+            guard held.first != nil else {
+                throw CoreError(
+                    .offerNotOpen, "This trip is not offered to you (or the offer expired); wait for the next offer.")
+            }
+            try Self.compareAndSetOrThrow(updated, record: record, from: from, on: c)  // closes the offers too
+        }
+    }
+
+    public func declineOffer(of booking: BookingID, by driver: DriverID, at time: Instant) throws -> Bool {
+        try write { c in
+            let closed = try c.query(
+                """
+                UPDATE dispatch_offers SET state = 'declined', closed_at = clock_timestamp()
+                WHERE booking_id = $1::text AND driver_id = $2::text AND state = 'open'
+                    AND expires_at > clock_timestamp()
+                """, [booking.rawValue, driver.rawValue]
+            ).affectedRows
+            guard closed == 1 else { return false }
+            try Self.insertDecline(of: booking, by: driver, at: time, on: c)
+            return true
         }
     }
 

@@ -157,7 +157,9 @@ struct ServeCommand: ParsableCommand {
         }
         services.revocations = revocations.map(RedisTokenRevocationBus.init)
         let leases = settings.cluster.flatMap { cluster in
-            (services.store as? any ShardLeaseRepository).map { ServiceLoader.leaseKeeper(cluster, repository: $0) }
+            (services.store as? any ShardLeaseRepository & FencedDispatchRepository).map {
+                ServiceLoader.leaseKeeper(cluster, repository: $0, dispatch: services.dispatch)
+            }
         }
         services.shards = leases
         let app = CabApplication(

@@ -136,13 +136,22 @@ extension ServiceLoader {
     /// This node's share of the 64 dispatch shards (issue 18, docs/dispatch-ownership.md), kept in the shared
     /// PostgreSQL database; `stop()` at shutdown hands them over. Logs when the database cannot be asked (once,
     /// until it answers again).
-    static func leaseKeeper(_ cluster: ClusterSettings, repository: any ShardLeaseRepository) -> LeaseKeeper {
+    /// With `dispatch`, the node dispatches only the trips of the shards it holds, writing under their fences
+    /// (`DispatchCoordinator.dispatchByShard`): it takes a shard's trips over when it starts acting on it.
+    static func leaseKeeper(
+        _ cluster: ClusterSettings, repository: any ShardLeaseRepository & FencedDispatchRepository,
+        dispatch: DispatchCoordinator?
+    ) -> LeaseKeeper {
         let failing = Mutex(false)
         let node = ClusterNodeID(cluster.node)
-        return LeaseKeeper(repository: repository, configuration: .init(node: node)) { event in
+        let keeper = LeaseKeeper(repository: repository, configuration: .init(node: node)) { [weak dispatch] event in
             switch event {
-            case .startActing, .stopActing:
+            case .startActing(let fence):
                 failing.withLock { $0 = false }  // the share itself is in /healthz ("dispatch")
+                dispatch?.startActing(fence)
+            case .stopActing(let shard):
+                failing.withLock { $0 = false }
+                dispatch?.stopActing(shard)
             case .failed(let message):
                 if !failing.withLock({ f in
                     defer { f = true }; return f
@@ -151,6 +160,8 @@ extension ServiceLoader {
                 }
             }
         }
+        dispatch?.dispatchByShard(ShardedDispatch(ownership: keeper, store: repository))
+        return keeper
     }
 }
 

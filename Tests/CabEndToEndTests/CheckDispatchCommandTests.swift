@@ -61,8 +61,14 @@ struct PSQL {
     }
 
     func run(_ sql: String) throws {
+        _ = try query(sql)
+    }
+
+    /// The rows `sql` returns, unaligned: one line per row, columns split by `|`.
+    func query(_ sql: String) throws -> String {
         let result = try CabProcess.run(
-            executable: binary, ["-X", "-q", "-v", "ON_ERROR_STOP=1", conninfo, "-c", sql])
+            executable: binary, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", conninfo, "-c", sql])
         guard result.status == 0 else { throw Failure(message: "psql failed: \(result.standardError)") }
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
