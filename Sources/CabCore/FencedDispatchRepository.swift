@@ -68,7 +68,8 @@ public protocol FencedDispatchRepository: Sendable {
     /// Writes a batch of offers: the booking's earlier batches' open offers are closed (`expired`), each driver's
     /// own open offer that has run out is closed, the new offers are opened, and the booking's `offerTimeout`
     /// deadline is set to their expiry, in one transaction. Returns the drivers offered: a driver who holds
-    /// another open offer is left out (a driver holds at most one open offer).
+    /// another open offer is left out (a driver holds at most one open offer), and nobody is offered a booking
+    /// that is no longer `dispatching` (accepted or cancelled on another node meanwhile).
     func writeOffers(_ batch: OfferBatch, under fence: ShardFence) throws -> [DriverID]
     /// A batch step: the batch's open offers of `booking` are closed (`expired`) and its `offerTimeout` deadline
     /// removed, so dispatch can search again. Returns how many offers were closed.

@@ -70,7 +70,23 @@ extension DispatchCoordinator {
         bus.publish(.position(position), to: .trip(id))
         if let etaSeconds { bus.publish(.pickupETA(seconds: etaSeconds), to: .trip(id)) }
         if let dropoffSeconds { bus.publish(.dropoffETA(id, seconds: dropoffSeconds), to: .trip(id)) }
-        for a in alerts { bus.publish(.alert(a), to: .trip(id)) }
+        for a in alerts where isFirstAlert(a, of: id) { bus.publish(.alert(a), to: .trip(id)) }
+    }
+
+    /// On a cluster, whether `alert` of `trip` was not sent before, by this owner or the trip's previous one: the
+    /// first to mark its threshold (`markAlert`, under the fence) sends it. One node: always.
+    private func isFirstAlert(_ alert: ArrivalAlert, of trip: BookingID) -> Bool {
+        guard let sharded = sharding.withLock({ $0 }), let threshold = alert.thresholdSeconds else { return true }
+        guard case .owned(let fence) = ownership(of: trip) else { return false }
+        do {
+            return try sharded.store.markAlert(of: trip, thresholdSeconds: threshold, under: fence)
+        } catch let error as CoreError where error.code == .staleFence {
+            lostShard(fence.shard, error)
+            return false
+        } catch {
+            log.error("alert mark not stored", metadata: ["trip": "\(trip.rawValue)", "error": "\(error)"])
+            return true  // better twice than never
+        }
     }
 
     /// The latest position and ETA known for `trip` (for a new follower and the tracking JSON).

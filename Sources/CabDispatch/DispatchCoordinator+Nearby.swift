@@ -46,6 +46,9 @@ extension DispatchCoordinator {
     /// The open offer `driver` holds, if any (sent again when the driver's stream reconnects).
     public func openOffer(for driver: DriverID) -> TripOffer? {
         let t = now()
+        // On a cluster the offer as it was sent first, which the bus keeps: a node that took the trip over holds
+        // its own copy, with the time left counted again.
+        if bus.spansNodes, let sent = bus.openOffer(for: driver, at: t) { return sent }
         let held = state.withLock { s -> TripOffer? in
             guard let trip = s.offerHeld[driver], let d = s.dispatching[trip], let o = d.machine.openOffers[driver],
                 t < o.expiresAt

@@ -101,7 +101,13 @@ extension DispatchCoordinator {
             machine: DispatchMachine(configuration: configuration.dispatch, declined: declined), booking: booking,
             deadline: deadline(of: booking))
         dispatch.batchBase = batchBase
-        state.withLock { $0.dispatching[booking.id] = dispatch }
+        // Once: a takeover may have registered the trip meanwhile (then it dispatches).
+        let fresh = state.withLock { s -> Bool in
+            guard s.dispatching[booking.id] == nil else { return false }
+            s.dispatching[booking.id] = dispatch
+            return true
+        }
+        guard fresh else { return }
         watchForChangesElsewhere(booking.id)
         runDispatch(booking.id) { machine, time in machine.start(at: time) }
         if case .owned(let fence) = owner { scheduleNextDeadline(of: booking, under: fence) }

@@ -76,6 +76,17 @@ extension DispatchCoordinator {
         for id in trips { stopWatching(id) }
     }
 
+    /// Forgets this node's dispatch of `trip` without a word to anyone (its offers stay open in the database):
+    /// the node lost the trip's shard, whose next owner resumes it.
+    func dropDispatch(_ trip: BookingID) {
+        let known = state.withLock { s -> Bool in
+            guard s.dispatching.removeValue(forKey: trip) != nil else { return false }
+            for (driver, held) in s.offerHeld where held == trip { s.offerHeld[driver] = nil }
+            return true
+        }
+        if known { stopWatching(trip) }
+    }
+
     /// Reads the open trips of the shards waiting in `shardsToScan` (one read for all) and takes them over.
     func takeOverScannedShards() {
         let shards = state.withLock { s -> Set<DispatchShard> in
@@ -84,8 +95,10 @@ extension DispatchCoordinator {
         }
         guard !shards.isEmpty else { return }
         do {
-            for booking in try store.openTrips() where shards.contains(DispatchShard(of: booking.id)) {
-                takeOver(booking)
+            for read in try store.openTrips() where shards.contains(DispatchShard(of: read.id)) {
+                // Read again alone: the list is a moment old, and a trip accepted since must not be dispatched.
+                let booking = read.status == .dispatching ? try store.booking(read.id) : read
+                if let booking { takeOver(booking) }
             }
         } catch {
             log.error("shard trips not read", metadata: ["shards": "\(shards.count)", "error": "\(error)"])
@@ -99,8 +112,12 @@ extension DispatchCoordinator {
         let id = booking.id
         switch booking.status {
         case .dispatching:
-            let known = state.withLock { $0.dispatching[id] != nil || $0.pendingStarts.contains(id) }
-            if !known { resume(booking, under: fence) }
+            // Under the trip's gate: a transition on this node back to dispatching (a driver handing the trip
+            // back) restarts dispatch inside it, and this must then find it registered, not start a second one.
+            gates.withGate(id) {
+                let known = state.withLock { $0.dispatching[id] != nil || $0.pendingStarts.contains(id) }
+                if !known { resume(booking, under: fence) }
+            }
         case .accepted, .arriving, .arrived, .inProgress:
             guard let driver = booking.driverID else { return }
             let followed = state.withLock { s -> Bool in
@@ -145,7 +162,8 @@ extension DispatchCoordinator {
 
     /// Resumes dispatch of `booking` from the offers the database holds: the last batch with its offers still
     /// open (their timer counted from what the database says is left, whatever this node's clock), nobody
-    /// offered it before asked again, and the next batch at once when none is open.
+    /// offered it before asked again, and the next batch at once when none is open. A trip its driver handed back
+    /// (its last batch's offer `released`) starts a new dispatch instead, as a re-dispatch does.
     func resume(_ booking: Booking, under fence: ShardFence) {
         guard let sharded = sharding.withLock({ $0 }) else { return }
         let id = booking.id
@@ -164,15 +182,26 @@ extension DispatchCoordinator {
         var machine = DispatchMachine(configuration: dispatch, declined: declined)
         var actions: [DispatchAction]
         var base = 0
-        if let last = stored.map(\.batch).max() {
+        let last = stored.map(\.batch).max()
+        let released = stored.filter { $0.batch == last && $0.state == .released }.map(\.driver)
+        if let last, !released.isEmpty {
+            // A driver handed the trip back (on any node): a new dispatch from the nearest batch, as on the node
+            // that owns it (`resumeDispatch`); the driver who handed it back is never asked again.
+            machine = DispatchMachine(configuration: dispatch, declined: declined.union(released))
+            base = last
+            actions = machine.start(at: t)
+        } else if let last {
             let open = stored.filter { $0.batch == last && $0.state == .open && $0.remainingMilliseconds > 0 }.map {
                 DispatchOffer(
                     driver: $0.driver, etaSeconds: 0, expiresAt: t.adding(milliseconds: $0.remainingMilliseconds))
             }
-            let batch = min(last - 1, dispatch.maximumBatches - 1)
+            // The current dispatch began after the last hand-back (batches up to it were earlier rounds).
+            let round = stored.filter { $0.state == .released }.map(\.batch).max() ?? 0
+            let batch = min(last - 1 - round, dispatch.maximumBatches - 1)
             base = last - 1 - batch
+            let offered = stored.filter { $0.batch > round }.map(\.driver)
             (machine, actions) = DispatchMachine.resumed(
-                configuration: dispatch, batch: batch, offered: stored.map(\.driver), declined: declined, open: open)
+                configuration: dispatch, batch: batch, offered: offered, declined: declined, open: open)
         } else {
             actions = machine.start(at: t)
         }

@@ -294,7 +294,7 @@ extension DispatchCoordinator {
                 bus.publish(.tripTakenBack(id, by: actor.role, reason: reason), to: .driver(driver))
                 restartDispatch(booking, without: driver)
             case .releaseDriver(let driver):
-                setFleetStatus(isOnline(driver) ? .available : .offline, for: driver)
+                setFleetStatus(isOnlineInCity(driver) ? .available : .offline, for: driver)
             case .chargeRider(let amount):
                 log.info("rider charged", metadata: ["trip": "\(id.rawValue)", "amount_minor": "\(amount.minorUnits)"])
             case .startDispatch:

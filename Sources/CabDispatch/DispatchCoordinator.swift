@@ -233,6 +233,15 @@ public final class DispatchCoordinator: Sendable {
     /// True while `driver` is online.
     public func isOnline(_ driver: DriverID) -> Bool { state.withLock { $0.online[driver] != nil } }
 
+    /// True while `driver` is online on this node or, on a cluster, on another one: the replicated fleet has
+    /// them in a status other than offline (a trip ended on this node must not take offline a driver who went
+    /// online on another).
+    func isOnlineInCity(_ driver: DriverID) -> Bool {
+        if isOnline(driver) { return true }
+        guard bus.spansNodes, let status = fleet.status(of: driver) else { return false }
+        return status != .offline
+    }
+
     /// True while `trip` is offered to `driver` (such a driver may read the booking).
     public func isOffered(_ trip: BookingID, to driver: DriverID) -> Bool {
         openOffer(of: trip, to: driver, at: now()) != nil
@@ -405,6 +414,10 @@ public final class DispatchCoordinator: Sendable {
     /// Applies one machine event for `trip` under the lock, then performs the actions it returns (searching
     /// outside the lock and feeding the candidates back in), until nothing is left to do.
     func runDispatch(_ trip: BookingID, _ event: (inout DispatchMachine, Instant) -> [DispatchAction]) {
+        if case .elsewhere = ownership(of: trip) {
+            dropDispatch(trip)  // not this node's to act on any more (its shard's lease ran out or moved)
+            return
+        }
         /// Applies one event to the trip's machine now, under the lock; its actions.
         func step(_ event: (inout DispatchMachine, Instant) -> [DispatchAction]) -> [DispatchAction] {
             let t = now()
@@ -463,9 +476,14 @@ public final class DispatchCoordinator: Sendable {
         // On a cluster the offers are written under the shard's fence first; a driver the database found holding
         // another open offer is away for this batch, and a stale fence ends this node's dispatch of the shard.
         var durable: Set<DriverID>?
-        if case .owned(let fence) = ownership(of: trip) {
+        switch ownership(of: trip) {
+        case .single: break
+        case .owned(let fence):
             guard let written = writeOffers(offers, of: trip, batch: found.batch, under: fence) else { return [] }
             durable = written
+        case .elsewhere:
+            dropDispatch(trip)  // the shard was lost (a pause outlived the lease): its new owner offers
+            return []
         }
         if found.first, let observe = firstOfferObserver.withLock({ $0 }) {
             observe(now().milliseconds(since: booking.createdAt))

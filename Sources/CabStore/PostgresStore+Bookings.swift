@@ -235,9 +235,10 @@ extension PostgresStore: BookingRepository {
                 "DELETE FROM dispatch_deadlines WHERE booking_id = $1::text AND kind IN ('offer_timeout', 'dispatch_timeout')",
                 [id])
         } else if updated.status == .dispatching, from != .requested, from != .dispatching {
+            // `closed_at` stays the accept's: the offer was closed then (the trip held the driver since).
             try c.query(
-                "UPDATE dispatch_offers SET state = 'released', closed_at = clock_timestamp() "
-                    + "WHERE booking_id = $1::text AND state = 'accepted'", [id])
+                "UPDATE dispatch_offers SET state = 'released' WHERE booking_id = $1::text AND state = 'accepted'", [id]
+            )
         }
     }
 

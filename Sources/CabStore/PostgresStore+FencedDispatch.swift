@@ -49,6 +49,7 @@ extension PostgresStore: FencedDispatchRepository {
                     SELECT $3::text, lease.shard, d, $4::integer, 'open',
                         clock_timestamp() + $5::float8 * interval '1 millisecond', $2::bigint, clock_timestamp()
                     FROM lease CROSS JOIN unnest($6::text[]) AS d
+                    WHERE EXISTS (SELECT 1 FROM bookings WHERE id = $3::text AND status = 'dispatching')
                     ON CONFLICT DO NOTHING
                     RETURNING driver_id
                 )
@@ -214,6 +215,11 @@ extension PostgresStore: FencedDispatchRepository {
                 FOR UPDATE
                 """, [updated.id.rawValue, driver.rawValue])
             guard held.first != nil else {
+                // A trip that moved on (taken, cancelled) says so: the caller judges the accept against it again.
+                let current = try c.query("SELECT status FROM bookings WHERE id = $1", [updated.id.rawValue]).first
+                if let state = current?.string(0).flatMap(TripState.init(rawValue:)), state != from {
+                    throw BookingRow.transitionConflict(state, record)
+                }
                 throw CoreError(
                     .offerNotOpen, "This trip is not offered to you (or the offer expired); wait for the next offer.")
             }

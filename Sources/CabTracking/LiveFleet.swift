@@ -112,6 +112,12 @@ public final class LiveFleet<Key: Hashable & Sendable>: Sendable {
                 if known != nil, let current = state.index.position(of: driver),
                     current.timeMilliseconds >= p.timeMilliseconds
                 {
+                    // The same fix again with another status: a status change made on another node (a driver
+                    // going offline there, a trip ending there) travels with the driver's latest fix.
+                    if current.timeMilliseconds == p.timeMilliseconds, current.status != p.status {
+                        _ = state.index.setStatus(p.status, for: driver)
+                        if let now = state.index.position(of: driver) { applied.append((driver, now)) }
+                    }
                     continue
                 }
                 let slot = Int(

@@ -10,6 +10,7 @@ struct SimulatePassthrough: ParsableCommand {
             cab simulate --data DIR --url URL --drivers N --rate SECONDS: drivers over HTTP.
             cab simulate --trips [--data DIR] ...: a day of trips in process, with a simulated clock.
             cab simulate --trips --url URL ...: whole trips against a running server, in real time.
+            cab simulate --chaos --url A,B,C ...: dispatches on a city's nodes while they fail (issue 18).
             Run `cab simulate --help`, `cab simulate --trips --help` or `cab simulate --trips --url U --help` \
             for each mode's flags.
             """)
@@ -18,7 +19,11 @@ struct SimulatePassthrough: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        if arguments.contains("--trips") && arguments.contains(where: { $0 == "--url" || $0.hasPrefix("--url=") }) {
+        if arguments.contains("--chaos") {
+            ChaosCommand.run(arguments)
+        } else if arguments.contains("--trips")
+            && arguments.contains(where: { $0 == "--url" || $0.hasPrefix("--url=") })
+        {
             LiveTripCommand.run(arguments)
         } else if arguments.contains("--trips") {
             DispatchCommands.simulate(arguments)

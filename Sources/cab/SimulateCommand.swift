@@ -46,15 +46,20 @@ enum SimulateCommand {
         \(Arguments.describe(flags))
         """
 
-    static func run(_ arguments: [String]) -> Never {
-        let args = Arguments(arguments, flags: flags, usage: usage)
-        let data = dataDirectory(args)
-        let urls = (args.value("url") ?? "http://127.0.0.1:8080").split(separator: ",").map { text in
+    /// `--url`'s nodes, separated by commas; exits 64 naming one that is not an http(s) URL.
+    static func nodeURLs(_ list: String) -> [URL] {
+        list.split(separator: ",").map { text in
             guard let url = URL(string: String(text)), url.scheme?.hasPrefix("http") == true, url.host != nil else {
                 Console.fail("--url: '\(text)' is not an http(s) URL such as http://127.0.0.1:8080")
             }
             return url
         }
+    }
+
+    static func run(_ arguments: [String]) -> Never {
+        let args = Arguments(arguments, flags: flags, usage: usage)
+        let data = dataDirectory(args)
+        let urls = nodeURLs(args.value("url") ?? "http://127.0.0.1:8080")
         guard !urls.isEmpty else { Console.fail("--url needs at least one http(s) URL") }
         let drivers = args.integer("drivers", default: 10, in: 1...100_000)
         guard let rate = Double(args.value("rate") ?? "2"), rate >= 0.05, rate <= 3600 else {

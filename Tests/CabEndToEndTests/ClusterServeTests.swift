@@ -63,13 +63,20 @@ struct ClusterServeTests {
         /// A new rider (signed up on `node`) books a trip there, from beside Rautatientori to Kamppi: the rider's
         /// authorization header and the trip's id.
         func book(on node: ServerProcess) throws -> (riderAuth: [String: String], trip: String) {
+            let made = try booking(on: node)
+            return (made.riderAuth, made.trip)
+        }
+
+        /// As `book(on:)`, with the trip's PIN.
+        func booking(on node: ServerProcess) throws -> (riderAuth: [String: String], trip: String, pin: String) {
             let rider = try node.request("POST", "/v1/riders", json: ["name": "Rider"])
             let riderAuth = ["Authorization": "Bearer \(try #require(rider.jsonObject?["token"] as? String))"]
             let booked = try node.request(
                 "POST", "/v1/bookings",
                 json: ["pickup": ["lat": 60.1699, "lon": 24.9384], "dropoff": ["lat": 60.1655, "lon": 24.9466]],
                 headers: riderAuth.merging(["Idempotency-Key": UUID().uuidString]) { $1 })
-            return (riderAuth, try #require(booked.jsonObject?["id"] as? String, "\(booked.text)"))
+            let trip = try #require(booked.jsonObject?["id"] as? String, "\(booked.text)")
+            return (riderAuth, trip, try #require(booked.jsonObject?["pin"] as? String))
         }
 
         /// Posts one fix; the answer's status.

@@ -32,6 +32,20 @@ import Testing
         #expect(newer.map(\.position.timeMilliseconds) == [t0 + 20_000])
     }
 
+    @Test func aStatusChangedOnAnotherNodeArrivesWithTheSameFix() {
+        // The driver went offline on another node: it sends the latest fix again, with the new status.
+        let fleet = LiveFleet<String>()
+        _ = fleet.applyReplicated([("a", position(1))])
+        let offline = fleet.applyReplicated([("a", position(1, status: .offline))])
+        #expect(offline.map(\.position.status) == [.offline])
+        #expect(fleet.status(of: "a") == .offline)
+        let near = fleet.nearest(
+            to: Coordinate(latitude: 60.17, longitude: 24.94), k: 5, filter: DriverFilter(statuses: [.available]),
+            now: t0 + 2000)
+        #expect(near.isEmpty)
+        #expect(fleet.applyReplicated([("a", position(1, status: .offline))]).isEmpty)  // nothing new
+    }
+
     @Test func aReplicatedPositionMovesTheRulesOnSoAnOlderLocalFixIsRefused() {
         let fleet = LiveFleet<String>()
         _ = fleet.ingest([fix(1)], from: "a", now: t0 + 1_000)

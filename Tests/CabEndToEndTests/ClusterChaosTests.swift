@@ -1,0 +1,50 @@
+import CabTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Issue 18's chaos run, short: three real `cab serve` nodes over one PostgreSQL and one Redis, `cab simulate
+/// --chaos` playing riders and drivers on all of them while one node is paused (SIGSTOP) and another killed
+/// (SIGKILL); then the database's checker must find nothing broken. The long run is `scripts/chaos-run.sh`.
+@Suite("chaos run, short", .serialized)
+struct ClusterChaosTests {
+    @Test("a few hundred dispatches through a pause and a kill: no double offer or assignment, no deadline lost")
+    func dispatchesThroughAPauseAndAKill() throws {
+        let settings = #"{"dispatch": {"offer_seconds": 4, "batch_size": 2}, "trip": {"dispatch_seconds": 20}}"#
+        let cluster = try ClusterServeTests.Cluster(count: 3) { _ in settings }
+        defer { cluster.stop() }
+        #expect(
+            eventually(within: 15) {
+                cluster.nodes.compactMap { cluster.shards(of: $0) }.map(\.count).sorted() == [21, 21, 22]
+            })
+        let map = try ImportedMap.dataDirectory("helsinki")
+        let urls = cluster.nodes.map { "http://127.0.0.1:\($0.port)" }.joined(separator: ",")
+        let outcome = Mutex<CabProcess.Result?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let result = try? CabProcess.run([
+                "simulate", "--chaos", "--url", urls, "--data", map.path, "--trips", "150", "--drivers", "16",
+                "--riders", "8", "--dispatch-seconds", "20",
+            ])
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        Thread.sleep(forTimeInterval: 8)
+        cluster.b.pause()  // frozen for 8 s: its leases run out meanwhile, and its writes after waking are refused
+        Thread.sleep(forTimeInterval: 8)
+        cluster.b.resume()
+        Thread.sleep(forTimeInterval: 6)
+        cluster.c.kill()  // its shards are taken over once their leases run out
+        #expect(finished.wait(timeout: .now() + 400) == .success, "the chaos run did not end in 400 s")
+        let result = try #require(outcome.withLock { $0 })
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError.suffix(2_000))")
+        #expect(result.standardOutput.contains("offers sent to a driver twice: 0"), "\(result.standardOutput)")
+        // Every booking was made and ended: accepted (then cancelled by its rider) or no driver found in time.
+        #expect(result.standardOutput.contains("bookings 150 (0 not made)"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("rider gave up 0"), "\(result.standardOutput)")
+        let check = try CabProcess.run(["check-dispatch", "--postgres", cluster.postgres.conninfo])
+        #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+        print(result.standardOutput)
+        print(check.standardOutput)
+    }
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Issue 18's chaos run (docs/dispatch-ownership.md): three `cab serve` nodes on one PostgreSQL and one Redis, both
+# started here on Unix sockets in a temporary folder; `cab simulate --chaos` plays TRIPS dispatches with DRIVERS
+# drivers who accept, decline and ignore offers on any node, while this script SIGKILLs a node every ~20 s (and
+# starts it again), SIGSTOPs another for 20 s every ~45 s, restarts Redis once and PostgreSQL once, and runs the
+# third node with its clock 30 s ahead (faketime). At the end `cab check-dispatch` reads the database.
+#
+# usage: scripts/chaos-run.sh [TRIPS] [DRIVERS]   (defaults 10000 and 60)
+#   DATA=DIR      an imported data directory (default data/cab, what `make run` imports)
+#   CAB=PATH      the binary (default .build/release/cab; `make release` builds it)
+#   RIDERS=N      riders booking at once (default 24)
+#   CALM=S        seconds of load without faults first, for the steady booking-to-first-offer figure (default 30)
+# Exit status: check-dispatch's (0 when every invariant holds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CAB=${CAB:-.build/release/cab}
+TRIPS=${1:-10000}
+DRIVERS=${2:-60}
+RIDERS=${RIDERS:-24}
+DATA=${DATA:-data/cab}
+CALM=${CALM:-30}
+DISPATCH_SECONDS=30
+[ -x "$CAB" ] || { echo "chaos-run: no $CAB (run: make release, or set CAB=)" >&2; exit 64; }
+[ -f "$DATA/roads.graph" ] || { echo "chaos-run: $DATA holds no imported map (run: make run once, or set DATA=)" >&2; exit 64; }
+command -v redis-server >/dev/null || { echo "chaos-run: needs redis-server (scripts/install-deps.sh --test)" >&2; exit 69; }
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -x "$PGBIN/initdb" ] || { echo "chaos-run: needs PostgreSQL's server (scripts/install-deps.sh --test)" >&2; exit 69; }
+SKEW=()
+if command -v faketime >/dev/null; then SKEW=(faketime -f "+30s"); else
+  echo "chaos-run: faketime not installed (apt-get install faketime): node 3 runs on the true clock" >&2; fi
+
+W=$(mktemp -d /tmp/cab-chaos.XXXXXX)
+chmod 755 "$W"
+log() { echo "[$(date +%T)] $*" | tee -a "$W/faults.log"; }
+# PostgreSQL refuses to run as root: as root, its commands run as the `postgres` user.
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+mkdir "$W/pg" && { [ "$(id -u)" != 0 ] || chown postgres "$W/pg"; }
+as_pg "$PGBIN/initdb" -D "$W/pg/data" -A trust -U cab >/dev/null
+start_pg() { as_pg "$PGBIN/pg_ctl" -D "$W/pg/data" -w -l "$W/pg/log" -o "-k $W/pg -c listen_addresses='' -c max_connections=200" start >/dev/null; }
+start_pg
+PG="host=$W/pg user=cab dbname=postgres"
+start_redis() { redis-server --port 0 --unixsocket "$W/redis.sock" --save "" --appendonly no --daemonize yes \
+  --pidfile "$W/redis.pid" --logfile "$W/redis.log"; }
+start_redis
+echo '{"dispatch": {"offer_seconds": 5, "batch_size": 2}, "trip": {"dispatch_seconds": '$DISPATCH_SECONDS'}}' > "$W/cab.json"
+declare -a PIDS
+start_node() {
+  local i=$1 clock=()
+  [ "$i" = 3 ] && clock=("${SKEW[@]}")
+  ${clock[@]+"${clock[@]}"} "$CAB" serve --data "$W/node$i" --port "1929$i" --postgres "$PG" --redis "unix://$W/redis.sock" \
+    --node-id "node-$i" --max-per-address 0 --config "$W/cab.json" >> "$W/node$i.log" 2>&1 &
+  PIDS[$i]=$!
+}
+for i in 1 2 3; do
+  mkdir "$W/node$i" && cp "$DATA"/{map.json,roads.graph,roads.ch,places.sqlite,basemap.sqlite} "$W/node$i/" 2>/dev/null || true
+  start_node "$i"
+done
+cleanup() {
+  for i in 1 2 3; do kill -CONT "${PIDS[$i]}" 2>/dev/null || true; kill "${PIDS[$i]}" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [ -f "$W/redis.pid" ] && kill "$(cat "$W/redis.pid")" 2>/dev/null || true
+  as_pg "$PGBIN/pg_ctl" -D "$W/pg/data" -m fast stop >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+for i in 1 2 3; do
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:1929$i/healthz" >/dev/null && break; sleep 0.2; done
+done
+sleep 3  # the shards spread over the three nodes
+log "three nodes up (node 3 ${SKEW[*]:-on the true clock}); $TRIPS trips, $DRIVERS drivers, $RIDERS riders; files in $W"
+
+"$CAB" simulate --chaos --url http://127.0.0.1:19291,http://127.0.0.1:19292,http://127.0.0.1:19293 --data "$DATA" \
+  --trips "$TRIPS" --drivers "$DRIVERS" --riders "$RIDERS" --dispatch-seconds "$DISPATCH_SECONDS" --calm-seconds "$CALM" > "$W/chaos.out" 2>&1 &
+LOAD=$!
+t=0; kills=0; pauses=0; redis_restarted=0; pg_restarted=0
+while kill -0 "$LOAD" 2>/dev/null; do
+  sleep 1; t=$((t + 1))
+  [ "$t" -le "$CALM" ] && continue
+  f=$((t - CALM))
+  if [ $((f % 20)) = 0 ]; then
+    i=$(( (f / 20) % 3 + 1 ))
+    if kill -0 "${PIDS[$i]}" 2>/dev/null; then
+      kill -CONT "${PIDS[$i]}" 2>/dev/null || true; kill -9 "${PIDS[$i]}"; wait "${PIDS[$i]}" 2>/dev/null || true
+      kills=$((kills + 1)); log "SIGKILL node-$i"
+      (sleep 3; true) && start_node "$i" && log "node-$i started again"
+    fi
+  fi
+  if [ $((f % 45)) = 10 ]; then
+    i=$(( (f / 45 + 1) % 3 + 1 ))
+    kill -STOP "${PIDS[$i]}" 2>/dev/null && { pauses=$((pauses + 1)); log "SIGSTOP node-$i for 20 s"; }
+    ( sleep 20; kill -CONT "${PIDS[$i]}" 2>/dev/null && echo "[$(date +%T)] SIGCONT node-$i" >> "$W/faults.log" ) &
+  fi
+  if [ "$f" = 60 ] && [ "$redis_restarted" = 0 ]; then
+    kill "$(cat "$W/redis.pid")"; sleep 2; start_redis; redis_restarted=1; log "Redis restarted (2 s away)"
+  fi
+  if [ "$f" = 120 ] && [ "$pg_restarted" = 0 ]; then
+    as_pg "$PGBIN/pg_ctl" -D "$W/pg/data" -m fast -w stop >/dev/null; sleep 2; start_pg; pg_restarted=1
+    log "PostgreSQL restarted (about 3 s away)"
+  fi
+done
+wait "$LOAD" && load_status=0 || load_status=$?
+for i in 1 2 3; do kill -CONT "${PIDS[$i]}" 2>/dev/null || true; done
+sleep 15  # the last deadlines come due and are swept
+echo "--- the load ($t s; $kills kills, $pauses pauses, Redis restarted $redis_restarted, PostgreSQL restarted $pg_restarted)"
+cat "$W/chaos.out"
+echo "--- cab check-dispatch"
+"$CAB" check-dispatch --postgres "$PG" && status=0 || status=$?
+[ "$load_status" = 0 ] || { echo "chaos-run: the load exited $load_status" >&2; status=1; }
+exit "$status"
