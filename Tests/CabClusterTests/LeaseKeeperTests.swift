@@ -84,7 +84,7 @@ import Testing
         var booking = Self.booking(for: rider)
         let aShards = Set(a.ownedShards)
         while !aShards.contains(DispatchShard(of: booking.id)) { booking.id = .random() }
-        let id = try store.create(booking, idempotencyKey: nil).booking.id
+        let id = try Self.create(booking, in: store)
         let old = try #require(a.fence(of: id))
         #expect(
             try store.writeOffers(.init(booking: id, batch: 1, drivers: [driver], openMilliseconds: 1), under: old)
@@ -161,7 +161,7 @@ import Testing
         let bookings = try DispatchShard.all.map { shard in
             var booking = Self.booking(for: rider)
             while DispatchShard(of: booking.id) != shard { booking.id = .random() }
-            return try storeA.create(booking, idempotencyKey: nil).booking.id
+            return try Self.create(booking, in: storeA)
         }
         #expect(eventually(within: 15) { a.ownedShards.count == 32 && b.ownedShards.count == 32 })
         let batch = Atomic<Int>(0)
@@ -223,7 +223,7 @@ import Testing
         #expect(eventually(within: 10) { keeper.ownedShards.count == 64 })
         let rider = try Self.rider(on: store)
         let driver = try Self.driver(on: store)
-        let id = try store.create(Self.booking(for: rider), idempotencyKey: nil).booking.id
+        let id = try Self.create(Self.booking(for: rider), in: store)
         let old = try #require(keeper.fence(of: id))
         // 2.5 s "asleep": past the 2 s acting deadline, not past the database's 3 s lease.
         paused.store(2_500, ordering: .relaxed)
@@ -256,12 +256,23 @@ import Testing
 
     static func hash() -> TokenHash { TokenHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255) }) }
 
+    /// A booking in `dispatching`, as dispatch offers them (the store offers nothing else).
     static func booking(for rider: RiderID) -> Booking {
-        Booking(
+        var booking = Booking(
             id: .random(), riderID: rider, pickup: Coordinate(latitude: 60.1699, longitude: 24.9384),
             pickupName: "Rautatientori", dropoff: Coordinate(latitude: 60.1841, longitude: 24.9501),
             routeDistanceMeters: 2_345, routeDurationSeconds: 420,
             fareEstimate: Tariff.standard.fare(distanceMeters: 2_345, durationSeconds: 420).total, pin: "1234",
             createdAt: Instant(millisecondsSinceEpoch: 1_780_000_000_000))
+        booking.status = .dispatching
+        return booking
+    }
+
+    /// Stores `booking` (from `booking(for:)`) as dispatch does: with its `dispatch` transition.
+    static func create(_ booking: Booking, in store: PostgresStore) throws -> BookingID {
+        let dispatch = TripTransitionRecord(
+            bookingID: booking.id, from: .requested, to: .dispatching, event: .dispatch, actor: .system,
+            at: booking.createdAt)
+        return try store.create(booking, idempotencyKey: nil, transitions: [dispatch]).booking.id
     }
 }

@@ -37,7 +37,12 @@ final class DispatchFixture {
         bookingCount += 1
         var booking = Stores.booking(for: rider, at: bookingCount)
         while let shard, DispatchShard(of: booking.id) != shard { booking.id = .random() }
-        return try store.create(booking, idempotencyKey: nil).booking.id
+        // In `dispatching`, as dispatch stores a new booking: the store offers nothing else.
+        booking.status = .dispatching
+        let dispatch = TripTransitionRecord(
+            bookingID: booking.id, from: .requested, to: .dispatching, event: .dispatch, actor: .system,
+            at: booking.createdAt)
+        return try store.create(booking, idempotencyKey: nil, transitions: [dispatch]).booking.id
     }
 
     /// Makes `shard`'s lease look expired on the database's clock (as if its time had run out).
