@@ -6,7 +6,7 @@ PORT ?= 8080
 HOST ?= 0.0.0.0
 CAB := .build/release/cab
 
-.PHONY: lint format run test deps test-deps map build build-debug import test-swift test-browser bench clean fuzz fuzz-build test-fuzz test-contract mirrors
+.PHONY: lint format run test deps test-deps map build build-debug import test-swift test-browser bench chaos clean fuzz fuzz-build test-fuzz test-contract mirrors
 
 run: deps map build import
 	$(CAB) serve --data $(DATA) --host $(HOST) --port $(PORT) $(if $(CONFIG),--config $(CONFIG))
@@ -55,13 +55,23 @@ LIVE_APP_SUITES := CabAppModelsTests\.(RiderModelTests|DriverModelTests)
 # (a fresh database per harness on one server) and the booking end-to-end suites (a server per client). The store
 # suites run both stores in every pass (RepositoryConformanceTests, StoreParityTests).
 STORE_SUITES := CabAPITests|CabEndToEndTests\.(BookingAPITests|BookingBadInputTests|BookingCommandTests|TripRecoveryTests)
+# The short chaos run (issue 18) times its riders' waits against the nodes' deadlines: it too gets a pass of its own.
+SOLO_SUITES := $(LIVE_APP_SUITES)|CabEndToEndTests\.ClusterChaosTests
 test-swift:
-	swift test --skip-build --skip '$(LIVE_APP_SUITES)'
-	swift test --skip-build --filter '$(LIVE_APP_SUITES)'
+	swift test --skip-build --skip '$(SOLO_SUITES)'
+	swift test --skip-build --filter '$(SOLO_SUITES)'
 	CAB_TEST_STORE=postgres swift test --skip-build --filter '$(STORE_SUITES)'
 
 test-browser:
 	@scripts/test-browser.sh
+
+# Issue 18's chaos run: three nodes, PostgreSQL and Redis, kills, pauses, restarts and a skewed clock for TRIPS
+# dispatches, then `cab check-dispatch` (docs/dispatch-ownership.md). About half an hour for 10,000 on two cores.
+TRIPS ?= 10000
+DRIVERS ?= 60
+chaos: test-deps map build import
+	@command -v faketime >/dev/null || apt-get install -y faketime || true
+	DATA=$(DATA) scripts/chaos-run.sh $(TRIPS) $(DRIVERS)
 
 bench: build
 	$(CAB) bench route --map ../shared/data/liechtenstein-latest.osm.pbf

@@ -25,9 +25,12 @@ DISPATCH_SECONDS=30
 command -v redis-server >/dev/null || { echo "chaos-run: needs redis-server (scripts/install-deps.sh --test)" >&2; exit 69; }
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$PGBIN/initdb" ] || { echo "chaos-run: needs PostgreSQL's server (scripts/install-deps.sh --test)" >&2; exit 69; }
+# The skewed clock: node 3 runs under `faketime`, which stays its parent, so every signal goes to the node's
+# process and its children (`sig`).
 SKEW=()
 if command -v faketime >/dev/null; then SKEW=(faketime -f "+30s"); else
   echo "chaos-run: faketime not installed (apt-get install faketime): node 3 runs on the true clock" >&2; fi
+sig() { kill "-$1" $(pgrep -P "$2" 2>/dev/null) "$2" 2>/dev/null; }
 
 W=$(mktemp -d /tmp/cab-chaos.XXXXXX)
 chmod 755 "$W"
@@ -56,7 +59,7 @@ for i in 1 2 3; do
   start_node "$i"
 done
 cleanup() {
-  for i in 1 2 3; do kill -CONT "${PIDS[$i]}" 2>/dev/null || true; kill "${PIDS[$i]}" 2>/dev/null || true; done
+  for i in 1 2 3; do sig CONT "${PIDS[$i]}" || true; sig TERM "${PIDS[$i]}" || true; done
   wait 2>/dev/null || true
   [ -f "$W/redis.pid" ] && kill "$(cat "$W/redis.pid")" 2>/dev/null || true
   as_pg "$PGBIN/pg_ctl" -D "$W/pg/data" -m fast stop >/dev/null 2>&1 || true
@@ -74,20 +77,24 @@ LOAD=$!
 t=0; kills=0; pauses=0; redis_restarted=0; pg_restarted=0
 while kill -0 "$LOAD" 2>/dev/null; do
   sleep 1; t=$((t + 1))
+  # A node that exited by itself (started while PostgreSQL was restarting) is started again.
+  for i in 1 2 3; do
+    if ! kill -0 "${PIDS[$i]}" 2>/dev/null; then wait "${PIDS[$i]}" 2>/dev/null || true; start_node "$i"; log "node-$i had exited: started again"; fi
+  done
   [ "$t" -le "$CALM" ] && continue
   f=$((t - CALM))
   if [ $((f % 20)) = 0 ]; then
     i=$(( (f / 20) % 3 + 1 ))
     if kill -0 "${PIDS[$i]}" 2>/dev/null; then
-      kill -CONT "${PIDS[$i]}" 2>/dev/null || true; kill -9 "${PIDS[$i]}"; wait "${PIDS[$i]}" 2>/dev/null || true
+      sig CONT "${PIDS[$i]}" || true; sig 9 "${PIDS[$i]}" || true; wait "${PIDS[$i]}" 2>/dev/null || true
       kills=$((kills + 1)); log "SIGKILL node-$i"
       (sleep 3; true) && start_node "$i" && log "node-$i started again"
     fi
   fi
   if [ $((f % 45)) = 10 ]; then
     i=$(( (f / 45 + 1) % 3 + 1 ))
-    kill -STOP "${PIDS[$i]}" 2>/dev/null && { pauses=$((pauses + 1)); log "SIGSTOP node-$i for 20 s"; }
-    ( sleep 20; kill -CONT "${PIDS[$i]}" 2>/dev/null && echo "[$(date +%T)] SIGCONT node-$i" >> "$W/faults.log" ) &
+    sig STOP "${PIDS[$i]}" && { pauses=$((pauses + 1)); log "SIGSTOP node-$i for 20 s"; }
+    ( sleep 20; sig CONT "${PIDS[$i]}" && echo "[$(date +%T)] SIGCONT node-$i" >> "$W/faults.log" ) &
   fi
   if [ "$f" = 60 ] && [ "$redis_restarted" = 0 ]; then
     kill "$(cat "$W/redis.pid")"; sleep 2; start_redis; redis_restarted=1; log "Redis restarted (2 s away)"
@@ -98,7 +105,7 @@ while kill -0 "$LOAD" 2>/dev/null; do
   fi
 done
 wait "$LOAD" && load_status=0 || load_status=$?
-for i in 1 2 3; do kill -CONT "${PIDS[$i]}" 2>/dev/null || true; done
+for i in 1 2 3; do sig CONT "${PIDS[$i]}" || true; done
 sleep 15  # the last deadlines come due and are swept
 echo "--- the load ($t s; $kills kills, $pauses pauses, Redis restarted $redis_restarted, PostgreSQL restarted $pg_restarted)"
 cat "$W/chaos.out"

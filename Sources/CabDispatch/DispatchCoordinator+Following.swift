@@ -37,6 +37,9 @@ extension DispatchCoordinator {
             guard let command = machine.dueTimeout(at: t) else { continue }
             do {
                 _ = try transition(command, b.id, by: .system, at: t)
+            } catch let error as CoreError where error.code == .illegalTransition {
+                // The trip moved on meanwhile: on a cluster, most often another node's sweep fired this timeout.
+                log.debug("timeout already past", metadata: ["trip": "\(b.id.rawValue)", "error": "\(error)"])
             } catch {
                 log.error("timeout not applied", metadata: ["trip": "\(b.id.rawValue)", "error": "\(error)"])
             }

@@ -356,7 +356,12 @@ extension DispatchCoordinator {
         guard let next = machine.nextDeadline, Self.deadlineKind(of: next.command) == deadline.kind else { return true }
         // The database says it is due: fire at the deadline the trip holds, even if this node's clock is behind.
         let at = max(now(), next.at)
-        if let command = machine.dueTimeout(at: at) { _ = try transition(command, id, by: .system, at: at) }
+        guard let command = machine.dueTimeout(at: at) else { return true }
+        do {
+            _ = try transition(command, id, by: .system, at: at)
+        } catch let error as CoreError where error.code == .illegalTransition {
+            return true  // the trip moved on meanwhile (its owner's own timer fired it first)
+        }
         return true
     }
 }
