@@ -58,7 +58,11 @@ public struct RoadNetworkBuilder: Sendable {
         wayFirstNode.append(wayNodeIDs.count)
     }
 
-    /// Adds a via-node turn restriction.
+    /// How many pieces around every restricted junction also ban U-turns (see `TurnStates`); 0 bans them only at
+    /// the restricted junctions and along via chains.
+    public var uTurnGuardRings = 1
+
+    /// Adds a turn restriction (through a via node or via ways).
     public mutating func addRestriction(_ restriction: TurnRestriction) {
         restrictions.append(restriction)
     }
@@ -75,8 +79,15 @@ public struct RoadNetworkBuilder: Sendable {
         public var emptyWays = 0
         /// Restrictions turned into graph structure.
         public var appliedRestrictions = 0
-        /// Restrictions whose ways or node are not in the graph, or do not meet at the via node.
+        /// Restrictions whose ways or node are not in the graph, do not meet, or cannot be driven in order.
         public var ignoredRestrictions = 0
+        /// Via-way restrictions whose via ways do not form one chain in member order (unordered, disconnected,
+        /// closed or ambiguous): counted and skipped, never guessed.
+        public var brokenViaChains = 0
+        /// Junctions split into one graph node per arrival (restricted ones and their guard rings).
+        public var turnAwareJunctions = 0
+        /// Extra graph nodes for cars part-way along a via-way restriction's chain.
+        public var viaChainStates = 0
     }
 
     /// Builds the graph for `profile`.
@@ -122,15 +133,25 @@ public struct RoadNetworkBuilder: Sendable {
         }
         for n in uses.indices where uses[n] >= 2 { isJunction[n] = true }
         for r in restrictions {
-            if let n = lookup.index(of: r.viaNode), uses[n] > 0 { isJunction[n] = true }
+            if let id = r.viaNode, let n = lookup.index(of: id), uses[n] > 0 { isJunction[n] = true }
         }
 
         // Cut every run into pieces between junctions; each piece yields up to two base edges.
         var pieces = PieceTable()
         // Upper bounds, so that no large array grows by copying (unwritten capacity is not resident).
         pieces.reserve(pieces: wayNodeIDs.count, coordinates: wayNodeIDs.count * 2)
+        // The pieces of the ways restrictions name, for resolving them.
+        var named: Set<Int64> = []
+        for r in restrictions {
+            named.insert(r.fromWay)
+            named.insert(r.toWay)
+            if case .ways(let ways) = r.via { named.formUnion(ways) }
+        }
+        var wayPieces: [Int64: Range<Int>] = [:]
         for way in wayIDs.indices {
             guard let rule = rules[Int(wayTagSets[way])] else { continue }
+            let firstPiece = pieces.count
+            defer { if named.contains(wayIDs[way]) { wayPieces[wayIDs[way]] = firstPiece..<pieces.count } }
             var start: Int? = nil
             for i in wayFirstNode[way]..<wayFirstNode[way + 1] {
                 let n = Int(resolved[i])
@@ -148,11 +169,24 @@ public struct RoadNetworkBuilder: Sendable {
             }
         }
 
-        let restricted = RestrictionIndex(
-            restrictions: restrictions, lookup: lookup, pieces: pieces, report: &report)
+        let resolver = RestrictionResolver(pieces: pieces, lookup: lookup, wayPieces: wayPieces)
+        var applied: [ResolvedRestriction] = []
+        for r in restrictions {
+            switch resolver.resolve(r) {
+            case .applied(let restriction):
+                applied.append(restriction)
+                report.appliedRestrictions += 1
+            case .ignored: report.ignoredRestrictions += 1
+            case .brokenChain: report.brokenViaChains += 1
+            }
+        }
+        let turns = TurnStates(
+            pieces: pieces, nodeCount: nodeIDs.count, restrictions: applied, guardRings: uTurnGuardRings)
+        report.turnAwareJunctions = turns.turnAwareCount
+        report.viaChainStates = turns.chainStateCount
         var graph = GraphAssembler.assemble(
-            pieces: pieces, restrictions: restricted, isJunction: isJunction, nodeIDs: nodeIDs,
-            coordinates: nodeCoordinates)
+            pieces: pieces, turns: turns, nodeIDs: nodeIDs, coordinates: nodeCoordinates,
+            uTurnPenaltyMilliseconds: profile.uTurnPenaltyMilliseconds)
         graph.sourceFingerprint = sourceFingerprint
         graph.markLargestComponent()
         return (graph, report)

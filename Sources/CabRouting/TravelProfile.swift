@@ -17,13 +17,17 @@ public struct TravelProfile: Sendable, Hashable {
     public var restrictionKeys: [String]
     /// Values of `except` on a restriction that exempt this vehicle.
     public var restrictionExemptions: Set<String>
+    /// What turning back along the road just driven costs where it is allowed (at a dead end); OSRM's car profile
+    /// charges the same 20 s (`u_turn_penalty`). U-turns anywhere else are not driven (see docs/turns.md).
+    public var uTurnPenaltyMilliseconds: UInt32
 
     /// Creates a profile.
     public init(
         highwaySpeedsKmh: [String: Double], maxspeedFactor: Double = 0.8, accessKeys: [String],
         barringAccessValues: Set<String>, onewayOverrideKeys: [String], restrictionKeys: [String],
-        restrictionExemptions: Set<String>
+        restrictionExemptions: Set<String>, uTurnPenaltyMilliseconds: UInt32 = 20_000
     ) {
+        self.uTurnPenaltyMilliseconds = uTurnPenaltyMilliseconds
         self.highwaySpeedsKmh = highwaySpeedsKmh
         self.maxspeedFactor = maxspeedFactor
         self.accessKeys = accessKeys
