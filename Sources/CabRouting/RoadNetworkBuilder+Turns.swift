@@ -105,7 +105,9 @@ struct RestrictionResolver {
 ///
 /// Turn-aware are: every node a restriction passes through, and every node up to `guardRings` pieces from one
 /// (their U-turn ban keeps a car from turning back just past a restricted junction and arriving there again along
-/// another edge, which a node-based graph would otherwise allow; see docs/turns.md for what remains).
+/// another edge, which a node-based graph would otherwise allow). A node-based graph can only make a shortest
+/// path turn back at a plain junction next to a split one, so with unlimited rings (the default: the whole
+/// connected part of the map) no route turns back anywhere but at a dead end; see docs/turns.md.
 struct TurnStates {
     struct Rule {
         var kind: TurnRestriction.Kind
@@ -124,7 +126,14 @@ struct TurnStates {
     private var isChainState: Set<[Int]> = []
     private(set) var turnAwareCount = 0
 
-    init(pieces: PieceTable, nodeCount: Int, restrictions: [ResolvedRestriction], guardRings: Int) {
+    /// False for the baseline that allows U-turns everywhere.
+    let refusesUTurns: Bool
+
+    init(
+        pieces: PieceTable, nodeCount: Int, restrictions: [ResolvedRestriction], guardRings: Int,
+        refusesUTurns: Bool = true
+    ) {
+        self.refusesUTurns = refusesUTurns
         turnAware = [Bool](repeating: false, count: nodeCount)
         outDegree = [UInt8](repeating: 0, count: nodeCount)
         let baseCount = pieces.count * 2
@@ -161,7 +170,9 @@ struct TurnStates {
                 neighbours[t, default: []].append(h)
                 neighbours[h, default: []].append(t)
             }
-            for _ in 0..<guardRings {
+            var rings = 0
+            while rings < guardRings, !frontier.isEmpty {
+                rings += 1
                 let ring = frontier
                 frontier = []
                 for n in ring { for m in neighbours[n] ?? [] { mark(m) } }
@@ -180,7 +191,7 @@ struct TurnStates {
     func turn(from key: [Int], at node: Int, along departure: Int, pieces: PieceTable, penalty: UInt32) -> UInt32? {
         guard let arrival = key.last else { return 0 }
         var cost: UInt32 = 0
-        if departure == arrival ^ 1 {
+        if departure == arrival ^ 1, refusesUTurns {
             guard outDegree[node] == 1 else { return nil }  // a U-turn, and the junction is not a dead end
             // Not between two dead ends (an isolated piece): seeds read a piece's cost off its cheapest edge.
             if outDegree[pieces.head(departure)] > 1 { cost = penalty }

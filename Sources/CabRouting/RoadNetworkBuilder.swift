@@ -58,9 +58,23 @@ public struct RoadNetworkBuilder: Sendable {
         wayFirstNode.append(wayNodeIDs.count)
     }
 
-    /// How many pieces around every restricted junction also ban U-turns (see `TurnStates`); 0 bans them only at
-    /// the restricted junctions and along via chains.
-    public var uTurnGuardRings = 1
+    /// How many pieces around every restricted junction also ban U-turns (see `TurnStates`). The default,
+    /// `Int.max`, makes every junction connected to a restriction turn-aware (an edge-based graph there), the only
+    /// setting under which no route turns back at a junction that is no dead end; a finite number keeps the graph
+    /// smaller but leaves U-turns just past the last ring (`cab bench turns` counts them). Maps without
+    /// restrictions are not split at all.
+    public var uTurnGuardRings = Int.max
+    /// Which turn rules the graph enforces; `.viaNodesOnly` rebuilds the graph of before via-way restrictions and
+    /// U-turn rules (the benchmark's same-run baseline).
+    public var turnRules = TurnRules.full
+
+    /// Which turn rules a build enforces.
+    public enum TurnRules: Sendable, Hashable {
+        /// Via-node and via-way restrictions, no U-turns around restricted junctions except at dead ends.
+        case full
+        /// Via-node restrictions only, with U-turns allowed everywhere (the graph before issue 19, item 2).
+        case viaNodesOnly
+    }
 
     /// Adds a turn restriction (through a via node or via ways).
     public mutating func addRestriction(_ restriction: TurnRestriction) {
@@ -172,6 +186,10 @@ public struct RoadNetworkBuilder: Sendable {
         let resolver = RestrictionResolver(pieces: pieces, lookup: lookup, wayPieces: wayPieces)
         var applied: [ResolvedRestriction] = []
         for r in restrictions {
+            if turnRules == .viaNodesOnly, r.viaNode == nil {
+                report.ignoredRestrictions += 1
+                continue
+            }
             switch resolver.resolve(r) {
             case .applied(let restriction):
                 applied.append(restriction)
@@ -181,7 +199,8 @@ public struct RoadNetworkBuilder: Sendable {
             }
         }
         let turns = TurnStates(
-            pieces: pieces, nodeCount: nodeIDs.count, restrictions: applied, guardRings: uTurnGuardRings)
+            pieces: pieces, nodeCount: nodeIDs.count, restrictions: applied,
+            guardRings: turnRules == .full ? uTurnGuardRings : 0, refusesUTurns: turnRules == .full)
         report.turnAwareJunctions = turns.turnAwareCount
         report.viaChainStates = turns.chainStateCount
         var graph = GraphAssembler.assemble(

@@ -80,7 +80,7 @@ import Testing
         let graph = map.graph()
         let copies = graph.nodeOSMIDs.filter { $0 == AsciiMap.nodeID("b") }.count
         #expect(copies == 3)
-        // The dead ends a, c and e are b's guard ring, split too (one arrival each). Out of b's copies: 3 arrivals
+        // The dead ends a, c and e are turn-aware too (connected to a restriction), split (one arrival each). Out of b's copies: 3 arrivals
         // x 2 ways out (no U-turn at b), minus the barred turn; out of the dead ends, the U-turn back to b.
         #expect(graph.nodeCount == 3 + 3)
         #expect(graph.edgeCount == 5 + 3)

@@ -84,9 +84,10 @@ import Testing
         #expect(route.geometry.contains(map.at("h")))
     }
 
-    /// The limit of the guard rings: c is in b's first ring, d (no dead end: d-h) is not, so with one ring the
-    /// car may still turn back at d and come back past c to b; a second ring bans that too.
-    @Test func refusesAUTurnTwoPiecesAwayOnlyWithTwoGuardRings() throws {
+    /// Why the rings are unlimited by default: c is in b's first ring, d (no dead end: d-h) is not, so with one
+    /// ring the car may still turn back at d and come back past c to b; a second ring bans that too, and so does
+    /// the default.
+    @Test func refusesAUTurnTwoPiecesAwayUnlessTheRingsStopShort() throws {
         var map = AsciiMap(
             """
                       h
@@ -99,6 +100,8 @@ import Testing
         for way in ["ab", "bc", "cd", "bg", "gh", "hc", "dh"] { map.way(way) }
         map.restriction("no_left_turn", from: "ab", via: "b", to: "bg")
         #expect(map.length("abcdcbg") < map.length("abchg"))
+        #expect(abs(try map.route("a", "g").distanceMeters - map.length("abchg")) < 1)
+        map.uTurnGuardRings = 1
         #expect(abs(try map.route("a", "g").distanceMeters - map.length("abcdcbg")) < 1)
         map.uTurnGuardRings = 2
         #expect(abs(try map.route("a", "g").distanceMeters - map.length("abchg")) < 1)
