@@ -7,6 +7,7 @@ random junction pairs, and OSRM routes the same coordinates. Prints, per map, th
 agree within 5 % and a class for every disagreement:
 
   unroutable       one side finds no route (the other side's largest component differs)
+  taxi rights      SwiftCab's route for a private car (no taxi=*/psv=* rights) agrees with OSRM's car
   snapping         OSRM put a point more than 15 m from where it was asked (a road SwiftCab routes, OSRM not)
   short pair       both routes under 600 m and less than 60 m apart (snapping offsets and turn costs dominate)
   cost model       OSRM can drive SwiftCab's route (routed through points along it, within 3 % of its length)
@@ -141,14 +142,20 @@ def compare(osrm_base, pairs_file):
                 row["class"] = "unroutable" if (ours is None) != (theirs is None) else "both unroutable"
             elif abs(ours - row["osrm_m"]) <= 0.05 * max(row["osrm_m"], 1):
                 row["class"] = "agree"
+            elif pair.get("car_distance_m") and abs(pair["car_distance_m"] - row["osrm_m"]) <= 0.05 * row["osrm_m"]:
+                row["class"] = "taxi rights"
             elif row["osrm_snap_m"] > 15:
                 row["class"] = "snapping"
             elif max(ours, row["osrm_m"]) < 600 and abs(ours - row["osrm_m"]) < 60:
                 row["class"] = "short pair"
             else:
+                # Through the middles of SwiftCab's segments (a via point on a junction could snap to any road
+                # there), at most a dozen.
                 line_points = decode_polyline(pair["polyline"])
-                step = max(1, len(line_points) // 12)
-                sampled = line_points[::step] + [line_points[-1]]
+                middles = [((p[0] + q[0]) / 2, (p[1] + q[1]) / 2) for p, q in zip(line_points, line_points[1:])
+                           if abs(p[0] - q[0]) + abs(p[1] - q[1]) > 2e-4]
+                step = max(1, len(middles) // 12)
+                sampled = [line_points[0]] + middles[::step] + [line_points[-1]]
                 along = route([(p[1], p[0]) for p in sampled])
                 row["osrm_along_ours_m"] = along[0] if along else None
                 row["osrm_along_ours_s"] = along[1] if along else None
@@ -185,7 +192,7 @@ def main():
         bench = subprocess.run([args.cab, "bench", "turns", "--map", pbf, "--pairs", str(args.pairs), "--seed",
                                 str(args.seed), "--pairs-out", pairs_file], capture_output=True, text=True)
         if bench.returncode != 0:
-            sys.exit(f"osrm-peer: cab bench turns failed on {pbf}:\n{bench.stderr}")
+            sys.exit(f"osrm-peer: cab bench turns failed on {pbf} (exit {bench.returncode}):\n{bench.stderr}")
         print(bench.stdout.rstrip())
         out = subprocess.run([python, os.path.abspath(__file__), "--inside", base, pairs_file],
                              capture_output=True, text=True, check=True).stdout

@@ -35,9 +35,11 @@ public struct RoadImport: OSMElementHandler {
         builder.sourceFingerprint = sourceFingerprint
     }
 
-    /// Passes the node's position on.
+    /// Passes the node's position on, and the node as a barrier when it stops a cab (read only when the reader
+    /// decodes node tags).
     public mutating func handle(_ node: OSMNode) throws {
         builder.addNode(id: node.id, coordinate: node.coordinate)
+        if !node.tags.isEmpty, profile.blocks(barrier: node.tags) { builder.addBarrier(nodeID: node.id) }
     }
 
     /// Passes the way on (the builder drops ways without `highway`).

@@ -125,15 +125,17 @@ struct TurnStates {
     private(set) var chainStates: [Int: [[Int]]] = [:]
     private var isChainState: Set<[Int]> = []
     private(set) var turnAwareCount = 0
+    private let isBarrier: Set<Int>
 
     /// False for the baseline that allows U-turns everywhere.
     let refusesUTurns: Bool
 
     init(
-        pieces: PieceTable, nodeCount: Int, restrictions: [ResolvedRestriction], guardRings: Int,
-        refusesUTurns: Bool = true
+        pieces: PieceTable, nodeCount: Int, restrictions: [ResolvedRestriction], barriers: [Int] = [],
+        guardRings: Int, refusesUTurns: Bool = true
     ) {
         self.refusesUTurns = refusesUTurns
+        isBarrier = Set(barriers)
         turnAware = [Bool](repeating: false, count: nodeCount)
         outDegree = [UInt8](repeating: 0, count: nodeCount)
         let baseCount = pieces.count * 2
@@ -141,10 +143,21 @@ struct TurnStates {
             let tail = pieces.tail(base)
             outDegree[tail] &+= outDegree[tail] < 255 ? 1 : 0
         }
+        // A barrier knows the arrival (it sends the car back the way it came) but seeds no rings: turning back
+        // there is allowed, so it offers no way round a ban.
+        for n in barriers { turnAware[n] = true }
+        defer {
+            for base in 0..<baseCount where pieces.exists(base) && turnAware[pieces.head(base)] {
+                incoming[pieces.head(base), default: []].append(base)
+            }
+            turnAwareCount = turnAware.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
         guard !restrictions.isEmpty else { return }
         var frontier: [Int] = []
+        var reached = [Bool](repeating: false, count: nodeCount)
         func mark(_ n: Int) {
-            if !turnAware[n] {
+            if !reached[n] {
+                reached[n] = true
                 turnAware[n] = true
                 frontier.append(n)
             }
@@ -178,10 +191,6 @@ struct TurnStates {
                 for n in ring { for m in neighbours[n] ?? [] { mark(m) } }
             }
         }
-        for base in 0..<baseCount where pieces.exists(base) && turnAware[pieces.head(base)] {
-            incoming[pieces.head(base), default: []].append(base)
-        }
-        turnAwareCount = turnAware.reduce(0) { $0 + ($1 ? 1 : 0) }
     }
 
     var chainStateCount: Int { isChainState.count }
@@ -191,8 +200,11 @@ struct TurnStates {
     func turn(from key: [Int], at node: Int, along departure: Int, pieces: PieceTable, penalty: UInt32) -> UInt32? {
         guard let arrival = key.last else { return 0 }
         var cost: UInt32 = 0
-        if departure == arrival ^ 1, refusesUTurns {
-            guard outDegree[node] == 1 else { return nil }  // a U-turn, and the junction is not a dead end
+        let barrier = !isBarrier.isEmpty && isBarrier.contains(node)
+        if barrier, departure != arrival ^ 1 { return nil }  // no way through a barrier, only back
+        if departure == arrival ^ 1, refusesUTurns || barrier {
+            // A U-turn, allowed only at a dead end or a barrier.
+            guard outDegree[node] == 1 || barrier else { return nil }
             // Not between two dead ends (an isolated piece): seeds read a piece's cost off its cheapest edge.
             if outDegree[pieces.head(departure)] > 1 { cost = penalty }
         }

@@ -17,6 +17,7 @@ public struct RoadNetworkBuilder: Sendable {
     var tagSets: [[String: String]] = []
     var tagSetIndex: [[String: String]: Int32] = [:]
     var restrictions: [TurnRestriction] = []
+    var barrierIDs: [Int64] = []
     /// The fingerprint written into the graph (see `MapFingerprint`).
     public var sourceFingerprint: UInt64 = 0
 
@@ -81,6 +82,12 @@ public struct RoadNetworkBuilder: Sendable {
         restrictions.append(restriction)
     }
 
+    /// Adds a node a car cannot pass (a bollard, a block; see `TravelProfile.blocks(barrier:)`): a car that
+    /// arrives there may only turn back, as at a dead end.
+    public mutating func addBarrier(nodeID: Int64) {
+        barrierIDs.append(nodeID)
+    }
+
     /// What a build kept and dropped.
     public struct Report: Sendable, Hashable {
         /// Ways whose `highway` class the profile drives (before access and oneway).
@@ -102,6 +109,8 @@ public struct RoadNetworkBuilder: Sendable {
         public var turnAwareJunctions = 0
         /// Extra graph nodes for cars part-way along a via-way restriction's chain.
         public var viaChainStates = 0
+        /// Barrier nodes on routable ways (a car arriving there turns back).
+        public var barriers = 0
     }
 
     /// Builds the graph for `profile`.
@@ -146,6 +155,14 @@ public struct RoadNetworkBuilder: Sendable {
             if !present { report.emptyWays += 1 }
         }
         for n in uses.indices where uses[n] >= 2 { isJunction[n] = true }
+        var barriers: [Int] = []
+        for id in barrierIDs {
+            if let n = lookup.index(of: id), uses[n] > 0 {
+                isJunction[n] = true
+                barriers.append(n)
+            }
+        }
+        report.barriers = barriers.count
         for r in restrictions {
             if let id = r.viaNode, let n = lookup.index(of: id), uses[n] > 0 { isJunction[n] = true }
         }
@@ -199,7 +216,7 @@ public struct RoadNetworkBuilder: Sendable {
             }
         }
         let turns = TurnStates(
-            pieces: pieces, nodeCount: nodeIDs.count, restrictions: applied,
+            pieces: pieces, nodeCount: nodeIDs.count, restrictions: applied, barriers: barriers,
             guardRings: turnRules == .full ? uTurnGuardRings : 0, refusesUTurns: turnRules == .full)
         report.turnAwareJunctions = turns.turnAwareCount
         report.viaChainStates = turns.chainStateCount

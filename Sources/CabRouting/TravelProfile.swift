@@ -53,6 +53,22 @@ public struct TravelProfile: Sendable, Hashable {
         restrictionKeys: ["restriction:taxi", "restriction:motorcar", "restriction"],
         restrictionExemptions: ["taxi", "psv", "motorcar"])
 
+    /// `barrier` values a car drives through (OSRM's car profile lets the same ones pass); any other barrier on a
+    /// road blocks it, unless the node's own access tags let this vehicle through (`psv=yes` on a bus gate).
+    public static let passableBarriers: Set<String> = [
+        "cattle_grid", "border_control", "toll_booth", "sally_port", "gate", "lift_gate", "no", "entrance",
+        "height_restrictor", "arch",
+    ]
+
+    /// True when a node with these tags stops this vehicle (a bollard, a block, a fence across the road).
+    public func blocks(barrier tags: [String: String]) -> Bool {
+        guard let value = tags["barrier"], !Self.passableBarriers.contains(value) else { return false }
+        if let key = accessKeys.first(where: { tags[$0] != nil }), let access = tags[key] {
+            return barringAccessValues.contains(access)
+        }
+        return true
+    }
+
     /// The OSM keys this profile reads from ways; the builder keeps only these.
     public static let wayKeys: Set<String> = [
         "highway", "maxspeed", "oneway", "oneway:taxi", "oneway:psv", "junction", "access", "vehicle",

@@ -46,7 +46,8 @@ enum BenchTurnsCommand {
         var handler: RoadImport
         do {
             handler = RoadImport(sourceFingerprint: try MapFingerprint.ofFile(atPath: map))
-            try PBFReader(path: map).read(into: &handler, options: .init(nodeTags: false))
+            // Node tags too, as `cab import` reads them: barriers.
+            try PBFReader(path: map).read(into: &handler)
         } catch {
             Console.fail("cannot import \(map): \(error)", code: 65)
         }
@@ -70,7 +71,11 @@ enum BenchTurnsCommand {
             }
         }
         if let path = args.value("pairs-out"), let served {
-            writePairs(to: path, count: pairs, seed: seed, served)
+            // The same routes without a cab's rights (taxi/psv access), to tell them apart in the comparison.
+            let carGraph = handler.builder.build(profile: carProfile)
+            let carIndex = FastRouterIndex(graph: ContractionGraph(roadGraph: carGraph))
+            let car = (carGraph, FastRouter(index: carIndex, graph: carGraph), Snapper(graph: carGraph))
+            writePairs(to: path, count: pairs, seed: seed, served, car: car)
         }
         let notes = handler.notes
         let object: [String: Any] = [
@@ -194,9 +199,21 @@ enum BenchTurnsCommand {
         return (found, checked)
     }
 
-    /// Seeded random routes between junctions of the largest component, as JSON lines.
+    /// A private car: the taxi profile without the rights of a cab (`taxi=*`, `psv=*`), as OSRM's car profile.
+    static var carProfile: TravelProfile {
+        var profile = TravelProfile.taxi
+        profile.accessKeys.removeAll { $0 == "taxi" || $0 == "psv" }
+        profile.onewayOverrideKeys = []
+        profile.restrictionKeys.removeAll { $0 == "restriction:taxi" }
+        profile.restrictionExemptions.subtract(["taxi", "psv"])
+        return profile
+    }
+
+    /// Seeded random routes between junctions of the largest component, as JSON lines (with the same route for
+    /// a private car as `car_distance_m`).
     static func writePairs(
-        to path: String, count: Int, seed: UInt64, _ served: (graph: RoadGraph, router: FastRouter, snapper: Snapper)
+        to path: String, count: Int, seed: UInt64, _ served: (graph: RoadGraph, router: FastRouter, snapper: Snapper),
+        car: (graph: RoadGraph, router: FastRouter, snapper: Snapper)
     ) {
         let nodes = served.graph.routableNodeCoordinates
         guard nodes.count >= 2 else { Console.fail("the map has no routable junctions", code: 65) }
@@ -212,6 +229,11 @@ enum BenchTurnsCommand {
                 object["distance_m"] = round(route.distanceMeters, 1)
                 object["duration_s"] = round(route.durationSeconds, 1)
                 object["polyline"] = Polyline.encode(route.geometry)
+            }
+            if let endpoints = try? car.snapper.endpoints(from: from, to: to),
+                let route = try? car.router.route(endpoints)
+            {
+                object["car_distance_m"] = round(route.distanceMeters, 1)
             }
             lines += BenchFormat.jsonLine(object) + "\n"
         }

@@ -129,3 +129,29 @@ import Testing
         #expect(abs(Double(inside.durationMilliseconds) - inside.distanceMeters / (25 / 3.6) * 1000) < 5)
     }
 }
+
+/// Barriers on the road (OSRM's car profile lets the same ones pass).
+@Suite struct BarrierFixtureTests {
+    static let ladder = """
+        a b c
+        d e f
+        """
+
+    @Test func turnsBackAtABollardAndPassesAGate() throws {
+        var map = AsciiMap(Self.ladder, spacingMeters: 50)
+        for way in ["abc", "def", "ad", "cf"] { map.way(way) }
+        #expect(abs(try map.route("a", "c").distanceMeters - map.length("abc")) < 1)
+        var blocked = map
+        blocked.barrier("b", ["barrier": "bollard"])
+        // The bollard at b closes a-b-c; round by d, e and f. Up to the bollard the car may drive, and back.
+        #expect(abs(try blocked.route("a", "c").distanceMeters - map.length("adefc")) < 1)
+        let (_, report) = blocked.builder.buildReporting()
+        #expect(report.barriers == 1)
+        var gated = map
+        gated.barrier("b", ["barrier": "gate"])
+        #expect(abs(try gated.route("a", "c").distanceMeters - map.length("abc")) < 1)
+        var busGate = map
+        busGate.barrier("b", ["barrier": "bollard", "psv": "yes"])
+        #expect(abs(try busGate.route("a", "c").distanceMeters - map.length("abc")) < 1)
+    }
+}
