@@ -106,8 +106,8 @@ struct RestrictionResolver {
 /// Turn-aware are: every node a restriction passes through, and every node up to `guardRings` pieces from one
 /// (their U-turn ban keeps a car from turning back just past a restricted junction and arriving there again along
 /// another edge, which a node-based graph would otherwise allow). A node-based graph can only make a shortest
-/// path turn back at a plain junction next to a split one, so with unlimited rings (the default: the whole
-/// connected part of the map) no route turns back anywhere but at a dead end; see docs/turns.md.
+/// path turn back at a plain junction next to a split one, so with unlimited rings (the whole connected part of
+/// the map) no route turns back anywhere but at a dead end; the default stops at two rings; see docs/turns.md.
 struct TurnStates {
     struct Rule {
         var kind: TurnRestriction.Kind

@@ -59,12 +59,14 @@ public struct RoadNetworkBuilder: Sendable {
         wayFirstNode.append(wayNodeIDs.count)
     }
 
-    /// How many pieces around every restricted junction also ban U-turns (see `TurnStates`). The default,
-    /// `Int.max`, makes every junction connected to a restriction turn-aware (an edge-based graph there), the only
-    /// setting under which no route turns back at a junction that is no dead end; a finite number keeps the graph
-    /// smaller but leaves U-turns just past the last ring (`cab bench turns` counts them). Maps without
-    /// restrictions are not split at all.
-    public var uTurnGuardRings = Int.max
+    /// How many pieces around every restricted junction also ban U-turns (see `TurnStates`). `Int.max` makes
+    /// every junction connected to a restriction turn-aware (an edge-based graph there), the only setting under
+    /// which no route turns back at a junction that is no dead end, but on a city with restrictions all over it
+    /// that is the whole city, and the hierarchy on top costs many times more (`cab bench route --synthetic`
+    /// did not finish in 5 minutes where it took 13 s). The default, 2, keeps graphs within a few per cent and
+    /// leaves a share of routes turning back just past the second ring (`cab bench turns` counts them; see
+    /// docs/turns.md). Maps without restrictions are not split at all.
+    public var uTurnGuardRings = 2
     /// Which turn rules the graph enforces; `.viaNodesOnly` rebuilds the graph of before via-way restrictions and
     /// U-turn rules (the benchmark's same-run baseline).
     public var turnRules = TurnRules.full

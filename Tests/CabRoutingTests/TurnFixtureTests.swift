@@ -84,9 +84,8 @@ import Testing
         #expect(route.geometry.contains(map.at("h")))
     }
 
-    /// Why the rings are unlimited by default: c is in b's first ring, d (no dead end: d-h) is not, so with one
-    /// ring the car may still turn back at d and come back past c to b; a second ring bans that too, and so does
-    /// the default.
+    /// The limit of the rings: c is in b's first ring, d (no dead end: d-h) is not, so with one ring the car may
+    /// still turn back at d and come back past c to b; a second ring (the default) bans that too.
     @Test func refusesAUTurnTwoPiecesAwayUnlessTheRingsStopShort() throws {
         var map = AsciiMap(
             """
