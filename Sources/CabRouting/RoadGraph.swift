@@ -14,7 +14,8 @@ import CabGeo
 ///   `pieceWayIDs[p]`. Edge `e` drives piece `edgePieces[e] >> 1`, against the way order when
 ///   `edgePieces[e] & 1 == 1`; its geometry is that range (read backwards then). The edges that drive piece `p`
 ///   are `pieceEdges[pieceFirstEdge[p] ..< pieceFirstEdge[p + 1]]`. Snapping works on pieces, routing on edges.
-/// - **Turns**: a junction connected to a turn restriction (and a barrier) is *turn-aware*: split into one graph
+/// - **Turns**: a junction a turn restriction passes through, those up to `RoadNetworkBuilder.uTurnGuardRings`
+///   pieces from it, and a barrier are *turn-aware*: split into one graph
 ///   node per incoming edge ("the car is at X, having come along edge f"), each with only the outgoing edges
 ///   allowed after that arrival: no turn a `no_*` restriction bars, only the one an `only_*` restriction names, no
 ///   U-turn (back along the piece just driven) except at a dead end or a barrier, where that edge costs
