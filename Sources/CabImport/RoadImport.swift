@@ -6,8 +6,8 @@ import CabRouting
 ///
 /// Nodes and ways go straight to the builder (which keeps only what routable ways need). Relations tagged
 /// `type=restriction` whose restriction applies to a cab (`TravelProfile.restrictionValue`) become
-/// `TurnRestriction`s when they have one `from` way, one `via` node and one `to` way; restrictions through a via
-/// way, and malformed ones, are counted and skipped.
+/// `TurnRestriction`s when they have one `from` way, one `to` way and either one `via` node or one or more `via`
+/// ways (in member order; the builder checks that they form a chain); malformed ones are counted and skipped.
 public struct RoadImport: OSMElementHandler {
     /// The builder being fed.
     public private(set) var builder = RoadNetworkBuilder()
@@ -18,7 +18,8 @@ public struct RoadImport: OSMElementHandler {
 
     /// Counts of restriction relations this import could not use.
     public struct Notes: Sendable, Hashable {
-        /// Restriction relations whose via member is a way (not supported yet).
+        /// Restriction relations whose via members are ways (passed on when well formed; see
+        /// `RoadNetworkBuilder.Report.brokenViaChains` for chains that do not join up).
         public var viaWayRestrictions = 0
         /// Restriction relations missing a from, via or to member, or with an unknown value.
         public var malformedRestrictions = 0
@@ -34,9 +35,11 @@ public struct RoadImport: OSMElementHandler {
         builder.sourceFingerprint = sourceFingerprint
     }
 
-    /// Passes the node's position on.
+    /// Passes the node's position on, and the node as a barrier when it stops a cab (read only when the reader
+    /// decodes node tags).
     public mutating func handle(_ node: OSMNode) throws {
         builder.addNode(id: node.id, coordinate: node.coordinate)
+        if !node.tags.isEmpty, profile.blocks(barrier: node.tags) { builder.addBarrier(nodeID: node.id) }
     }
 
     /// Passes the way on (the builder drops ways without `highway`).
@@ -44,7 +47,7 @@ public struct RoadImport: OSMElementHandler {
         builder.addWay(id: way.id, nodeIDs: way.nodeIDs, tags: way.tags)
     }
 
-    /// Turns a via-node restriction relation into a `TurnRestriction`.
+    /// Turns a restriction relation into a `TurnRestriction`.
     public mutating func handle(_ relation: OSMRelation) throws {
         guard relation.tags["type"] == "restriction" else { return }
         guard let value = profile.restrictionValue(relation.tags) else {
@@ -54,13 +57,20 @@ public struct RoadImport: OSMElementHandler {
         let from = relation.members.filter { $0.role == "from" && $0.type == .way }
         let via = relation.members.filter { $0.role == "via" }
         let to = relation.members.filter { $0.role == "to" && $0.type == .way }
-        if via.contains(where: { $0.type == .way }) {
+        let viaWays = via.filter { $0.type == .way }.map(\.ref)
+        let restrictionVia: TurnRestriction.Via
+        if !viaWays.isEmpty, viaWays.count == via.count {
             notes.viaWayRestrictions += 1
+            restrictionVia = .ways(viaWays)
+        } else if via.count == 1, via[0].type == .node {
+            restrictionVia = .node(via[0].ref)
+        } else {
+            notes.malformedRestrictions += 1
             return
         }
-        guard from.count == 1, via.count == 1, via[0].type == .node, to.count == 1,
+        guard from.count == 1, to.count == 1,
             let restriction = TurnRestriction(
-                restriction: value, fromWay: from[0].ref, viaNode: via[0].ref, toWay: to[0].ref)
+                restriction: value, fromWay: from[0].ref, via: restrictionVia, toWay: to[0].ref)
         else {
             notes.malformedRestrictions += 1
             return

@@ -7,7 +7,9 @@
 /// host share the pages. A file from another format version or another graph is refused.
 extension FastRouterIndex {
     /// The current format version; bump it whenever the layout or the meaning of a field changes.
-    public static let fileFormatVersion: UInt32 = 3
+    /// Version 4: built over graphs with via-way restrictions and U-turn rules (graph file version 2), whose nodes
+    /// differ from those of the same map before.
+    public static let fileFormatVersion: UInt32 = 4
     static let fileMagic: [UInt8] = Array("SWCABCH\0".utf8)
 
     /// The index as file bytes.

@@ -2,7 +2,8 @@ import CabGeo
 
 extension RoadGraph {
     /// The graph file's format version; bump it whenever the layout or the meaning of any array changes.
-    public static let fileFormatVersion: UInt32 = 1
+    /// Version 2: via-way restrictions and U-turn rules (turn-aware junctions, chain states, dead-end penalty).
+    public static let fileFormatVersion: UInt32 = 2
     /// The first eight bytes of every graph file.
     static let fileMagic: [UInt8] = Array("SWCABRG\u{1}".utf8)
 

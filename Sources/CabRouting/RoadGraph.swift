@@ -14,11 +14,15 @@ import CabGeo
 ///   `pieceWayIDs[p]`. Edge `e` drives piece `edgePieces[e] >> 1`, against the way order when
 ///   `edgePieces[e] & 1 == 1`; its geometry is that range (read backwards then). The edges that drive piece `p`
 ///   are `pieceEdges[pieceFirstEdge[p] ..< pieceFirstEdge[p + 1]]`. Snapping works on pieces, routing on edges.
-/// - **Turn restrictions** (via a node): a junction that is the via node of a restriction is split into one
-///   graph node per incoming edge ("the car is at X, having come along edge f"). Every incoming edge ends at its
-///   own copy, and each copy gets only the outgoing edges the restrictions allow after arriving along that edge
-///   (`no_*` removes the turn onto the `to` way, `only_*` keeps only it). Copies share a coordinate and an OSM id.
-///   A piece through such a junction is therefore driven by several parallel edges, one per copy.
+/// - **Turns**: a junction a turn restriction passes through, those up to `RoadNetworkBuilder.uTurnGuardRings`
+///   pieces from it, and a barrier are *turn-aware*: split into one graph
+///   node per incoming edge ("the car is at X, having come along edge f"), each with only the outgoing edges
+///   allowed after that arrival: no turn a `no_*` restriction bars, only the one an `only_*` restriction names, no
+///   U-turn (back along the piece just driven) except at a dead end or a barrier, where that edge costs
+///   `TravelProfile.uTurnPenaltyMilliseconds` more. Via-way restrictions add a node per junction along the via ways
+///   for a car that came along the from way and followed the chain so far. Copies share a coordinate and an OSM
+///   id, and a piece through such a junction is driven by several parallel edges. Maps without restrictions or
+///   barriers are not split. See docs/turns.md.
 /// - **Component**: `nodeInLargestComponent[n]` marks the largest strongly connected component; `Snapper` only
 ///   snaps onto pieces whose edges lie in it.
 /// - `sourceFingerprint` identifies the map the graph was built from (see `MapFingerprint`).

@@ -17,6 +17,7 @@ public struct RoadNetworkBuilder: Sendable {
     var tagSets: [[String: String]] = []
     var tagSetIndex: [[String: String]: Int32] = [:]
     var restrictions: [TurnRestriction] = []
+    var barrierIDs: [Int64] = []
     /// The fingerprint written into the graph (see `MapFingerprint`).
     public var sourceFingerprint: UInt64 = 0
 
@@ -58,9 +59,35 @@ public struct RoadNetworkBuilder: Sendable {
         wayFirstNode.append(wayNodeIDs.count)
     }
 
-    /// Adds a via-node turn restriction.
+    /// How many pieces around every restricted junction also ban U-turns (see `TurnStates`). `Int.max` makes
+    /// every junction connected to a restriction turn-aware (an edge-based graph there), the only setting under
+    /// which no route turns back at a junction that is no dead end, but on a city with restrictions all over it
+    /// that is the whole city, and the hierarchy on top costs many times more (`cab bench route --synthetic`
+    /// did not finish in 5 minutes where it took 13 s). The default, 2, keeps graphs within a few per cent and
+    /// leaves a share of routes turning back just past the second ring (`cab bench turns` counts them; see
+    /// docs/turns.md). Maps without restrictions are not split at all.
+    public var uTurnGuardRings = 2
+    /// Which turn rules the graph enforces; `.viaNodesOnly` rebuilds the graph of before via-way restrictions and
+    /// U-turn rules (the benchmark's same-run baseline).
+    public var turnRules = TurnRules.full
+
+    /// Which turn rules a build enforces.
+    public enum TurnRules: Sendable, Hashable {
+        /// Via-node and via-way restrictions, no U-turns around restricted junctions except at dead ends.
+        case full
+        /// Via-node restrictions only, with U-turns allowed everywhere (the graph before issue 19, item 2).
+        case viaNodesOnly
+    }
+
+    /// Adds a turn restriction (through a via node or via ways).
     public mutating func addRestriction(_ restriction: TurnRestriction) {
         restrictions.append(restriction)
+    }
+
+    /// Adds a node a car cannot pass (a bollard, a block; see `TravelProfile.blocks(barrier:)`): a car that
+    /// arrives there may only turn back, as at a dead end.
+    public mutating func addBarrier(nodeID: Int64) {
+        barrierIDs.append(nodeID)
     }
 
     /// What a build kept and dropped.
@@ -75,8 +102,17 @@ public struct RoadNetworkBuilder: Sendable {
         public var emptyWays = 0
         /// Restrictions turned into graph structure.
         public var appliedRestrictions = 0
-        /// Restrictions whose ways or node are not in the graph, or do not meet at the via node.
+        /// Restrictions whose ways or node are not in the graph, do not meet, or cannot be driven in order.
         public var ignoredRestrictions = 0
+        /// Via-way restrictions whose via ways do not form one chain in member order (unordered, disconnected,
+        /// closed or ambiguous): counted and skipped, never guessed.
+        public var brokenViaChains = 0
+        /// Junctions split into one graph node per arrival (restricted ones and their guard rings).
+        public var turnAwareJunctions = 0
+        /// Extra graph nodes for cars part-way along a via-way restriction's chain.
+        public var viaChainStates = 0
+        /// Barrier nodes on routable ways (a car arriving there turns back).
+        public var barriers = 0
     }
 
     /// Builds the graph for `profile`.
@@ -121,16 +157,34 @@ public struct RoadNetworkBuilder: Sendable {
             if !present { report.emptyWays += 1 }
         }
         for n in uses.indices where uses[n] >= 2 { isJunction[n] = true }
+        var barriers: [Int] = []
+        for id in barrierIDs {
+            if let n = lookup.index(of: id), uses[n] > 0 {
+                isJunction[n] = true
+                barriers.append(n)
+            }
+        }
+        report.barriers = barriers.count
         for r in restrictions {
-            if let n = lookup.index(of: r.viaNode), uses[n] > 0 { isJunction[n] = true }
+            if let id = r.viaNode, let n = lookup.index(of: id), uses[n] > 0 { isJunction[n] = true }
         }
 
         // Cut every run into pieces between junctions; each piece yields up to two base edges.
         var pieces = PieceTable()
         // Upper bounds, so that no large array grows by copying (unwritten capacity is not resident).
         pieces.reserve(pieces: wayNodeIDs.count, coordinates: wayNodeIDs.count * 2)
+        // The pieces of the ways restrictions name, for resolving them.
+        var named: Set<Int64> = []
+        for r in restrictions {
+            named.insert(r.fromWay)
+            named.insert(r.toWay)
+            if case .ways(let ways) = r.via { named.formUnion(ways) }
+        }
+        var wayPieces: [Int64: Range<Int>] = [:]
         for way in wayIDs.indices {
             guard let rule = rules[Int(wayTagSets[way])] else { continue }
+            let firstPiece = pieces.count
+            defer { if named.contains(wayIDs[way]) { wayPieces[wayIDs[way]] = firstPiece..<pieces.count } }
             var start: Int? = nil
             for i in wayFirstNode[way]..<wayFirstNode[way + 1] {
                 let n = Int(resolved[i])
@@ -148,11 +202,29 @@ public struct RoadNetworkBuilder: Sendable {
             }
         }
 
-        let restricted = RestrictionIndex(
-            restrictions: restrictions, lookup: lookup, pieces: pieces, report: &report)
+        let resolver = RestrictionResolver(pieces: pieces, lookup: lookup, wayPieces: wayPieces)
+        var applied: [ResolvedRestriction] = []
+        for r in restrictions {
+            if turnRules == .viaNodesOnly, r.viaNode == nil {
+                report.ignoredRestrictions += 1
+                continue
+            }
+            switch resolver.resolve(r) {
+            case .applied(let restriction):
+                applied.append(restriction)
+                report.appliedRestrictions += 1
+            case .ignored: report.ignoredRestrictions += 1
+            case .brokenChain: report.brokenViaChains += 1
+            }
+        }
+        let turns = TurnStates(
+            pieces: pieces, nodeCount: nodeIDs.count, restrictions: applied, barriers: barriers,
+            guardRings: turnRules == .full ? uTurnGuardRings : 0, refusesUTurns: turnRules == .full)
+        report.turnAwareJunctions = turns.turnAwareCount
+        report.viaChainStates = turns.chainStateCount
         var graph = GraphAssembler.assemble(
-            pieces: pieces, restrictions: restricted, isJunction: isJunction, nodeIDs: nodeIDs,
-            coordinates: nodeCoordinates)
+            pieces: pieces, turns: turns, nodeIDs: nodeIDs, coordinates: nodeCoordinates,
+            uTurnPenaltyMilliseconds: profile.uTurnPenaltyMilliseconds)
         graph.sourceFingerprint = sourceFingerprint
         graph.markLargestComponent()
         return (graph, report)

@@ -37,18 +37,31 @@ public struct RouteEndpoints: Sendable, Hashable {
 }
 
 extension RoadGraph {
+    /// The time to drive `piece` end to end: its cheapest edge (an edge that turns back at a dead end also carries
+    /// the U-turn penalty, which a point part-way along the piece never pays).
+    /// - Complexity: O(edges of the piece).
+    @inline(__always)
+    func pieceDurationMilliseconds(_ piece: Int) -> UInt32 {
+        var best = UInt32.max
+        for k in Int(pieceFirstEdge[piece])..<Int(pieceFirstEdge[piece + 1]) {
+            best = min(best, edgeDurationsMilliseconds[Int(pieceEdges[k])])
+        }
+        return best
+    }
+
     /// Calls `body` with each seed leaving `point` (one per edge driving its piece; a node may come twice).
     /// - Complexity: O(edges of the piece), no allocation.
     @inline(__always)
     func forEachSourceSeed(of point: SnappedPoint, _ body: (RouteSeed) -> Void) {
         let length = pieceLengthMeters(point.piece)
+        let duration = pieceDurationMilliseconds(point.piece)
         for k in Int(pieceFirstEdge[point.piece])..<Int(pieceFirstEdge[point.piece + 1]) {
             let edge = Int(pieceEdges[k])
             let reversed = edgeRunsBackwards(edge)
             let share = reversed ? point.fraction : 1 - point.fraction
             body(
                 RouteSeed(
-                    node: edgeTarget(edge), costMilliseconds: partialCost(edgeDurationsMilliseconds[edge], share),
+                    node: edgeTarget(edge), costMilliseconds: partialCost(duration, share),
                     distanceMeters: share * length, isReversed: reversed))
         }
     }
@@ -58,13 +71,14 @@ extension RoadGraph {
     @inline(__always)
     func forEachTargetSeed(of point: SnappedPoint, _ body: (RouteSeed) -> Void) {
         let length = pieceLengthMeters(point.piece)
+        let duration = pieceDurationMilliseconds(point.piece)
         for k in Int(pieceFirstEdge[point.piece])..<Int(pieceFirstEdge[point.piece + 1]) {
             let edge = Int(pieceEdges[k])
             let reversed = edgeRunsBackwards(edge)
             let share = reversed ? 1 - point.fraction : point.fraction
             body(
                 RouteSeed(
-                    node: edgeSource(edge), costMilliseconds: partialCost(edgeDurationsMilliseconds[edge], share),
+                    node: edgeSource(edge), costMilliseconds: partialCost(duration, share),
                     distanceMeters: share * length, isReversed: reversed))
         }
     }
@@ -74,12 +88,13 @@ extension RoadGraph {
         guard start.piece == end.piece else { return nil }
         var direct: RouteSeed?
         let length = pieceLengthMeters(start.piece)
+        let duration = pieceDurationMilliseconds(start.piece)
         for edge in edges(ofPiece: start.piece) {
             let reversed = edgeRunsBackwards(edge)
             let ahead = reversed ? start.fraction - end.fraction : end.fraction - start.fraction
             guard ahead >= 0 else { continue }
             let leg = RouteSeed(
-                node: edgeTarget(edge), costMilliseconds: partialCost(edgeDurationsMilliseconds[edge], ahead),
+                node: edgeTarget(edge), costMilliseconds: partialCost(duration, ahead),
                 distanceMeters: ahead * length, isReversed: reversed)
             if direct.map({ leg.costMilliseconds < $0.costMilliseconds }) ?? true { direct = leg }
         }

@@ -17,13 +17,17 @@ public struct TravelProfile: Sendable, Hashable {
     public var restrictionKeys: [String]
     /// Values of `except` on a restriction that exempt this vehicle.
     public var restrictionExemptions: Set<String>
+    /// What turning back along the road just driven costs where it is allowed (at a dead end); OSRM's car profile
+    /// charges the same 20 s (`u_turn_penalty`). U-turns anywhere else are not driven (see docs/turns.md).
+    public var uTurnPenaltyMilliseconds: UInt32
 
     /// Creates a profile.
     public init(
         highwaySpeedsKmh: [String: Double], maxspeedFactor: Double = 0.8, accessKeys: [String],
         barringAccessValues: Set<String>, onewayOverrideKeys: [String], restrictionKeys: [String],
-        restrictionExemptions: Set<String>
+        restrictionExemptions: Set<String>, uTurnPenaltyMilliseconds: UInt32 = 20_000
     ) {
+        self.uTurnPenaltyMilliseconds = uTurnPenaltyMilliseconds
         self.highwaySpeedsKmh = highwaySpeedsKmh
         self.maxspeedFactor = maxspeedFactor
         self.accessKeys = accessKeys
@@ -48,6 +52,22 @@ public struct TravelProfile: Sendable, Hashable {
         onewayOverrideKeys: ["oneway:taxi", "oneway:psv"],
         restrictionKeys: ["restriction:taxi", "restriction:motorcar", "restriction"],
         restrictionExemptions: ["taxi", "psv", "motorcar"])
+
+    /// `barrier` values a car drives through (OSRM's car profile lets the same ones pass); any other barrier on a
+    /// road blocks it, unless the node's own access tags let this vehicle through (`psv=yes` on a bus gate).
+    public static let passableBarriers: Set<String> = [
+        "cattle_grid", "border_control", "toll_booth", "sally_port", "gate", "lift_gate", "no", "entrance",
+        "height_restrictor", "arch",
+    ]
+
+    /// True when a node with these tags stops this vehicle (a bollard, a block, a fence across the road).
+    public func blocks(barrier tags: [String: String]) -> Bool {
+        guard let value = tags["barrier"], !Self.passableBarriers.contains(value) else { return false }
+        if let key = accessKeys.first(where: { tags[$0] != nil }), let access = tags[key] {
+            return barringAccessValues.contains(access)
+        }
+        return true
+    }
 
     /// The OSM keys this profile reads from ways; the builder keeps only these.
     public static let wayKeys: Set<String> = [

@@ -27,6 +27,10 @@ enum BenchCommand {
         ),
         ("route", "fast routing vs Dijkstra, many-to-one, import+preprocess, GET /v1/route p50", BenchRouteCommand.run),
         (
+            "turns", "what via-way restrictions and U-turn rules cost, against the graph without them; OSRM pairs",
+            BenchTurnsCommand.run
+        ),
+        (
             "store", "durable bookings/s, p50/p99 and location rows/s: SQLite and PostgreSQL side by side",
             StoreBenchCommand.run
         ),

@@ -50,6 +50,29 @@ struct AsciiMap {
             TurnRestriction(restriction: value, fromWay: wayIDs[from]!, viaNode: Self.nodeID(via), toWay: wayIDs[to]!)!)
     }
 
+    /// Adds a restriction through a chain of via ways drawn earlier (in the order given).
+    mutating func restriction(_ value: String, from: String, via: [String], to: String) {
+        builder.addRestriction(
+            TurnRestriction(
+                restriction: value, fromWay: wayIDs[from]!, via: .ways(via.map { wayIDs[$0]! }), toWay: wayIDs[to]!)!)
+    }
+
+    /// Tags the node drawn as `char` (only barriers matter to routing), as `RoadImport` reads node tags.
+    mutating func barrier(_ char: Character, _ tags: [String: String]) {
+        if TravelProfile.taxi.blocks(barrier: tags) { builder.addBarrier(nodeID: Self.nodeID(char)) }
+    }
+
+    /// How many pieces around a restricted junction ban U-turns too (`RoadNetworkBuilder.uTurnGuardRings`).
+    var uTurnGuardRings: Int {
+        get { builder.uTurnGuardRings }
+        set { builder.uTurnGuardRings = newValue }
+    }
+
+    /// The length in metres of the straight lines through the letters of `path` (`"abc"`: a to b to c).
+    func length(_ path: String) -> Double {
+        zip(path, path.dropFirst()).reduce(0) { $0 + at($1.0).distanceMeters(to: at($1.1)) }
+    }
+
     /// The node drawn as `char`.
     func at(_ char: Character) -> Coordinate { nodes[char]! }
 

@@ -80,8 +80,15 @@ import Testing
         let graph = map.graph()
         let copies = graph.nodeOSMIDs.filter { $0 == AsciiMap.nodeID("b") }.count
         #expect(copies == 3)
+        // The dead ends a, c and e are turn-aware too (connected to a restriction), split (one arrival each). Out of b's copies: 3 arrivals
+        // x 2 ways out (no U-turn at b), minus the barred turn; out of the dead ends, the U-turn back to b.
         #expect(graph.nodeCount == 3 + 3)
-        // 3 incoming directions x 3 ways out, minus the barred turn: 8 edges out of b's copies, 3 into b.
-        #expect(graph.edgeCount == 8 + 3)
+        #expect(graph.edgeCount == 5 + 3)
+        let uTurns = graph.edgeDurationsMilliseconds.indices.filter { graph.nodeOSMIDs[graph.edgeSource($0)] != 98 }
+        for e in uTurns {
+            let piece = graph.piece(ofEdge: e)
+            let plain = graph.edges(ofPiece: piece).map { graph.edgeDurationsMilliseconds[$0] }.min()!
+            #expect(graph.edgeDurationsMilliseconds[e] == plain + TravelProfile.taxi.uTurnPenaltyMilliseconds)
+        }
     }
 }

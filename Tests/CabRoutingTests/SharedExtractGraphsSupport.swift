@@ -36,7 +36,8 @@ struct SharedExtractGraph: Sendable {
         let path = TestData.sharedExtract(name).path
         do {
             var handler = RoadImport(sourceFingerprint: try MapFingerprint.ofFile(atPath: path))
-            try PBFReader(path: path).read(into: &handler, options: .init(nodeTags: false))
+            // Node tags too, as `cab import` reads them (barriers).
+            try PBFReader(path: path).read(into: &handler)
             let graph = handler.build().graph
             let index = FastRouterIndex(graph: ContractionGraph(roadGraph: graph))
             let entries = index.labels?.entryCount ?? 0

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""SwiftCab's routes against OSRM's car profile on the same PBF (issue 19, item 2).
+
+For each map: osrm-extract + osrm-contract with OSRM's own car.lua (PyPI `osrm-bindings`, in a virtual
+environment of this script's own), then `cab bench turns --pairs-out` writes SwiftCab's routes between seeded
+random junction pairs, and OSRM routes the same coordinates. Prints, per map, the share of pairs whose distances
+agree within 5 % and a class for every disagreement:
+
+  unroutable       one side finds no route (the other side's largest component differs)
+  taxi rights      SwiftCab's route for a private car (no taxi=*/psv=* rights) agrees with OSRM's car
+  snapping         OSRM put a point more than 15 m from where it was asked (a road SwiftCab routes, OSRM not)
+  short pair       both routes under 600 m and less than 60 m apart (snapping offsets and turn costs dominate)
+  cost model       OSRM can drive SwiftCab's route (routed through points along it, within 3 % of its length)
+                   but ranks its own faster: speeds, turn penalties, traffic signals differ, the roads do not
+  road rules       OSRM cannot follow SwiftCab's route: SwiftCab drives something OSRM does not (access, oneway,
+                   a turn restriction read differently); every such pair is listed for a closer look
+
+It needs Python >= 3.12 for the osrm-bindings wheel (cp312-abi3, manylinux_2_28): $OSRM_PYTHON, python3.13,
+python3.12 on PATH, or a pyenv version under ~/.pyenv. Nothing is written into the repository: the venv and
+OSRM's files go under --work (default .build/osrm-peer; OSRM_VENV=DIR reuses a venv that has osrm-bindings);
+the maps are linked there, not copied.
+
+usage: scripts/osrm-peer.py [--cab .build/release/cab] [--pairs 1000] [--seed 19] [--work DIR] [MAP.osm.pbf ...]
+"""
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEFAULT_MAPS = [
+    os.path.join(ROOT, "..", "shared", "data", name)
+    for name in ("helsinki.osm.pbf", "baltimore.osm.pbf", "monaco.osm.pbf", "liechtenstein-latest.osm.pbf")
+]
+
+
+def version_of(python):
+    try:
+        out = subprocess.run(
+            [python, "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
+            capture_output=True, text=True, timeout=20, check=True).stdout.split()
+        return int(out[0]), int(out[1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+
+
+def find_python():
+    candidates = [os.environ.get("OSRM_PYTHON"), sys.executable, shutil.which("python3.13"), shutil.which("python3.12")]
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3")), reverse=True)
+    for python in candidates:
+        if python and (version_of(python) or (0, 0)) >= (3, 12):
+            return python
+    sys.exit("osrm-peer: needs Python >= 3.12 for PyPI osrm-bindings (a cp312-abi3 manylinux_2_28 wheel); "
+             "set OSRM_PYTHON=/path/to/python3.12 (none found on PATH or under ~/.pyenv/versions)")
+
+
+def ensure_venv(work):
+    venv = os.environ.get("OSRM_VENV") or os.path.join(work, "venv")
+    python = os.path.join(venv, "bin", "python")
+    usable = os.path.exists(python) and subprocess.run([python, "-c", "import osrm"], capture_output=True).returncode == 0
+    if not usable:
+        base = find_python()
+        subprocess.run([base, "-m", "venv", venv], check=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", "osrm-bindings"], check=True)
+    package = subprocess.run([python, "-c", "import osrm, os; print(os.path.dirname(osrm.__file__))"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    return python, package
+
+
+def prepare(pbf, work, package):
+    name = os.path.basename(pbf).split(".")[0]
+    folder = os.path.join(work, name)
+    os.makedirs(folder, exist_ok=True)
+    link = os.path.join(folder, name + ".osm.pbf")
+    if not os.path.exists(link):
+        os.symlink(os.path.abspath(pbf), link)
+    base = os.path.join(folder, name + ".osrm")
+    if not os.path.exists(base + ".hsgr"):
+        profile = os.path.join(package, "share", "profiles", "car.lua")
+        for step in (["osrm-extract", "-p", profile, link], ["osrm-contract", base]):
+            with open(os.path.join(folder, step[0] + ".log"), "w") as log:
+                subprocess.run([os.path.join(package, "bin", step[0])] + step[1:], stdout=log, stderr=log,
+                               check=True, cwd=folder)
+    return name, base
+
+
+def decode_polyline(text, precision=5):
+    points, index, lat, lon, factor = [], 0, 0, 0, 10 ** precision
+    while index < len(text):
+        for axis in range(2):
+            shift, result = 0, 0
+            while True:
+                byte = ord(text[index]) - 63
+                index += 1
+                result |= (byte & 0x1F) << shift
+                shift += 5
+                if byte < 0x20:
+                    break
+            delta = ~(result >> 1) if result & 1 else result >> 1
+            if axis == 0:
+                lat += delta
+            else:
+                lon += delta
+        points.append((lat / factor, lon / factor))
+    return points
+
+
+def compare(osrm_base, pairs_file):
+    """Runs inside the venv: OSRM routes for every pair, with the class of each disagreement."""
+    import osrm
+
+    engine = osrm.OSRM(storage_config=osrm_base, algorithm="CH", use_shared_memory=False)
+
+    def route(coordinates):
+        try:
+            answer = engine.Route(osrm.RouteParameters(coordinates=coordinates, overview="false"))
+        except RuntimeError:
+            return None
+        if answer["code"] != "Ok":
+            return None
+        first = answer["routes"][0]
+        snaps = [float(w["distance"]) for w in answer["waypoints"]]
+        return float(first["distance"]), float(first["duration"]), snaps
+
+    rows = []
+    with open(pairs_file) as lines:
+        for line in lines:
+            pair = json.loads(line)
+            a, b = pair["from"], pair["to"]
+            ours = pair.get("distance_m")
+            theirs = route([(a[1], a[0]), (b[1], b[0])])
+            row = {"from": a, "to": b, "cab_m": ours, "cab_s": pair.get("duration_s")}
+            if theirs:
+                row["osrm_m"], row["osrm_s"], snaps = theirs
+                row["osrm_snap_m"] = max(snaps)
+            if ours is None or theirs is None:
+                row["class"] = "unroutable" if (ours is None) != (theirs is None) else "both unroutable"
+            elif abs(ours - row["osrm_m"]) <= 0.05 * max(row["osrm_m"], 1):
+                row["class"] = "agree"
+            elif pair.get("car_distance_m") and abs(pair["car_distance_m"] - row["osrm_m"]) <= 0.05 * row["osrm_m"]:
+                row["class"] = "taxi rights"
+            elif row["osrm_snap_m"] > 15:
+                row["class"] = "snapping"
+            elif max(ours, row["osrm_m"]) < 600 and abs(ours - row["osrm_m"]) < 60:
+                row["class"] = "short pair"
+            else:
+                # Through the middles of SwiftCab's segments (a via point on a junction could snap to any road
+                # there), at most a dozen.
+                line_points = decode_polyline(pair["polyline"])
+                middles = [((p[0] + q[0]) / 2, (p[1] + q[1]) / 2) for p, q in zip(line_points, line_points[1:])
+                           if abs(p[0] - q[0]) + abs(p[1] - q[1]) > 2e-4]
+                step = max(1, len(middles) // 12)
+                sampled = [line_points[0]] + middles[::step] + [line_points[-1]]
+                along = route([(p[1], p[0]) for p in sampled])
+                row["osrm_along_ours_m"] = along[0] if along else None
+                row["osrm_along_ours_s"] = along[1] if along else None
+                if along and abs(along[0] - ours) <= 0.03 * ours:
+                    row["class"] = "cost model"
+                else:
+                    row["class"] = "road rules"
+            rows.append(row)
+    json.dump(rows, sys.stdout)
+
+
+def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "--inside":
+        compare(sys.argv[2], sys.argv[3])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("maps", nargs="*", default=DEFAULT_MAPS)
+    parser.add_argument("--cab", default=os.path.join(ROOT, ".build", "release", "cab"))
+    parser.add_argument("--pairs", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=19)
+    parser.add_argument("--work", default=os.path.join(ROOT, ".build", "osrm-peer"))
+    parser.add_argument("--list", action="store_true", help="list every road-rules disagreement")
+    args = parser.parse_args()
+    if not os.access(args.cab, os.X_OK):
+        sys.exit(f"osrm-peer: no cab binary at {args.cab}; build it: swift build -c release --product cab")
+    os.makedirs(args.work, exist_ok=True)
+    python, package = ensure_venv(args.work)
+    load = open("/proc/loadavg").read().split()[0] if os.path.exists("/proc/loadavg") else "?"
+    print(f"osrm-peer: OSRM car.lua from {package}, {args.pairs} pairs per map, seed {args.seed}, load {load}")
+    failed = False
+    for pbf in args.maps:
+        name, base = prepare(pbf, args.work, package)
+        pairs_file = os.path.join(args.work, name, "pairs.jsonl")
+        bench = subprocess.run([args.cab, "bench", "turns", "--map", pbf, "--pairs", str(args.pairs), "--seed",
+                                str(args.seed), "--pairs-out", pairs_file], capture_output=True, text=True)
+        if bench.returncode != 0:
+            sys.exit(f"osrm-peer: cab bench turns failed on {pbf} (exit {bench.returncode}):\n{bench.stderr}")
+        print(bench.stdout.rstrip())
+        out = subprocess.run([python, os.path.abspath(__file__), "--inside", base, pairs_file],
+                             capture_output=True, text=True, check=True).stdout
+        rows = json.loads(out)
+        with open(os.path.join(args.work, name, "comparison.json"), "w") as saved:
+            json.dump(rows, saved, indent=1)
+        counted = [r for r in rows if r["class"] != "both unroutable"]
+        agree = sum(1 for r in counted if r["class"] == "agree")
+        share = 100.0 * agree / max(1, len(counted))
+        classes = {}
+        for r in counted:
+            if r["class"] != "agree":
+                classes[r["class"]] = classes.get(r["class"], 0) + 1
+        summary = ", ".join(f"{k} {v}" for k, v in sorted(classes.items(), key=lambda kv: -kv[1])) or "none"
+        verdict = "ok" if share >= 95 else "BELOW 95 %"
+        print(f"{name}: {agree}/{len(counted)} pairs within 5 % = {share:.1f} % ({verdict}); disagreements: {summary}")
+        failed |= share < 95
+        for r in counted:
+            if r["class"] == "road rules" and (args.list or classes["road rules"] <= 10):
+                print(f"  road rules: {r['from']} -> {r['to']}: cab {r['cab_m']:.0f} m, OSRM {r['osrm_m']:.0f} m, "
+                      f"OSRM along ours {r.get('osrm_along_ours_m') or float('nan'):.0f} m")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
