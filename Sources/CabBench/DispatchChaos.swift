@@ -74,6 +74,8 @@ package struct DispatchChaos: Sendable {
         package var nodeSwitches = 0
         /// The same offer (trip and driver) delivered to a driver twice with a different expiry: a re-offer.
         package var repeatedOffers = 0
+        /// Offers of a trip to a driver it was offered to before a hand-back: a new round may ask them again.
+        package var reofferedAfterHandBack = 0
         /// The first repeated offers, described.
         package var repeatedExamples: [String] = []
         /// Milliseconds from the booking's answer to the first offer of the trip on any driver's stream.
@@ -183,8 +185,10 @@ final class ChaosBoard: Sendable {
         var booked: [String: ContinuousClock.Instant] = [:]
         /// The booked trips still calm when booked.
         var calm: Set<String> = []
-        /// Offers seen in the trip's current dispatch: trip → driver → the offer's expiry as sent.
+        /// Offers seen: trip → driver → the offer's expiry as sent.
         var seen: [String: [String: String]] = [:]
+        /// When each trip was last handed back by its driver (a new dispatch round began then).
+        var handedBack: [String: ContinuousClock.Instant] = [:]
     }
     private let state = Mutex(State())
     private let calmUntil: ContinuousClock.Instant
@@ -206,7 +210,12 @@ final class ChaosBoard: Sendable {
     func offered(_ trip: String, to driver: String, expiresAt: String) -> Bool {
         state.withLock { s in
             if let before = s.seen[trip]?[driver] {
-                if before != expiresAt {
+                if before != expiresAt, s.handedBack[trip] != nil {
+                    // A new round after a hand-back may ask a driver of the last one again (the stream may bring
+                    // the first offer late, after the hand-back, so its time cannot tell the two apart).
+                    s.summary.reofferedAfterHandBack += 1
+                    s.seen[trip]?[driver] = expiresAt
+                } else if before != expiresAt {
                     s.summary.repeatedOffers += 1
                     s.summary.repeatedExamples.append(
                         "\(trip) to \(driver.prefix(8))…: expiring \(before), then \(expiresAt)")
@@ -228,7 +237,17 @@ final class ChaosBoard: Sendable {
 
     /// `trip` is being handed back: its dispatch starts again, and may ask the drivers of the last one again.
     func handingBack(_ trip: String) {
-        state.withLock { _ = $0.seen.removeValue(forKey: trip) }
+        state.withLock { $0.handedBack[trip] = .now }
+    }
+
+    /// Seconds since `trip` was last handed back; nil when it never was.
+    func secondsSinceHandBack(_ trip: String) -> Double? {
+        state.withLock { s in
+            s.handedBack[trip].map { at in
+                let elapsed = ContinuousClock.now - at
+                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            }
+        }
     }
 
     var summary: DispatchChaos.Summary { state.withLock { $0.summary } }
@@ -455,7 +474,9 @@ struct ChaosRider {
                 continue
             case "no_driver_found":
                 let dispatchSeconds = configuration.dispatchSeconds
-                let waited = Date().timeIntervalSince(dispatchingSince)
+                // Since the trip last entered dispatch: booked, or handed back (which the rider may not have seen).
+                let seen = Date().timeIntervalSince(dispatchingSince)
+                let waited = board.secondsSinceHandBack(trip).map { min(seen, $0) } ?? seen
                 board.count { summary in
                     summary.noDriverFound += 1
                     // Only the trips that reached the deadline (others ran out of batches before it).

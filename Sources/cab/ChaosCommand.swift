@@ -91,7 +91,9 @@ enum ChaosCommand {
         Console.line(
             "ended: rider cancelled \(s.riderCancels), no driver found \(s.noDriverFound), rider gave up \(s.givenUp); "
                 + "requests moved to another node \(s.nodeSwitches); in \(Int(s.seconds)) s")
-        Console.line("offers sent to a driver twice: \(s.repeatedOffers)")
+        Console.line(
+            "offers sent to a driver twice: \(s.repeatedOffers) (and \(s.reofferedAfterHandBack) asked again in a new "
+                + "round after another driver handed the trip back)")
         for example in s.repeatedExamples.prefix(10) { Console.line("  offered again: \(example)") }
         Console.line("booking to first offer: " + describe(s.firstOfferMilliseconds, unit: "ms"))
         if configuration.calmSeconds > 0 {
@@ -115,6 +117,6 @@ enum ChaosCommand {
             String(format: unit == "ms" ? "%.0f" : "%.1f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])
                 + " " + unit
         }
-        return "p50 \(at(0.5)), p99 \(at(0.99)), max \(at(1)) over \(sorted.count)"
+        return "p50 \(at(0.5)), p90 \(at(0.9)), p99 \(at(0.99)), max \(at(1)) over \(sorted.count)"
     }
 }
