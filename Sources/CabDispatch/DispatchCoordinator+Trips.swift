@@ -15,9 +15,11 @@ extension DispatchCoordinator {
             try requireFree(driver, for: trip)
             let local = openOffer(of: trip, to: driver, at: t).map { t.adding(seconds: $0.etaSeconds) }
             let promised = local.flatMap { $0 > t ? $0 : nil } ?? roadPickupTime(of: current, by: driver, at: t)
-            return try transition(
+            let accepted = try transition(
                 .accept(driver), trip, by: .driver(driver), at: t, adjust: { $0.promisedPickupAt = promised },
                 write: sharded.store.acceptOffer)
+            tellOthersTaken(trip, by: driver, from: sharded)
+            return accepted
         }
         guard let offer = openOffer(of: trip, to: driver, at: t) else {
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
@@ -28,6 +30,16 @@ extension DispatchCoordinator {
         try requireFree(driver, for: trip)
         return try transition(.accept(driver), trip, by: .driver(driver), at: t) { booking in
             booking.promisedPickupAt = t.adding(seconds: offer.etaSeconds)
+        }
+    }
+
+    /// On a cluster, after `driver`'s accept: the drivers whose offers of `trip` it withdrew in the database are told
+    /// from here too. The owner's dispatch tells them as well when it hears the accept, but a shard changing owner
+    /// at that moment drops its dispatch without a word (a driver told twice sees the same withdrawal).
+    private func tellOthersTaken(_ trip: BookingID, by driver: DriverID, from sharded: ShardedDispatch) {
+        guard let offers = try? sharded.store.offers(of: trip), let last = offers.map(\.batch).max() else { return }
+        for o in offers where o.batch == last && o.state == .withdrawn && o.driver != driver {
+            bus.publish(.offerWithdrawn(trip, reason: OfferWithdrawal.taken.rawValue), to: .driver(o.driver))
         }
     }
 
@@ -53,11 +65,9 @@ extension DispatchCoordinator {
                 throw CoreError(.offerNotOpen, "This trip is not offered to you; there is nothing to decline.")
             }
             state.withLock { s in if s.offerHeld[driver] == trip { s.offerHeld[driver] = nil } }
-            if held {
-                runDispatch(trip) { $0.declined(by: driver, at: $1) }
-            } else {
-                bus.publish(.offerWithdrawn(trip, reason: "declined"), to: .driver(driver))
-            }
+            // The offer leaves the driver's screens on every node, whichever node dispatches the trip.
+            bus.publish(.offerWithdrawn(trip, reason: "declined"), to: .driver(driver))
+            if held { runDispatch(trip) { $0.declined(by: driver, at: $1) } }
             return current
         }
         if !held, current.status == .dispatching, openOffer(of: trip, to: driver, at: now()) != nil {

@@ -317,6 +317,12 @@ struct ClusterServeTests {
         let cluster = try Cluster(count: 3)
         defer { cluster.stop() }
         let (a, b, c) = (cluster.a, cluster.b, cluster.c)
+        // The shards settled (the trip's owner does not change while its offers are answered; see the note on
+        // hand-overs in docs/dispatch-ownership.md).
+        #expect(
+            eventually(within: 15) {
+                cluster.nodes.compactMap { cluster.shards(of: $0) }.map(\.count).sorted() == [21, 21, 22]
+            })
         // Three drivers come online on A near the pickup, their streams on A; a rider books on A.
         var drivers: [(id: String, token: String, stream: HTTPTestConnection)] = []
         for (i, name) in ["Onni", "Pihla", "Kaapo"].enumerated() {
