@@ -75,6 +75,12 @@ enum TripNotifier {
         case .dropoffETA(let trip, let seconds):
             ("dropoff_eta", encode(TripEvents.DropoffETA(tripID: trip, etaSeconds: seconds)))
         case .alert(let alert): ("alert", encode(alert))
+        case .declined(let trip, _):
+            // A shard owner's notice on no stream's audience: to a driver it would read as their offer withdrawn.
+            (
+                "cancelled",
+                encode(TripEvents.Cancelled(tripID: trip, by: Role.driver.rawValue, status: nil, reason: "declined"))
+            )
         }
     }
 

@@ -10,8 +10,8 @@ struct ForwardedTripNotification: Codable, Equatable {
     /// The trip's or the driver's id.
     var audienceID: String
     /// The notification: `offer`, `offer_withdrawn`, `trip_ended`, `trip_taken_back`, `assigned`, `status`,
-    /// `driver`, `redispatch`, `position`, `pickup_eta`, `dropoff_eta`, `alert`, or `finish` (the trip is over:
-    /// its followers' streams end).
+    /// `driver`, `redispatch`, `position`, `pickup_eta`, `dropoff_eta`, `alert`, `declined` (to a shard), or
+    /// `finish` (the trip is over: its followers' streams end).
     var kind: String
     var trip: String?
     var state: TripState?
@@ -27,11 +27,13 @@ struct ForwardedTripNotification: Codable, Equatable {
     var offer: String?
     /// A status's trip version (`Booking.version`).
     var version: Int?
+    /// Who declined (`declined`).
+    var driverID: String?
 
     enum CodingKeys: String, CodingKey {
         case audienceKind = "a", audienceID = "to", kind = "k", trip, state, driver, role, reason
         case latitude = "lat", longitude = "lon", heading, timeMilliseconds = "time_ms", seconds, alert, offer
-        case version = "v"
+        case version = "v", driverID = "driver_id"
     }
 
     init(audience: TripAudience, kind: String) {
@@ -84,6 +86,9 @@ struct ForwardedTripNotification: Codable, Equatable {
         case .alert(let alert):
             self.init(audience: audience, kind: "alert")
             self.alert = alert
+        case .declined(let trip, let driver):
+            self.init(audience: audience, kind: "declined")
+            (self.trip, driverID) = (trip.rawValue, driver.rawValue)
         }
     }
 
@@ -133,6 +138,9 @@ struct ForwardedTripNotification: Codable, Equatable {
             guard let trip, let seconds else { return nil }
             return .dropoffETA(trip, seconds: seconds)
         case "alert": return alert.map { .alert($0) }
+        case "declined":
+            guard let trip, let driver = driverID.flatMap({ DriverID($0) }) else { return nil }
+            return .declined(trip, by: driver)
         default: return nil
         }
     }

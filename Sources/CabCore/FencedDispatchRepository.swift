@@ -10,6 +10,20 @@ public enum TripDeadlineKind: String, Hashable, Sendable, CaseIterable {
     case noShowWait = "no_show_wait"
 }
 
+/// A trip's next timed transition, as a transition writes it (`FencedDispatchRepository.transition`).
+public struct NextDeadline: Hashable, Sendable {
+    /// Which timeout.
+    public var kind: TripDeadlineKind
+    /// How long from the database's now.
+    public var inMilliseconds: Int64
+
+    /// A deadline `milliseconds` from now.
+    public init(_ kind: TripDeadlineKind, inMilliseconds milliseconds: Int64) {
+        self.kind = kind
+        self.inMilliseconds = milliseconds
+    }
+}
+
 /// One batch of offers for a booking, as its shard's owner writes it.
 public struct OfferBatch: Hashable, Sendable {
     /// The booking offered.
@@ -86,19 +100,29 @@ public protocol FencedDispatchRepository: Sendable {
         throws
     /// Claims up to `limit` deadlines that are due and not claimed by another node's sweep (`FOR UPDATE SKIP
     /// LOCKED`), for `retryAfterMilliseconds`: one that is not fired by then is due again for any sweep. Any node
-    /// may call it, owner or not.
-    func claimDueDeadlines(for node: ClusterNodeID, limit: Int, retryAfterMilliseconds: Int64) throws
-        -> [DueDeadline]
+    /// may call it, owner or not; offer timeouts, which only a shard's owner fires, only of the shards in
+    /// `offerTimeoutsOf` (the caller's own).
+    func claimDueDeadlines(
+        for node: ClusterNodeID, limit: Int, retryAfterMilliseconds: Int64, offerTimeoutsOf shards: [DispatchShard]
+    ) throws -> [DueDeadline]
     /// Fires a claimed deadline by compare-and-set: removes it when it is still the one claimed (same generation).
     /// True for the one caller that fired it; false when it was rescheduled or fired meanwhile.
     func fireDeadline(_ deadline: DueDeadline) throws -> Bool
     /// Every offer made for `booking`, by batch and driver: what a new owner resumes from.
     func offers(of booking: BookingID) throws -> [StoredOffer]
+    /// A trip's transition from any node (commands are not fenced), as one transaction: the compare-and-set of
+    /// `StoreRepository.transition` (a lost race is `.transitionConflict`, and nothing is written), the offers
+    /// following the status (leaving dispatch, the open ones close), and the trip's `next` deadline set, so a
+    /// timeout is durable from the moment its state is, whichever node made it and whoever owns the shard (it is
+    /// written under the shard's latest fence). Returns the drivers whose open offers it withdrew.
+    @discardableResult
+    func transition(_ updated: Booking, record: TripTransitionRecord, then next: NextDeadline?) throws -> [DriverID]
     /// A driver's accept from any node, as one transaction: `driver`'s offer of the booking must be open and
-    /// unexpired on the database's clock (else `CoreError` `.offerNotOpen`), the booking's status is written by
-    /// compare-and-set (a lost race is `.transitionConflict`, and nothing is written), the offer becomes
-    /// `accepted` and the booking's other open offers `withdrawn`. Not fenced: any node may take a driver's answer.
-    func acceptOffer(_ updated: Booking, record: TripTransitionRecord) throws
+    /// unexpired on the database's clock (else `CoreError` `.offerNotOpen`), then as `transition(_:record:then:)`:
+    /// the offer becomes `accepted` and the booking's other open offers `withdrawn` (their drivers returned).
+    /// Not fenced: any node may take a driver's answer.
+    @discardableResult
+    func acceptOffer(_ updated: Booking, record: TripTransitionRecord, then next: NextDeadline?) throws -> [DriverID]
     /// A driver's decline from any node, as one transaction: `driver`'s open offer of `booking` becomes
     /// `declined` and the decline is stored (dispatch never offers them the trip again). False when the driver
     /// held no open offer of it.

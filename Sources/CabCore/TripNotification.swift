@@ -28,6 +28,9 @@ public enum TripNotification: Hashable, Sendable {
     case dropoffETA(BookingID, seconds: Int)
     /// To a trip's followers: an arrival alert.
     case alert(ArrivalAlert)
+    /// To a trip's dispatch shard (`TripAudience.shard`): `driver` declined its offer on a node that does not
+    /// dispatch it, so the shard's owner moves the batch on at once (issue 18). Never sent to a stream.
+    case declined(BookingID, by: DriverID)
 }
 
 /// An offer of a trip to one driver.

@@ -79,7 +79,7 @@ extension DispatchCoordinator {
     /// On a cluster, whether `alert` of `trip` was not sent before, by this owner or the trip's previous one: the
     /// first to mark its threshold (`markAlert`, under the fence) sends it. One node: always.
     private func isFirstAlert(_ alert: ArrivalAlert, of trip: BookingID) -> Bool {
-        guard let sharded = sharding.withLock({ $0 }), let threshold = alert.thresholdSeconds else { return true }
+        guard let sharded, let threshold = alert.thresholdSeconds else { return true }
         guard case .owned(let fence) = ownership(of: trip) else { return false }
         do {
             return try sharded.store.markAlert(of: trip, thresholdSeconds: threshold, under: fence)

@@ -42,7 +42,7 @@ extension DispatchCoordinator {
                 }
                 continue
             }
-            if sharding.withLock({ $0 }) != nil, booking.status != .requested {
+            if sharded != nil, booking.status != .requested {
                 continue  // on a cluster the shards' owners take their trips over (`startActing`)
             }
             switch booking.status {
@@ -85,7 +85,7 @@ extension DispatchCoordinator {
         let owner = ownership(of: booking.id)
         if case .elsewhere = owner { return }  // the shard's owner hears the status and dispatches
         var batchBase = 0
-        if case .owned = owner, let sharded = sharding.withLock({ $0 }) {
+        if case .owned = owner, let sharded {
             // Batches go on being numbered after those stored (a re-dispatch starts again from the nearest).
             batchBase = ((try? sharded.store.offers(of: booking.id)) ?? []).map(\.batch).max() ?? 0
         }
@@ -101,15 +101,31 @@ extension DispatchCoordinator {
             machine: DispatchMachine(configuration: configuration.dispatch, declined: declined), booking: booking,
             deadline: deadline(of: booking))
         dispatch.batchBase = batchBase
-        // Once: a takeover may have registered the trip meanwhile (then it dispatches).
+        var fence: ShardFence?
+        if case .owned(let owned) = owner { fence = owned }
+        beginDispatch(dispatch, of: booking, under: fence) { machine, time in machine.start(at: time) }
+    }
+
+    /// Registers `dispatch` as this node's dispatch of `booking`, once: a takeover and a re-dispatch (or a
+    /// restart) racing to start it register one, and the loser does nothing (false). Then the trip's changes on
+    /// other nodes are watched, `first` runs the machine, and as the shard's owner (`fence`) the trip's next
+    /// deadline is written.
+    @discardableResult
+    func beginDispatch(
+        _ dispatch: TripDispatch, of booking: Booking, under fence: ShardFence?,
+        first: (inout DispatchMachine, Instant) -> [DispatchAction]
+    ) -> Bool {
+        let id = booking.id
         let fresh = state.withLock { s -> Bool in
-            guard s.dispatching[booking.id] == nil else { return false }
-            s.dispatching[booking.id] = dispatch
+            guard s.dispatching[id] == nil else { return false }
+            s.dispatching[id] = dispatch
+            for driver in dispatch.machine.openOffers.keys { s.offerHeld[driver] = id }
             return true
         }
-        guard fresh else { return }
-        watchForChangesElsewhere(booking.id)
-        runDispatch(booking.id) { machine, time in machine.start(at: time) }
-        if case .owned(let fence) = owner { scheduleNextDeadline(of: booking, under: fence) }
+        guard fresh else { return false }
+        watchForChangesElsewhere(id)
+        runDispatch(id, first)
+        if let fence { scheduleNextDeadline(of: booking, under: fence) }
+        return true
     }
 }

@@ -42,7 +42,7 @@ extension DispatchCoordinator {
 
     /// Who acts on `trip` now.
     func ownership(of trip: BookingID) -> TripOwnership {
-        guard let sharded = sharding.withLock({ $0 }) else { return .single }
+        guard let sharded else { return .single }
         return sharded.ownership.fence(of: DispatchShard(of: trip)).map { .owned($0) } ?? .elsewhere
     }
 
@@ -160,12 +160,23 @@ extension DispatchCoordinator {
         }
     }
 
+    /// `driver` declined `trip`'s offer on another node (stored there): as this shard's owner, the dispatch here
+    /// moves on as if the decline had come to this node.
+    func heardDecline(of trip: BookingID, by driver: DriverID) {
+        let held = state.withLock { s -> Bool in
+            guard s.dispatching[trip]?.machine.openOffers[driver] != nil else { return false }
+            if s.offerHeld[driver] == trip { s.offerHeld[driver] = nil }
+            return true
+        }
+        if held { runDispatch(trip) { $0.declined(by: driver, at: $1) } }
+    }
+
     /// Resumes dispatch of `booking` from the offers the database holds: the last batch with its offers still
     /// open (their timer counted from what the database says is left, whatever this node's clock), nobody
     /// offered it before asked again, and the next batch at once when none is open. A trip its driver handed back
     /// (its last batch's offer `released`) starts a new dispatch instead, as a re-dispatch does.
     func resume(_ booking: Booking, under fence: ShardFence) {
-        guard let sharded = sharding.withLock({ $0 }) else { return }
+        guard let sharded else { return }
         let id = booking.id
         let stored: [StoredOffer]
         var declined: Set<DriverID> = []
@@ -207,19 +218,12 @@ extension DispatchCoordinator {
         }
         var entry = TripDispatch(machine: machine, booking: booking, deadline: deadline(of: booking))
         entry.batchBase = base
-        let registered = state.withLock { s -> Bool in
-            guard s.dispatching[id] == nil else { return false }
-            s.dispatching[id] = entry
-            for driver in machine.openOffers.keys { s.offerHeld[driver] = id }
-            return true
-        }
-        guard registered else { return }
-        watchForChangesElsewhere(id)
-        log.info(
-            "dispatch taken over", metadata: ["trip": "\(id.rawValue)", "batches": "\(stored.map(\.batch).max() ?? 0)"])
         let first = actions
-        runDispatch(id) { _, _ in first }
-        scheduleNextDeadline(of: booking, under: fence)
+        if beginDispatch(entry, of: booking, under: fence, first: { _, _ in first }) {
+            log.info(
+                "dispatch taken over",
+                metadata: ["trip": "\(id.rawValue)", "batches": "\(stored.map(\.batch).max() ?? 0)"])
+        }
     }
 
     /// Writes a batch's offers under `fence`: the drivers offered (one holding another open offer is left out);
@@ -227,7 +231,7 @@ extension DispatchCoordinator {
     func writeOffers(_ offers: [DispatchOffer], of trip: BookingID, batch: Int, under fence: ShardFence)
         -> Set<DriverID>?
     {
-        guard let sharded = sharding.withLock({ $0 }), !offers.isEmpty else { return [] }
+        guard let sharded, !offers.isEmpty else { return [] }
         let open = Int64(configuration.dispatch.offerSeconds) * 1_000
         do {
             let batch = OfferBatch(booking: trip, batch: batch, drivers: offers.map(\.driver), openMilliseconds: open)
@@ -244,7 +248,7 @@ extension DispatchCoordinator {
     /// Giving up on `trip` as its shard's owner: its open offers withdrawn and deadlines removed under the
     /// fence (refused when the shard was lost: then the trip is the new owner's). One node: nothing to write.
     func giveUpUnderFence(_ trip: BookingID) throws {
-        guard let sharded = sharding.withLock({ $0 }) else { return }
+        guard let sharded else { return }
         guard case .owned(let fence) = ownership(of: trip) else {
             throw CoreError.staleFence(ShardFence(shard: DispatchShard(of: trip), fence: 0), writing: "giving up")
         }
@@ -259,17 +263,23 @@ extension DispatchCoordinator {
     /// Writes `booking`'s next timed transition as a durable deadline (`dispatch_deadlines`), so that it fires
     /// from any node's sweep even if this one dies. Untimed states write nothing.
     func scheduleNextDeadline(of booking: Booking, under fence: ShardFence) {
-        guard let sharded = sharding.withLock({ $0 }) else { return }
-        let machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
-        guard let next = machine.nextDeadline, let kind = Self.deadlineKind(of: next.command) else { return }
-        let milliseconds = max(1, next.at.milliseconds(since: now()))
+        guard let sharded, let next = nextDeadline(of: booking) else { return }
         do {
-            try sharded.store.scheduleDeadline(kind, of: booking.id, inMilliseconds: milliseconds, under: fence)
+            try sharded.store.scheduleDeadline(
+                next.kind, of: booking.id, inMilliseconds: next.inMilliseconds, under: fence)
         } catch let error as CoreError where error.code == .staleFence {
             lostShard(fence.shard, error)
         } catch {
             log.error("deadline not stored", metadata: ["trip": "\(booking.id.rawValue)", "error": "\(error)"])
         }
+    }
+
+    /// `booking`'s next timed transition as a durable deadline, counted from this node's now; nil for an untimed
+    /// state.
+    func nextDeadline(of booking: Booking) -> NextDeadline? {
+        let machine = TripStateMachine(booking: booking, tariff: tariff, table: configuration.table)
+        guard let next = machine.nextDeadline, let kind = Self.deadlineKind(of: next.command) else { return nil }
+        return NextDeadline(kind, inMilliseconds: max(1, next.at.milliseconds(since: now())))
     }
 
     /// The durable deadline of a timed transition.
@@ -291,7 +301,7 @@ extension DispatchCoordinator {
     /// From `tick()`: on a cluster, starts a sweep of due deadlines on the shard queue (unless one still runs),
     /// and now and then a scan of the owned shards for dispatching trips nobody dispatches.
     func sweepIfSharded() {
-        guard let sharded = sharding.withLock({ $0 }) else { return }
+        guard let sharded else { return }
         let rescan = state.withLock { s -> Bool? in
             guard !s.sweeping else { return nil }
             s.sweeping = true
@@ -319,7 +329,7 @@ extension DispatchCoordinator {
         do {
             due = try sharded.store.claimDueDeadlines(
                 for: sharded.ownership.node, limit: sharded.sweepLimit,
-                retryAfterMilliseconds: sharded.claimMilliseconds)
+                retryAfterMilliseconds: sharded.claimMilliseconds, offerTimeoutsOf: sharded.ownership.ownedShards)
         } catch {
             log.error("deadline sweep failed", metadata: ["error": "\(error)"])
             return
@@ -366,8 +376,8 @@ extension DispatchCoordinator {
     }
 }
 
-/// A dispatch shard's audience on its owner: every status of the shard's trips, from any node, handed to the
-/// coordinator's shard queue (never handled on the publisher's thread, which may be the bus's reader).
+/// A dispatch shard's audience on its owner: every status of the shard's trips and every decline, from any
+/// node, handed to the coordinator's shard queue (never handled on the publisher's thread, which may be the bus's reader).
 final class ShardStatusReceiver: TripNotificationReceiver {
     // Weak: the bus holds the receiver, the coordinator owns the bus.
     private weak let coordinator: DispatchCoordinator?
@@ -375,8 +385,15 @@ final class ShardStatusReceiver: TripNotificationReceiver {
     init(coordinator: DispatchCoordinator) { self.coordinator = coordinator }
 
     func receive(_ notification: TripNotification) {
-        guard case .status(let trip, let status, _, _) = notification, let coordinator else { return }
-        coordinator.shardQueue.async { [weak coordinator] in coordinator?.heardOnShard(trip, status) }
+        guard let coordinator else { return }
+        switch notification {
+        case .status(let trip, let status, _, _):
+            coordinator.shardQueue.async { [weak coordinator] in coordinator?.heardOnShard(trip, status) }
+        case .declined(let trip, let driver):
+            coordinator.shardQueue.async { [weak coordinator] in coordinator?.heardDecline(of: trip, by: driver) }
+        default:
+            return
+        }
     }
 
     func finish() {}

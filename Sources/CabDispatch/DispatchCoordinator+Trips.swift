@@ -7,7 +7,7 @@ extension DispatchCoordinator {
     /// among racing accepts and a racing rider cancel; the loser gets a 409 naming the state that won.
     public func accept(_ trip: BookingID, by driver: DriverID) throws -> Booking {
         let t = now()
-        if let sharded = sharding.withLock({ $0 }) {
+        if let sharded {
             // On a cluster the database holds the offers: one transaction checks the driver's is open, stores
             // the accept by compare-and-set and closes the others, whichever node made them.
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
@@ -15,11 +15,9 @@ extension DispatchCoordinator {
             try requireFree(driver, for: trip)
             let local = openOffer(of: trip, to: driver, at: t).map { t.adding(seconds: $0.etaSeconds) }
             let promised = local.flatMap { $0 > t ? $0 : nil } ?? roadPickupTime(of: current, by: driver, at: t)
-            let accepted = try transition(
+            return try transition(
                 .accept(driver), trip, by: .driver(driver), at: t, adjust: { $0.promisedPickupAt = promised },
-                write: sharded.store.acceptOffer)
-            tellOthersTaken(trip, by: driver, from: sharded)
-            return accepted
+                acceptingOffer: true)
         }
         guard let offer = openOffer(of: trip, to: driver, at: t) else {
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
@@ -30,16 +28,6 @@ extension DispatchCoordinator {
         try requireFree(driver, for: trip)
         return try transition(.accept(driver), trip, by: .driver(driver), at: t) { booking in
             booking.promisedPickupAt = t.adding(seconds: offer.etaSeconds)
-        }
-    }
-
-    /// On a cluster, after `driver`'s accept: the drivers whose offers of `trip` it withdrew in the database are told
-    /// from here too. The owner's dispatch tells them as well when it hears the accept, but a shard changing owner
-    /// at that moment drops its dispatch without a word (a driver told twice sees the same withdrawal).
-    private func tellOthersTaken(_ trip: BookingID, by driver: DriverID, from sharded: ShardedDispatch) {
-        guard let offers = try? sharded.store.offers(of: trip), let last = offers.map(\.batch).max() else { return }
-        for o in offers where o.batch == last && o.state == .withdrawn && o.driver != driver {
-            bus.publish(.offerWithdrawn(trip, reason: OfferWithdrawal.taken.rawValue), to: .driver(o.driver))
         }
     }
 
@@ -58,7 +46,7 @@ extension DispatchCoordinator {
     public func decline(_ trip: BookingID, by driver: DriverID) throws -> Booking {
         guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
         let held = state.withLock { $0.dispatching[trip]?.machine.openOffers[driver] != nil }
-        if let sharded = sharding.withLock({ $0 }) {
+        if let sharded {
             // On a cluster: the offer closed and the decline stored in one transaction, on any node.
             guard try sharded.store.declineOffer(of: trip, by: driver, at: now()) else {
                 if current.status != .dispatching { throw CoreError.illegalTransition(.accept, in: current.status) }
@@ -67,7 +55,12 @@ extension DispatchCoordinator {
             state.withLock { s in if s.offerHeld[driver] == trip { s.offerHeld[driver] = nil } }
             // The offer leaves the driver's screens on every node, whichever node dispatches the trip.
             bus.publish(.offerWithdrawn(trip, reason: "declined"), to: .driver(driver))
-            if held { runDispatch(trip) { $0.declined(by: driver, at: $1) } }
+            if held {
+                runDispatch(trip) { $0.declined(by: driver, at: $1) }
+            } else {
+                // Dispatched elsewhere: its shard's owner moves the batch on at once (`heardDecline`).
+                bus.publish(.declined(trip, by: driver), to: .shard(DispatchShard(of: trip)))
+            }
             return current
         }
         if !held, current.status == .dispatching, openOffer(of: trip, to: driver, at: now()) != nil {
@@ -205,12 +198,15 @@ extension DispatchCoordinator {
         try transition(.riderCancel(reason: reason), trip, by: actor, at: now())
     }
 
-    /// Reads, applies `command` with the state machine (then `adjust`, for accept and assign), stores with a compare-and-set, retrying
-    /// on a lost race so the command is judged against the winner's state; then performs the actions.
+    /// Reads, applies `command` with the state machine (then `adjust`, for accept and assign), stores with a
+    /// compare-and-set, retrying on a lost race so the command is judged against the winner's state; then performs
+    /// the actions. On a cluster the same transaction writes the trip's next deadline and, for a driver's accept
+    /// (`acceptingOffer`), checks the offer is open (`FencedDispatchRepository`).
     func transition(
         _ command: TripCommand, _ trip: BookingID, by actor: Principal, at t: Instant,
-        adjust: (inout Booking) -> Void = { _ in }, write: ((Booking, TripTransitionRecord) throws -> Void)? = nil
+        adjust: (inout Booking) -> Void = { _ in }, acceptingOffer: Bool = false
     ) throws -> Booking {
+        let sharded = self.sharded
         for _ in 0..<3 {
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }
             var machine = TripStateMachine(booking: current, tariff: tariff, table: configuration.table)
@@ -219,12 +215,30 @@ extension DispatchCoordinator {
             var updated = machine.booking
             if command.event == .accept || command.event == .assign { adjust(&updated) }
             let stored: Bool = try gates.withGate(trip) {
+                let dispatchedHere = state.withLock { $0.dispatching[trip] != nil }
+                var withdrawn: [DriverID] = []
                 do {
-                    if let write { try write(updated, record) } else { try store.transition(updated, record: record) }
+                    if let sharded {
+                        let next = nextDeadline(of: updated)
+                        withdrawn =
+                            acceptingOffer
+                            ? try sharded.store.acceptOffer(updated, record: record, then: next)
+                            : try sharded.store.transition(updated, record: record, then: next)
+                    } else {
+                        try store.transition(updated, record: record)
+                    }
                 } catch let error as CoreError where error.code == .transitionConflict {
                     return false
                 }
                 after(updated, step, actor: actor)  // under the gate: both apps hear of it before a later transition
+                if !dispatchedHere {
+                    // Dispatched on another node (or nowhere, its owner gone): the offers this withdrew in the
+                    // database leave the drivers' screens from here, not only when the owner hears of it.
+                    let reason: OfferWithdrawal = updated.status == .accepted ? .taken : .cancelled
+                    for driver in withdrawn {
+                        bus.publish(.offerWithdrawn(trip, reason: reason.rawValue), to: .driver(driver))
+                    }
+                }
                 return true
             }
             if stored { return updated }

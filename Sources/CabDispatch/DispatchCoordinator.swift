@@ -154,8 +154,10 @@ public final class DispatchCoordinator: Sendable {
     /// Orders each trip's transitions with their notifications (`transition`, the rider's cancel).
     let gates = TripGates()
     /// Dispatch by shard ownership across nodes, once `dispatchByShard(_:)` set it (nil: this node dispatches
-    /// what it books).
+    /// what it books). Set once, before serving: read it through `sharded`.
     let sharding = Mutex<ShardedDispatch?>(nil)
+    /// Dispatch by shard ownership, or nil on one node (`sharding`).
+    var sharded: ShardedDispatch? { sharding.withLock { $0 } }
     /// Where shard work runs off the callers' threads: takeovers, what a shard's owner hears, deadline sweeps.
     let shardQueue = DispatchQueue(label: "swiftcab.dispatch.shards")
     /// Where the coordinator logs (message, metadata).

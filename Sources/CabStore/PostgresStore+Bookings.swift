@@ -148,17 +148,20 @@ extension PostgresStore: BookingRepository {
         try write { c in try Self.compareAndSetOrThrow(updated, record: record, from: from, on: c) }
     }
 
-    /// `compareAndSet`, throwing the conflict (naming the state that won) when the status had moved on.
+    /// `compareAndSet`, throwing the conflict (naming the state that won) when the status had moved on. Returns
+    /// the drivers whose open offers it withdrew.
+    @discardableResult
     static func compareAndSetOrThrow(
         _ updated: Booking, record: TripTransitionRecord, from: TripState, on c: PostgresConnection
-    ) throws {
-        guard try compareAndSet(updated, record: record, from: from, on: c) else {
+    ) throws -> [DriverID] {
+        guard let withdrawn = try compareAndSet(updated, record: record, from: from, on: c) else {
             let current = try c.query("SELECT status FROM bookings WHERE id = $1", [updated.id.rawValue]).first
             guard let current, let state = current.string(0).flatMap(TripState.init(rawValue:)) else {
                 throw CoreError(.notFound, "No booking \(updated.id).")
             }
             throw BookingRow.transitionConflict(state, record)
         }
+        return withdrawn
     }
 
     /// Several compare-and-set transitions in one transaction (one commit for all): each `updated` and `record`
@@ -178,7 +181,7 @@ extension PostgresStore: BookingRepository {
                 // Each in a savepoint: a driver already holding an open trip loses this change only.
                 try c.execute("SAVEPOINT cab_change")
                 do {
-                    let written = try Self.compareAndSet(updated, record: record, from: from, on: c)
+                    let written = try Self.compareAndSet(updated, record: record, from: from, on: c) != nil
                     try c.execute("RELEASE SAVEPOINT cab_change")
                     return written
                 } catch let error as CoreError where error.code == .transitionConflict {
@@ -190,11 +193,12 @@ extension PostgresStore: BookingRepository {
         }
     }
 
-    /// The update if the status is still `from`, and the history row; false when the status had moved on. A
-    /// second open trip for the driver is refused by `one_open_trip_per_driver` as a conflict.
+    /// The update if the status is still `from`, and the history row; nil when the status had moved on, else the
+    /// drivers whose open offers it withdrew (`closeOffers`). A second open trip for the driver is refused by
+    /// `one_open_trip_per_driver` as a conflict.
     static func compareAndSet(
         _ updated: Booking, record: TripTransitionRecord, from: TripState, on c: PostgresConnection
-    ) throws -> Bool {
+    ) throws -> [DriverID]? {
         let changed: Int
         do {
             changed = try c.query(
@@ -206,31 +210,38 @@ extension PostgresStore: BookingRepository {
             guard error.constraint == "one_open_trip_per_driver" else { throw error }
             throw CoreError(.transitionConflict, "That driver already holds another open trip; choose another driver.")
         }
-        guard changed == 1 else { return false }
+        guard changed == 1 else { return nil }
         let step =
             try c.query(
                 "SELECT coalesce(max(step), 0) + 1 FROM booking_history WHERE booking_id = $1", [updated.id.rawValue]
             ).first?.int(0) ?? 1
         try insertHistory(record, step: step, on: c)
-        try closeOffers(of: updated, from: from, on: c)
-        return true
+        return try closeOffers(of: updated, from: from, on: c)
     }
 
     /// A trip's durable offers follow its status in the transaction that changes it (issue 18): leaving dispatch,
     /// its open offers close (the accepting driver's `accepted`, the others `withdrawn`) and its dispatch deadlines
-    /// go; handed back to dispatch, its accepted offer is `released`. A store whose dispatch writes no offers
-    /// (one node) changes no rows here.
-    static func closeOffers(of updated: Booking, from: TripState, on c: PostgresConnection) throws {
+    /// go; handed back to dispatch, its accepted offer is `released`; ended, the trip's deadlines go. A store whose
+    /// dispatch writes no offers (one node) changes no rows here. Returns the drivers whose offers were withdrawn.
+    static func closeOffers(of updated: Booking, from: TripState, on c: PostgresConnection) throws -> [DriverID] {
         let id = updated.id.rawValue
+        var withdrawn: [DriverID] = []
+        if updated.status.isTerminal {
+            try c.query("DELETE FROM dispatch_deadlines WHERE booking_id = $1::text", [id])
+        }
         if from == .dispatching, updated.status != .dispatching {
             let taker = updated.status == .accepted ? updated.driverID?.rawValue : nil
-            try c.query(
+            withdrawn = try c.query(
                 """
                 UPDATE dispatch_offers
                 SET state = CASE WHEN driver_id = $2::text THEN 'accepted' ELSE 'withdrawn' END,
                     closed_at = clock_timestamp()
                 WHERE booking_id = $1::text AND state = 'open'
-                """, [id, taker])
+                RETURNING driver_id, state
+                """, [id, taker]
+            ).rows.compactMap { row in
+                row.string(1) == "withdrawn" ? row.string(0).map(DriverID.init(uncheckedRawValue:)) : nil
+            }
             try c.query(
                 "DELETE FROM dispatch_deadlines WHERE booking_id = $1::text AND kind IN ('offer_timeout', 'dispatch_timeout')",
                 [id])
@@ -240,6 +251,7 @@ extension PostgresStore: BookingRepository {
                 "UPDATE dispatch_offers SET state = 'released' WHERE booking_id = $1::text AND state = 'accepted'", [id]
             )
         }
+        return withdrawn
     }
 
     /// Every transition of a booking, oldest first.

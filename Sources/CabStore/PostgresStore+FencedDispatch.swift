@@ -137,9 +137,9 @@ extension PostgresStore: FencedDispatchRepository {
         try write { c in try Self.upsertDeadline(kind, of: booking, in: milliseconds, under: fence, on: c) }
     }
 
-    public func claimDueDeadlines(for node: ClusterNodeID, limit: Int, retryAfterMilliseconds: Int64) throws
-        -> [DueDeadline]
-    {
+    public func claimDueDeadlines(
+        for node: ClusterNodeID, limit: Int, retryAfterMilliseconds: Int64, offerTimeoutsOf shards: [DispatchShard]
+    ) throws -> [DueDeadline] {
         precondition(limit > 0 && retryAfterMilliseconds > 0, "claim some deadlines for a while")
         return try leaseStatement { c in
             try c.query(
@@ -147,6 +147,7 @@ extension PostgresStore: FencedDispatchRepository {
                 WITH due AS (
                     SELECT booking_id, kind FROM dispatch_deadlines
                     WHERE due_at <= clock_timestamp() AND (claimed_until IS NULL OR claimed_until <= clock_timestamp())
+                        AND (kind <> 'offer_timeout' OR shard = ANY($4::smallint[]))
                     ORDER BY due_at LIMIT $2::integer
                     FOR UPDATE SKIP LOCKED
                 )
@@ -156,7 +157,9 @@ extension PostgresStore: FencedDispatchRepository {
                 FROM due WHERE d.booking_id = due.booking_id AND d.kind = due.kind
                 RETURNING d.booking_id, d.kind, (extract(epoch FROM d.due_at) * 1000)::bigint, d.shard, d.fence,
                     d.generation, d.attempts
-                """, [node.rawValue, limit, retryAfterMilliseconds] as [any PostgresBindable]
+                """,
+                [node.rawValue, limit, retryAfterMilliseconds, Self.textArray(shards.map { String($0.index) })]
+                    as [any PostgresBindable]
             ).rows.map { row in
                 guard let booking = row.string(0).map(BookingID.init(uncheckedRawValue:)),
                     let kind = row.string(1).flatMap(TripDeadlineKind.init(rawValue:)),
@@ -201,11 +204,26 @@ extension PostgresStore: FencedDispatchRepository {
         }
     }
 
-    public func acceptOffer(_ updated: Booking, record: TripTransitionRecord) throws {
+    public func transition(_ updated: Booking, record: TripTransitionRecord, then next: NextDeadline?) throws
+        -> [DriverID]
+    {
+        guard let from = record.from, updated.id == record.bookingID else {
+            preconditionFailure("a transition comes from a state")
+        }
+        return try write { c in
+            let withdrawn = try Self.compareAndSetOrThrow(updated, record: record, from: from, on: c)
+            if let next { try Self.upsertDeadlineUnderLatestFence(next, of: updated.id, on: c) }
+            return withdrawn
+        }
+    }
+
+    public func acceptOffer(_ updated: Booking, record: TripTransitionRecord, then next: NextDeadline?) throws
+        -> [DriverID]
+    {
         guard let driver = updated.driverID, let from = record.from, updated.id == record.bookingID else {
             preconditionFailure("an accept names its driver and comes from a state")
         }
-        try write { c in
+        return try write { c in
             // Locked until the commit: a decline or a batch step of this offer waits for the accept, or wins.
             let held = try c.query(
                 """
@@ -223,7 +241,9 @@ extension PostgresStore: FencedDispatchRepository {
                 throw CoreError(
                     .offerNotOpen, "This trip is not offered to you (or the offer expired); wait for the next offer.")
             }
-            try Self.compareAndSetOrThrow(updated, record: record, from: from, on: c)  // closes the offers too
+            let withdrawn = try Self.compareAndSetOrThrow(updated, record: record, from: from, on: c)  // and offers
+            if let next { try Self.upsertDeadlineUnderLatestFence(next, of: updated.id, on: c) }
+            return withdrawn
         }
     }
 
@@ -257,13 +277,38 @@ extension PostgresStore: FencedDispatchRepository {
                 SELECT $3::text, lease.shard, $4::text, clock_timestamp() + $5::float8 * interval '1 millisecond',
                     $2::bigint, clock_timestamp(), 1
                 FROM lease
-                ON CONFLICT (booking_id, kind) DO UPDATE SET due_at = excluded.due_at, fence = excluded.fence,
-                    written_at = excluded.written_at, generation = dispatch_deadlines.generation + 1,
-                    claimed_by = NULL, claimed_until = NULL, attempts = 0
+                \(rescheduled)
                 RETURNING 1
             )
             SELECT (SELECT count(*) FROM lease), (SELECT count(*) FROM made)
             """, [booking.rawValue, kind.rawValue, milliseconds] as [any PostgresBindable])
+    }
+
+    /// A deadline written again is a new generation, unclaimed.
+    static let rescheduled = """
+        ON CONFLICT (booking_id, kind) DO UPDATE SET due_at = excluded.due_at, fence = excluded.fence,
+            written_at = excluded.written_at, generation = dispatch_deadlines.generation + 1,
+            claimed_by = NULL, claimed_until = NULL, attempts = 0
+        """
+
+    /// Sets `booking`'s `next` deadline from a transition made on any node (not fenced): under the shard's latest
+    /// fence, its lease row locked so that a takeover committing meanwhile is waited for (the row then carries the
+    /// new fence, granted before this write). A shard never leased gets it from its first owner's takeover.
+    static func upsertDeadlineUnderLatestFence(_ next: NextDeadline, of booking: BookingID, on c: PostgresConnection)
+        throws
+    {
+        try c.query(
+            """
+            WITH lease AS (
+                SELECT shard, fence FROM dispatch_shard_leases WHERE shard = $1::smallint AND fence > 0 FOR SHARE
+            )
+            INSERT INTO dispatch_deadlines (booking_id, shard, kind, due_at, fence, written_at, generation)
+            SELECT $2::text, lease.shard, $3::text, clock_timestamp() + $4::float8 * interval '1 millisecond',
+                lease.fence, clock_timestamp(), 1
+            FROM lease
+            \(rescheduled)
+            """,
+            [shard(of: booking), booking.rawValue, next.kind.rawValue, next.inMilliseconds] as [any PostgresBindable])
     }
 
     /// Runs a fenced statement (`$1` shard, `$2` fence, then `parameters`) whose first result column counts the

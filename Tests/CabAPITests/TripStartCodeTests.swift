@@ -107,7 +107,8 @@ import Testing
             if answer.status == 422 { checked += 1 }
             if answer.status == 429 { lockedAnswers += 1 }
         }
-        #expect(checked == 4 && lockedAnswers == guesses - 4)  // the fifth wrong code locks; the rest are refused unread
+        // The fifth wrong code locks; the rest are refused unread.
+        #expect(checked == 4 && lockedAnswers == guesses - 4)
         #expect(try h.status(of: trip.id) == .arrived)
     }
 

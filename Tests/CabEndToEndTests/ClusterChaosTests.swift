@@ -13,10 +13,7 @@ struct ClusterChaosTests {
         let settings = #"{"dispatch": {"offer_seconds": 4, "batch_size": 2}, "trip": {"dispatch_seconds": 20}}"#
         let cluster = try ClusterServeTests.Cluster(count: 3) { _ in settings }
         defer { cluster.stop() }
-        #expect(
-            eventually(within: 15) {
-                cluster.nodes.compactMap { cluster.shards(of: $0) }.map(\.count).sorted() == [21, 21, 22]
-            })
+        #expect(cluster.settledShards())
         let map = try ImportedMap.dataDirectory("helsinki")
         let urls = cluster.nodes.map { "http://127.0.0.1:\($0.port)" }.joined(separator: ",")
         let outcome = Mutex<CabProcess.Result?>(nil)

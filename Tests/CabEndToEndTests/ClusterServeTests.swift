@@ -112,6 +112,12 @@ struct ClusterServeTests {
             return Set(shards)
         }
 
+        /// Waits (up to 15 s) until the three nodes hold 21, 21 and 22 shards, so that no trip's owner changes while
+        /// a test answers its offers (see the note on hand-overs in docs/dispatch-ownership.md); false if they did not.
+        func settledShards() -> Bool {
+            eventually(within: 15) { nodes.compactMap { shards(of: $0) }.map(\.count).sorted() == [21, 21, 22] }
+        }
+
         /// `node`'s `/healthz` cluster member's status.
         func clusterStatus(of node: ServerProcess) -> String? {
             guard let health = try? node.request("GET", "/healthz"),
@@ -317,12 +323,7 @@ struct ClusterServeTests {
         let cluster = try Cluster(count: 3)
         defer { cluster.stop() }
         let (a, b, c) = (cluster.a, cluster.b, cluster.c)
-        // The shards settled (the trip's owner does not change while its offers are answered; see the note on
-        // hand-overs in docs/dispatch-ownership.md).
-        #expect(
-            eventually(within: 15) {
-                cluster.nodes.compactMap { cluster.shards(of: $0) }.map(\.count).sorted() == [21, 21, 22]
-            })
+        #expect(cluster.settledShards())
         // Three drivers come online on A near the pickup, their streams on A; a rider books on A.
         var drivers: [(id: String, token: String, stream: HTTPTestConnection)] = []
         for (i, name) in ["Onni", "Pihla", "Kaapo"].enumerated() {

@@ -193,12 +193,17 @@ import Testing
             eventually(within: 5) { (try? f.count("dispatch_deadlines", where: "due_at <= clock_timestamp()")) == 8 })
         // Eight sweepers at once, one deadline each: SKIP LOCKED hands every deadline to exactly one of them.
         let claimed = try ThreadTask<[DueDeadline]>.all(8) { n in
-            try store.claimDueDeadlines(for: ClusterNodeID("sweeper-\(n)"), limit: 1, retryAfterMilliseconds: 60_000)
+            try store.claimDueDeadlines(
+                for: ClusterNodeID("sweeper-\(n)"), limit: 1, retryAfterMilliseconds: 60_000,
+                offerTimeoutsOf: DispatchShard.all)
         }.flatMap { $0 }
         #expect(claimed.count == 8)
         #expect(Set(claimed.map(\.booking)) == Set(bookings))
         #expect(claimed.allSatisfy { $0.kind == .noShowWait && $0.attempts == 1 && $0.fence == fence })
-        #expect(try store.claimDueDeadlines(for: Self.b, limit: 10, retryAfterMilliseconds: 60_000).isEmpty)
+        #expect(
+            try store.claimDueDeadlines(
+                for: Self.b, limit: 10, retryAfterMilliseconds: 60_000, offerTimeoutsOf: DispatchShard.all
+            ).isEmpty)
         // Fired once; a second firing finds nothing.
         #expect(try store.fireDeadline(claimed[0]))
         #expect(try !store.fireDeadline(claimed[0]))
@@ -206,13 +211,86 @@ import Testing
         try f.sql.query(
             "UPDATE dispatch_deadlines SET claimed_until = clock_timestamp() - interval '1 second' WHERE booking_id = $1",
             [claimed[1].booking.rawValue])
-        let again = try store.claimDueDeadlines(for: Self.b, limit: 10, retryAfterMilliseconds: 60_000)
+        let again = try store.claimDueDeadlines(
+            for: Self.b, limit: 10, retryAfterMilliseconds: 60_000, offerTimeoutsOf: DispatchShard.all)
         #expect(again.map(\.booking) == [claimed[1].booking] && again.first?.attempts == 2)
         // Rescheduled by a new owner meanwhile: the old claim no longer fires it.
         let new = try #require(try store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 60_000)).fence
         try store.scheduleDeadline(.noShowWait, of: claimed[2].booking, inMilliseconds: 60_000, under: new)
         #expect(try !store.fireDeadline(claimed[2]))
         #expect(try f.count("dispatch_deadlines") == 8)
+    }
+
+    @Test func offerTimeoutsAreClaimedOnlyByTheirShardsOwnerTripTimeoutsByAnyNode() throws {
+        let f = try DispatchFixture()
+        let store = f.store
+        let fence = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
+            .fence
+        let offered = try f.booking(in: Self.shard)
+        _ = try store.writeOffers(
+            .init(booking: offered, batch: 1, drivers: [try f.driver()], openMilliseconds: 1), under: fence)
+        let waiting = try f.booking(in: Self.shard)
+        try store.scheduleDeadline(.noShowWait, of: waiting, inMilliseconds: 1, under: fence)
+        #expect(
+            eventually(within: 5) { (try? f.count("dispatch_deadlines", where: "due_at <= clock_timestamp()")) == 2 })
+        // Node b owns other shards: it fires the trip timeout, not the offer timeout it would only drop.
+        let byB = try store.claimDueDeadlines(
+            for: Self.b, limit: 10, retryAfterMilliseconds: 60_000, offerTimeoutsOf: [DispatchShard(12)])
+        #expect(byB.map(\.booking) == [waiting] && byB.first?.kind == .noShowWait)
+        let byA = try store.claimDueDeadlines(
+            for: Self.a, limit: 10, retryAfterMilliseconds: 60_000, offerTimeoutsOf: [Self.shard])
+        #expect(byA.map(\.booking) == [offered] && byA.first?.kind == .offerTimeout)
+    }
+
+    @Test func aTransitionFromAnyNodeWritesTheNextDeadlineUnderTheLatestFenceAndNamesTheWithdrawn() throws {
+        let f = try DispatchFixture()
+        let store = f.store
+        // A shard never leased: no fence to write under, so the first owner's takeover writes it.
+        let unowned = try f.booking(in: DispatchShard(13))
+        var stored = try #require(try store.booking(unowned))
+        let (first, winner, other) = (try f.driver(), try f.driver(), try f.driver())
+        stored.status = .accepted
+        stored.driverID = first
+        stored.version += 1
+        let accept = { (b: Booking) in
+            TripTransitionRecord(
+                bookingID: b.id, from: .dispatching, to: .accepted, event: .accept, actor: .driver(b.driverID!),
+                at: Stores.start)
+        }
+        try store.transition(stored, record: accept(stored), then: NextDeadline(.pickupOverdue, inMilliseconds: 60_000))
+        #expect(try f.count("dispatch_deadlines") == 0)
+
+        let old = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
+        try store.releaseLease(old.fence, for: Self.a)
+        let latest = try #require(try store.acquireLease(of: Self.shard, for: Self.b, durationMilliseconds: 60_000))
+        let booking = try f.booking(in: Self.shard)
+        _ = try store.writeOffers(
+            .init(booking: booking, batch: 1, drivers: [winner, other], openMilliseconds: 60_000), under: latest.fence)
+        var taken = try #require(try store.booking(booking))
+        taken.status = .accepted
+        taken.driverID = winner
+        taken.version += 1
+        // Accepted on a node that owns nothing: the other driver's offer is withdrawn and named, the overdue
+        // deadline written under the shard's latest fence, the offer deadline gone.
+        let withdrawn = try store.acceptOffer(
+            taken, record: accept(taken), then: NextDeadline(.pickupOverdue, inMilliseconds: 60_000))
+        #expect(withdrawn == [other])
+        let rows = try f.sql.query(
+            "SELECT kind, fence FROM dispatch_deadlines WHERE booking_id = $1", [booking.rawValue]
+        ).rows
+        #expect(rows.map { $0.string(0) } == ["pickup_overdue"])
+        #expect(try rows.first?.int64(1) == latest.fence.fence)
+        // Ended: its deadlines go with it.
+        var ended = taken
+        ended.status = .cancelledByDriver
+        ended.version += 1
+        try store.transition(
+            ended,
+            record: TripTransitionRecord(
+                bookingID: booking, from: .accepted, to: .cancelledByDriver, event: .driverCancel,
+                actor: .driver(winner), at: Stores.start),
+            then: nil)
+        #expect(try f.count("dispatch_deadlines") == 0)
     }
 
     @Test func anArrivalAlertIsMarkedOnceEvenAcrossOwners() throws {
