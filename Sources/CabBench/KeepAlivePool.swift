@@ -66,45 +66,17 @@ package final class KeepAlivePool: Sendable {
         }
     }
 
-    /// One connection's thread: takes the lane's uploads in turn; reconnects after a failure or a closed
-    /// connection (a job that failed on a fresh connection answers 0).
+    /// One connection's thread: takes the lane's uploads in turn (`KeepAliveConnection` reconnects after a
+    /// failure or a closed connection).
     private static func serve(_ lane: Lane) {
-        var fd: Int32 = -1
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var connection = KeepAliveConnection(port: lane.port)
         while true {
             let job = lane.next()
-            var answer: (Int, Double?) = (0, nil)
-            for attempt in 0..<2 {
-                if fd < 0 {
-                    guard let opened = try? LoopbackSocket.connect(port: lane.port, nonBlocking: false) else { break }
-                    fd = opened
-                    var timeout = timeval(tv_sec: 30, tv_usec: 0)
-                    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                }
-                let request = LoopbackSocket.request(
-                    method: "POST", path: "/v1/driver/locations",
-                    headers: [("Authorization", "Bearer \(job.token)"), ("Content-Type", "application/json")],
-                    body: job.body, keepAlive: true)
-                var decoder = HTTPResponseDecoder()
-                var failed = (try? LoopbackSocket.writeAll(fd, request)) == nil
-                while !failed && !decoder.isComplete {
-                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                    if n < 0 && errno == EINTR { continue }
-                    if n <= 0 || (try? decoder.feed(buffer[0..<n])) == nil { failed = true }
-                }
-                if let status = decoder.status, decoder.isComplete {
-                    answer = (status, decoder.headers["retry-after"].flatMap(Double.init))
-                    if decoder.headers["connection"]?.lowercased() == "close" {
-                        close(fd)
-                        fd = -1
-                    }
-                    break
-                }
-                close(fd)
-                fd = -1
-                if attempt == 1 { break }  // a second failure on a fresh connection: no answer
-            }
-            job.done(answer.0, answer.1)
+            let answer = connection.send(
+                "POST", "/v1/driver/locations",
+                headers: [("Authorization", "Bearer \(job.token)"), ("Content-Type", "application/json")],
+                body: job.body)
+            job.done(answer.status, answer.headers["retry-after"].flatMap(Double.init))
         }
     }
 }

@@ -1,6 +1,7 @@
 import CabAPI
 import CabBench
 import CabClient
+import CabDispatch
 import CabGeo
 import CabImport
 import CabLoopback
@@ -30,6 +31,13 @@ enum SimulateCommand {
             help: "upload over N keep-alive connections per node (servers on 127.0.0.1) instead of one URLSession "
                 + "request each: the simulator then costs far less than the servers it measures"),
         .init(
+            name: "lean", valueName: nil,
+            help: "lean phones (servers on 127.0.0.1): each driver goes back and forth on a straight line and a few "
+                + "threads per node post every fix on time over keep-alive connections, for 100,000 drivers and more"),
+        .init(
+            name: "threads", valueName: "N",
+            help: "with --lean: posting threads (one connection each) per node (default 4)"),
+        .init(
             name: "dispatcher-token", valueName: "TOKEN",
             help: "a dispatcher's token: follow every node's fleet stream and time each position from the fix to it"),
     ]
@@ -41,10 +49,43 @@ enum SimulateCommand {
         random points of the imported map, reporting positions through CabClient's LocationReporter every RATE
         seconds. Prints one line per driver created (up to 1,000 drivers) and a summary at the end: accepted fixes/s,
         each upload's round trip (p50, p99) and the uploads each node took; with --dispatcher-token, how long a fix
-        took from the phone to each node's fleet stream (p50, p99).
+        took from the phone to each node's fleet stream (p50, p99). With --lean (and --duration), drivers are a few
+        numbers each, posted by --threads threads per node: the fleet figures at 100,000 drivers and more.
 
         \(Arguments.describe(flags))
         """
+
+    /// `cab simulate --lean`: `LeanFleet` over the nodes, then its figures; exits.
+    static func lean(
+        _ args: Arguments, urls: [URL], drivers: Int, rate: Double, duration: Double?, seed: UInt64,
+        routing: RoutingService
+    ) -> Never {
+        guard urls.allSatisfy({ $0.host == "127.0.0.1" && $0.scheme == "http" }) else {
+            Console.fail("--lean needs servers at http://127.0.0.1:PORT")
+        }
+        guard let duration else { Console.fail("--lean needs --duration S") }
+        let junctions = routing.graph.routableNodeCoordinates
+        guard junctions.count >= 2 else { Console.fail("the imported map has no road network", code: 65) }
+        var configuration = LeanFleet.Configuration(
+            ports: urls.map { $0.port ?? 80 }, drivers: drivers, rateSeconds: rate, durationSeconds: duration)
+        configuration.threadsPerNode = args.integer("threads", default: 4, in: 1...256)
+        configuration.seed = seed
+        _ = LoopbackSocket.raiseOpenFileLimit(to: 4_096)
+        let s = LeanFleet(configuration: configuration, junctions: junctions).run { Console.line($0) }
+        let p50 = s.uploadP50Milliseconds.map { String(format: "%.1f ms", $0) } ?? "-"
+        let p99 = s.uploadP99Milliseconds.map { String(format: "%.1f ms", $0) } ?? "-"
+        Console.line(
+            "lean fleet: \(s.drivers) drivers for \(Int(s.seconds)) s over \(urls.count) nodes, "
+                + "\(configuration.threadsPerNode) threads each: \(s.uploads) uploads, \(s.failedUploads) failed, "
+                + "\(s.lateUploads) posted over 1 s late")
+        Console.line(
+            String(
+                format: "accepted fixes %.0f/s after the first period (expected %.0f/s); ", s.steadyFixesPerSecond,
+                s.expectedFixesPerSecond)
+                + "upload round trip p50 \(p50), p99 \(p99); "
+                + String(format: "accounts made in %.1f s", s.signUpSeconds))
+        exitProcess(0)
+    }
 
     /// `--url`'s nodes, separated by commas; exits 64 naming one that is not an http(s) URL.
     static func nodeURLs(_ list: String) -> [URL] {
@@ -61,7 +102,7 @@ enum SimulateCommand {
         let data = dataDirectory(args)
         let urls = nodeURLs(args.value("url") ?? "http://127.0.0.1:8080")
         guard !urls.isEmpty else { Console.fail("--url needs at least one http(s) URL") }
-        let drivers = args.integer("drivers", default: 10, in: 1...100_000)
+        let drivers = args.integer("drivers", default: 10, in: 1...1_000_000)
         guard let rate = Double(args.value("rate") ?? "2"), rate >= 0.05, rate <= 3600 else {
             Console.fail("--rate must be seconds between 0.05 and 3600")
         }
@@ -71,6 +112,9 @@ enum SimulateCommand {
         }
         let seed = UInt64(args.integer("seed", default: 1, in: 0...Int.max))
         let routing = ServiceLoader.loadRouting(dataDirectory: data)
+        if args.has("lean") {
+            lean(args, urls: urls, drivers: drivers, rate: rate, duration: duration, seed: seed, routing: routing)
+        }
         var configured = Simulation(
             routing: routing, baseURLs: urls, drivers: drivers, rateSeconds: rate, durationSeconds: duration, seed: seed
         )
