@@ -5,7 +5,8 @@
 # usage: scripts/cluster-simulate.sh N SECONDS, with PGHOST_DIR (default /tmp/pgb) the socket folder of a running
 # PostgreSQL whose `postgres` role may create databases, and DATA (default /tmp/monaco) an imported data directory;
 # CONNECTIONS=N uploads over N keep-alive connections per node instead of one URLSession request each;
-# NODE_CONFIG=FILE is every node's configuration file (`cab serve --config`).
+# NODE_CONFIG=FILE is every node's configuration file (`cab serve --config`); LEAN=1 runs `cab simulate --lean`
+# (THREADS posting threads per node, default 4) instead: drivers as a few numbers each, for 100,000 and more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CAB=${CAB:-.build/release/cab}
@@ -30,7 +31,7 @@ sleep 4
 # A dispatcher's fleet stream on every node times each fix from the phone to the map (the stream delay).
 desk=$($CAB admin create-dispatcher --postgres "$PG" "Simulation desk")
 redis-cli -s /tmp/rs/redis.sock info memory | grep used_memory_human
-$CAB simulate --data "$DATA" --url http://127.0.0.1:19091,http://127.0.0.1:19092,http://127.0.0.1:19093 --drivers "$N" --rate 20 --duration "$DUR" --dispatcher-token "$desk" ${CONNECTIONS:+--connections $CONNECTIONS} | grep -v "^driver "
+$CAB simulate --data "$DATA" --url http://127.0.0.1:19091,http://127.0.0.1:19092,http://127.0.0.1:19093 --drivers "$N" --rate 20 --duration "$DUR" --dispatcher-token "$desk" ${LEAN:+--lean --threads ${THREADS:-4}} ${CONNECTIONS:+--connections $CONNECTIONS} | grep -v "^driver "
 redis-cli -s /tmp/rs/redis.sock info memory | grep used_memory_human
 redis-cli -s /tmp/rs/redis.sock info cpu | grep used_cpu
 kill ${pids[@]}; wait || true

@@ -1,3 +1,4 @@
+import CabClient
 import CabCore
 import CabGeo
 import Foundation
@@ -21,6 +22,8 @@ package struct LeanFleet: Sendable {
         /// Threads (one connection each) per server.
         package var threadsPerNode = 4
         package var seed: UInt64 = 1
+        /// A dispatcher's token: every node's fleet stream is followed and each position timed from its fix.
+        package var streamToken: String?
 
         /// A fleet of `drivers` on the servers at `ports`.
         package init(ports: [Int], drivers: Int, rateSeconds: Double, durationSeconds: Double) {
@@ -48,6 +51,9 @@ package struct LeanFleet: Sendable {
         package var uploadP50Milliseconds: Double?
         package var uploadP99Milliseconds: Double?
         package var seconds = 0.0
+        /// With `streamToken`, per node: a fix's delay from the phone to that node's fleet stream, p50 and p99 in
+        /// milliseconds, positions timed, positions missed in gaps and reconnections.
+        package var streamDelays: [(p50: Double?, p99: Double?, events: Int, missed: Int, reconnects: Int)] = []
     }
 
     package let configuration: Configuration
@@ -64,6 +70,14 @@ package struct LeanFleet: Sendable {
     /// Signs the drivers up, then posts their fixes for `durationSeconds`; blocks.
     package func run(progress: @escaping @Sendable (String) -> Void) -> Summary {
         let c = configuration
+        // Followed before the drivers sign up, so no snapshot of older positions is timed.
+        let streams =
+            c.streamToken.map { token in
+                c.ports.map { port in
+                    FleetStreamDelay(CabAPIClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: token))
+                }
+            } ?? []
+        defer { for s in streams { s.stop() } }
         let signUpStarted = ContinuousClock.now
         let tokens = signUp()
         var summary = Summary()
@@ -98,6 +112,13 @@ package struct LeanFleet: Sendable {
         summary.uploadP50Milliseconds = latencies.percentile(50)
         summary.uploadP99Milliseconds = latencies.percentile(99)
         summary.seconds = (ContinuousClock.now - started).inSeconds
+        summary.streamDelays = streams.map { s in
+            let samples = s.delays.withLock { $0 }
+            return (
+                samples.percentile(50), samples.percentile(99), samples.count, s.missed.load(ordering: .relaxed),
+                s.reconnects.load(ordering: .relaxed)
+            )
+        }
         return summary
     }
 

@@ -70,6 +70,7 @@ enum SimulateCommand {
             ports: urls.map { $0.port ?? 80 }, drivers: drivers, rateSeconds: rate, durationSeconds: duration)
         configuration.threadsPerNode = args.integer("threads", default: 4, in: 1...256)
         configuration.seed = seed
+        configuration.streamToken = args.value("dispatcher-token")
         _ = LoopbackSocket.raiseOpenFileLimit(to: 4_096)
         let s = LeanFleet(configuration: configuration, junctions: junctions).run { Console.line($0) }
         let p50 = s.uploadP50Milliseconds.map { String(format: "%.1f ms", $0) } ?? "-"
@@ -84,7 +85,22 @@ enum SimulateCommand {
                 s.expectedFixesPerSecond)
                 + "upload round trip p50 \(p50), p99 \(p99); "
                 + String(format: "accounts made in %.1f s", s.signUpSeconds))
+        printStreamDelays(s.streamDelays, urls: urls)
         exitProcess(0)
+    }
+
+    /// One line per node's fleet stream: how long a fix took from the phone to it.
+    static func printStreamDelays(
+        _ delays: [(p50: Double?, p99: Double?, events: Int, missed: Int, reconnects: Int)], urls: [URL]
+    ) {
+        for (url, delay) in zip(urls, delays) {
+            let p50 = delay.p50.map { String(format: "%.0f ms", $0) } ?? "-"
+            let p99 = delay.p99.map { String(format: "%.0f ms", $0) } ?? "-"
+            Console.line(
+                "stream delay, fix to the fleet stream on \(url.host ?? ""):\(url.port ?? 80): p50 \(p50), "
+                    + "p99 \(p99) over \(delay.events) positions (\(delay.missed) missed in gaps, "
+                    + "\(delay.reconnects) reconnections)")
+        }
     }
 
     /// `--url`'s nodes, separated by commas; exits 64 naming one that is not an http(s) URL.
@@ -142,14 +158,7 @@ enum SimulateCommand {
                 let nodes = zip(urls, summary.uploadsPerNode).map { "\($0.host ?? ""):\($0.port ?? 80) \($1)" }
                 Console.line("accepted uploads per node: " + nodes.joined(separator: ", "))
             }
-            for (url, delay) in zip(urls, summary.streamDelays) {
-                let p50 = delay.p50.map { String(format: "%.0f ms", $0) } ?? "-"
-                let p99 = delay.p99.map { String(format: "%.0f ms", $0) } ?? "-"
-                Console.line(
-                    "stream delay, fix to the fleet stream on \(url.host ?? ""):\(url.port ?? 80): p50 \(p50), "
-                        + "p99 \(p99) over \(delay.events) positions (\(delay.missed) missed in gaps, "
-                        + "\(delay.reconnects) reconnections)")
-            }
+            printStreamDelays(summary.streamDelays, urls: urls)
             exitProcess(0)
         case .failure(let error):
             Console.fail("simulate: \(error.message)", code: 69)
