@@ -82,18 +82,10 @@ package struct DispatchChaos: Sendable {
         package var firstOfferMilliseconds: [Double] = []
         /// As `firstOfferMilliseconds`, for the bookings made in the calm first seconds only.
         package var calmFirstOfferMilliseconds: [Double] = []
-        /// As `firstOfferMilliseconds`, for the bookings made while at least `DispatchChaos.freeDrivers` simulated
-        /// drivers held neither an offer nor a trip (so dispatch had someone to offer it to at once).
-        package var freeFirstOfferMilliseconds: [Double] = []
-        /// As `freeFirstOfferMilliseconds`, for the bookings made in the calm first seconds only.
-        package var calmFreeFirstOfferMilliseconds: [Double] = []
         /// For trips ended `no_driver_found`: seconds after the dispatch deadline that the rider saw it.
         package var timeoutLatenessSeconds: [Double] = []
         package var seconds = 0.0
     }
-
-    /// How many drivers must be free at a booking for its first offer to count as made with free drivers.
-    package static let freeDrivers = 3
 
     package let configuration: Configuration
     /// One line of progress.
@@ -107,6 +99,7 @@ package struct DispatchChaos: Sendable {
     /// Runs the load to its end (every trip made and ended), on threads of its own; blocks.
     package func run() -> Summary {
         let start = ContinuousClock.now
+        let board = ChaosBoard(calmUntil: .now + .milliseconds(Int64(configuration.calmSeconds * 1_000)))
         let nodes = Nodes(configuration: configuration)
         let done = StopFlag()
         var random = SplitMix64(seed: configuration.seed)
@@ -122,8 +115,6 @@ package struct DispatchChaos: Sendable {
             drivers.append((token, home, configuration.spots[Int(random.next() % UInt64(configuration.spots.count))]))
         }
         progress("\(drivers.count) drivers created")
-        let board = ChaosBoard(
-            calmUntil: .now + .milliseconds(Int64(configuration.calmSeconds * 1_000)), drivers: drivers.count)
         let configuration = self.configuration
         // Every driver's fix every 15 s (the nearest-driver index forgets a driver silent for two minutes).
         let fixes = drivers
@@ -198,52 +189,11 @@ final class ChaosBoard: Sendable {
         var seen: [String: [String: String]] = [:]
         /// When each trip was last handed back by its driver (a new dispatch round began then).
         var handedBack: [String: ContinuousClock.Instant] = [:]
-        /// Drivers (by token) holding an offer or a trip, until when (an offer's expiry; a trip's end).
-        var engagedUntil: [String: ContinuousClock.Instant] = [:]
-        /// The driver holding each trip taken.
-        var takenBy: [String: String] = [:]
-        /// The booked trips that had free drivers when booked.
-        var free: Set<String> = []
     }
     private let state = Mutex(State())
     private let calmUntil: ContinuousClock.Instant
-    private let drivers: Int
 
-    init(calmUntil: ContinuousClock.Instant, drivers: Int) {
-        self.calmUntil = calmUntil
-        self.drivers = drivers
-    }
-
-    /// `driver` holds an offer open for `seconds` (it is not free meanwhile, unless it answers).
-    func holdsOffer(_ driver: String, for seconds: Double) {
-        state.withLock { s in
-            let until = ContinuousClock.now + .milliseconds(Int64(max(0, seconds) * 1_000))
-            s.engagedUntil[driver] = max(until, s.engagedUntil[driver] ?? until)
-        }
-    }
-
-    /// `driver` answered no, or handed its trip back: free again.
-    func isFree(_ driver: String) {
-        state.withLock { s in
-            s.engagedUntil[driver] = nil
-            for (trip, holder) in s.takenBy where holder == driver { s.takenBy[trip] = nil }
-        }
-    }
-
-    /// `driver` took `trip`: busy until the trip ends (`ended`) or is handed back.
-    func took(_ trip: String, by driver: String) {
-        state.withLock { s in
-            s.engagedUntil[driver] = .now + .seconds(3_600)
-            s.takenBy[trip] = driver
-        }
-    }
-
-    /// `trip` ended (the rider cancelled it, or it found no driver): its driver is free again.
-    func ended(_ trip: String) {
-        state.withLock { s in
-            if let driver = s.takenBy.removeValue(forKey: trip) { s.engagedUntil[driver] = nil }
-        }
-    }
+    init(calmUntil: ContinuousClock.Instant) { self.calmUntil = calmUntil }
 
     func count(_ update: @Sendable (inout DispatchChaos.Summary) -> Void) { state.withLock { update(&$0.summary) } }
 
@@ -252,9 +202,6 @@ final class ChaosBoard: Sendable {
             s.summary.bookings += 1
             if s.booked[trip] == nil { s.booked[trip] = .now }
             if ContinuousClock.now < calmUntil { s.calm.insert(trip) }
-            let now = ContinuousClock.now
-            let engaged = s.engagedUntil.values.count { $0 > now }
-            if drivers - engaged >= DispatchChaos.freeDrivers { s.free.insert(trip) }
         }
     }
 
@@ -282,12 +229,7 @@ final class ChaosBoard: Sendable {
                 let milliseconds =
                     Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
                 s.summary.firstOfferMilliseconds.append(milliseconds)
-                let calm = s.calm.remove(trip) != nil
-                if calm { s.summary.calmFirstOfferMilliseconds.append(milliseconds) }
-                if s.free.remove(trip) != nil {
-                    s.summary.freeFirstOfferMilliseconds.append(milliseconds)
-                    if calm { s.summary.calmFreeFirstOfferMilliseconds.append(milliseconds) }
-                }
+                if s.calm.remove(trip) != nil { s.summary.calmFirstOfferMilliseconds.append(milliseconds) }
             }
             return true
         }
@@ -433,8 +375,6 @@ struct ChaosDriver {
                     let trip = object["trip_id"] as? String,
                     board.offered(trip, to: token, expiresAt: object["expires_at"] as? String ?? "")
                 else { return }
-                let expiry = (object["expires_at"] as? String).flatMap { ISO8601DateFormatter.chaos.date(from: $0) }
-                board.holdsOffer(token, for: expiry?.timeIntervalSinceNow ?? 5)
                 answer(trip)
             }
             node += 1
@@ -453,21 +393,16 @@ struct ChaosDriver {
                 return
             }
             board.count { $0.accepted += 1 }
-            board.took(trip, by: token)
             if random.nextDouble() < configuration.handBackProbability {
                 Thread.sleep(forTimeInterval: 0.3)
                 // Forgotten first: the trip's new dispatch may reach other drivers before this answer does.
                 board.handingBack(trip)
                 let back = nodes.json(from: node, "POST", "/v1/trips/\(trip)/cancel", ["reason": "chaos"], token: token)
-                if back?.status == 200 {
-                    board.count { $0.handBacks += 1 }
-                    board.isFree(token)
-                }
+                if back?.status == 200 { board.count { $0.handBacks += 1 } }
             }
         } else if roll < configuration.acceptProbability + configuration.declineProbability {
             if nodes.json(from: node, "POST", "/v1/trips/\(trip)/decline", token: token)?.status == 200 {
                 board.count { $0.declines += 1 }
-                board.isFree(token)
             }
         } else {
             board.count { $0.ignored += 1 }
@@ -515,7 +450,6 @@ struct ChaosRider {
             }
             board.booked(trip)
             follow(trip, token: token)
-            board.ended(trip)
         }
     }
 
@@ -559,7 +493,6 @@ struct ChaosRider {
                     from: home, "POST", "/v1/bookings/\(trip)/cancel", ["reason": "chaos run"], token: token)
                 if let status = cancelled?.json["status"] as? String, status.hasPrefix("cancelled") {
                     board.count { $0.riderCancels += 1 }
-                    board.ended(trip)
                     return
                 }
                 continue  // handed back meanwhile: dispatching again

@@ -101,13 +101,6 @@ enum ChaosCommand {
                 "booking to first offer, first \(Int(configuration.calmSeconds)) s (no faults yet): "
                     + describe(s.calmFirstOfferMilliseconds, unit: "ms"))
         }
-        let free = "with \(DispatchChaos.freeDrivers) or more drivers free at the booking"
-        Console.line("booking to first offer, \(free): " + describe(s.freeFirstOfferMilliseconds, unit: "ms"))
-        if configuration.calmSeconds > 0 {
-            Console.line(
-                "booking to first offer, \(free), first \(Int(configuration.calmSeconds)) s: "
-                    + describe(s.calmFreeFirstOfferMilliseconds, unit: "ms"))
-        }
         if configuration.dispatchSeconds != nil {
             Console.line(
                 "no_driver_found at the dispatch deadline, seen this late by the rider: "
