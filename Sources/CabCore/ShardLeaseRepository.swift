@@ -26,6 +26,9 @@ public protocol ShardLeaseRepository: Sendable {
     func announce(_ node: ClusterNodeID, aliveMilliseconds: Int64) throws -> [ClusterNodeID]
     /// Removes `node` from the live nodes (a clean stop).
     func withdraw(_ node: ClusterNodeID) throws
+    /// The database's clock now (`clock_timestamp()`), in milliseconds since the Unix epoch: what a cluster's
+    /// nodes set their clocks by (`CabCluster.DatabaseClock`).
+    func databaseMilliseconds() throws -> Int64
 }
 
 extension ShardLeaseRepository {

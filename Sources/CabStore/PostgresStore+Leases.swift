@@ -117,6 +117,14 @@ extension PostgresStore: ShardLeaseRepository {
         try leaseStatement { c in try c.query("DELETE FROM dispatch_nodes WHERE node = $1::text", [node.rawValue]) }
     }
 
+    public func databaseMilliseconds() throws -> Int64 {
+        try leaseStatement { c in
+            guard let ms = try c.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint").first?.int64(0)
+            else { throw StoreError(.corruptRow, "The database did not say what time it is.") }
+            return ms
+        }
+    }
+
     /// Runs one lease statement on a pooled connection (autocommit), not repeated on a lost connection: the
     /// caller's next round asks again (a lost acquisition only skips a fence number).
     @discardableResult

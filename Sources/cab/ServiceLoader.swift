@@ -35,6 +35,9 @@ enum ServiceLoader {
             Console.fail("\(error.message) (\(directory.placesPath)); import the map again", code: 65)
         }
         services.store = openStore(directory: directory, settings: settings)
+        if settings.cluster != nil, let leases = services.store as? any ShardLeaseRepository {
+            services.now = clusterClock(leases)
+        }
         if let store = services.store {
             // Each change of the store's state is logged once, with what to do (StoreHealth).
             let name = store.health.path
@@ -95,6 +98,19 @@ enum ServiceLoader {
     }
 
     /// Routing alone, for commands that need no store (`route`, `simulate`): the data directory's store is not opened.
+    /// On a cluster every node stamps times by the database's clock (`DatabaseClock`), kept in step every 10 s;
+    /// a node whose own clock is off by more than a second says so.
+    static func clusterClock(_ leases: any ShardLeaseRepository) -> @Sendable () -> Instant {
+        let clock = DatabaseClock(read: { try leases.databaseMilliseconds() })
+        if clock.synchronize(), let offset = clock.offsetMilliseconds, abs(offset) > 1_000 {
+            Log.warning(
+                "this node's clock is off the database's; the node stamps times by the database's",
+                ["offset_ms": "\(offset)"])
+        }
+        clock.keepSynchronized()
+        return { clock.now() }
+    }
+
     static func loadRouting(dataDirectory: String) -> RoutingService {
         let (graph, index) = loadRoads(dataDirectory: dataDirectory)
         return RoutingService(graph: graph, index: index)

@@ -59,6 +59,15 @@ import Testing
         #expect(all.filter(\.isLive).count == 1)
     }
 
+    @Test func theDatabaseSaysWhatTimeItIs() throws {
+        let f = try DispatchFixture()
+        let before = Int64(Date().timeIntervalSince1970 * 1_000)
+        let database = try f.store.databaseMilliseconds()
+        let after = Int64(Date().timeIntervalSince1970 * 1_000)
+        // The same machine's clock: within the read's round trip (and a little rounding).
+        #expect(database >= before - 2 && database <= after + 2, "\(before) \(database) \(after)")
+    }
+
     @Test func aLeaseRunsOutOnTheDatabasesClock() throws {
         let f = try DispatchFixture()
         let lease = try #require(try f.store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 300))
