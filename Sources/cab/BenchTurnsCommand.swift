@@ -200,10 +200,13 @@ enum BenchTurnsCommand {
         return (found, checked)
     }
 
-    /// A private car: the taxi profile without the rights of a cab (`taxi=*`, `psv=*`), as OSRM's car profile.
+    /// A private car: the taxi profile without the rights of a cab (`taxi=*`, `psv=*`, and `access=psv` or
+    /// `taxi` closes the way), as OSRM's car profile; roads for access to their destinations only are closed to it
+    /// (OSRM lets a car use them only where its route starts or ends, which the comparison cannot tell apart).
     static var carProfile: TravelProfile {
         var profile = TravelProfile.taxi
         profile.accessKeys.removeAll { $0 == "taxi" || $0 == "psv" }
+        profile.barringAccessValues.formUnion(["psv", "taxi", "destination"])
         profile.onewayOverrideKeys = []
         profile.restrictionKeys.removeAll { $0 == "restriction:taxi" }
         profile.restrictionExemptions.subtract(["taxi", "psv"])
