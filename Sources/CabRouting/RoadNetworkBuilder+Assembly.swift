@@ -8,6 +8,8 @@ struct PieceTable {
     var heads: [Int32] = []
     var forward: [Bool] = []
     var backward: [Bool] = []
+    /// Pieces of ways open only to traffic with a destination on them (`TravelProfile.WayRule.destinationOnly`).
+    var destinationOnly: [Bool] = []
     var distancesDm: [UInt32] = []
     var durationsMilliseconds: [UInt32] = []
     var firstCoordinate: [UInt32] = [0]
@@ -45,6 +47,7 @@ struct PieceTable {
         heads.append(nodes.last!)
         forward.append(rule.forward)
         backward.append(rule.backward)
+        destinationOnly.append(rule.destinationOnly)
         distancesDm.append(UInt32((meters * 10).rounded()))
         durationsMilliseconds.append(UInt32((meters / (rule.speedKmh / 3.6) * 1000).rounded()))
         firstCoordinate.append(UInt32(coordinates.count))

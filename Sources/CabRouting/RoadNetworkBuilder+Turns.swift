@@ -252,7 +252,7 @@ enum GraphAssembler {
     static func assemble(
         pieces: PieceTable, turns: TurnStates, nodeIDs: [Int64], coordinates: [Coordinate],
         uTurnPenaltyMilliseconds: UInt32
-    ) -> RoadGraph {
+    ) -> (graph: RoadGraph, zoneNodes: [Bool]?) {
         let baseCount = pieces.count * 2
         var used = [Bool](repeating: false, count: nodeIDs.count)
         for p in 0..<pieces.count {
@@ -318,6 +318,9 @@ enum GraphAssembler {
                 bases.append(UInt32(base))
             }
         }
+        let zoneNodes = DestinationZones.split(
+            sources: &sources, targets: &targets, bases: &bases, penalties: &penalties,
+            nodeCoordinates: &nodeCoordinates, nodeOSMIDs: &nodeOSMIDs, pieces: pieces)
         let nodeCount = nodeOSMIDs.count
         let edgeCount = sources.count
         var firstEdge = [UInt32](repeating: 0, count: nodeCount + 1)
@@ -351,7 +354,7 @@ enum GraphAssembler {
             pieceEdges[Int(slot[Int(b >> 1)])] = UInt32(e)
             slot[Int(b >> 1)] += 1
         }
-        return RoadGraph(
+        let graph = RoadGraph(
             firstEdge: firstEdge, edgeSources: edgeSources, edgeTargets: edgeTargets,
             edgeDurationsMilliseconds: edgeDurations,
             edgeDistancesDm: edgePieces.map { pieces.distancesDm[Int($0 >> 1)] }, edgePieces: edgePieces,
@@ -360,5 +363,6 @@ enum GraphAssembler {
             pieceFirstCoordinate: pieces.firstCoordinate, pieceWayIDs: pieces.wayIDs,
             pieceFirstEdge: pieceFirstEdge, pieceEdges: pieceEdges, coordinates: pieces.coordinates,
             sourceFingerprint: 0)
+        return (graph, zoneNodes)
     }
 }

@@ -133,6 +133,8 @@ public struct RoadNetworkBuilder: Sendable {
         public var barriers = 0
         /// Nodes on routable ways that delay a car passing them (traffic signals, gates).
         public var delayNodes = 0
+        /// Graph nodes inside zones of roads for destination traffic only, with their copies (`DestinationZones`).
+        public var destinationZoneNodes = 0
     }
 
     /// Builds the graph for `profile` (nil: `.taxi`; a `= .taxi` default argument was seen to build the profile without its later fields on Swift 6.3).
@@ -249,11 +251,12 @@ public struct RoadNetworkBuilder: Sendable {
             guardRings: turnRules == .full ? uTurnGuardRings : 0, refusesUTurns: turnRules == .full)
         report.turnAwareJunctions = turns.turnAwareCount
         report.viaChainStates = turns.chainStateCount
-        var graph = GraphAssembler.assemble(
+        var (graph, zoneNodes) = GraphAssembler.assemble(
             pieces: pieces, turns: turns, nodeIDs: nodeIDs, coordinates: nodeCoordinates,
             uTurnPenaltyMilliseconds: profile.uTurnPenaltyMilliseconds)
+        report.destinationZoneNodes = zoneNodes?.filter { $0 }.count ?? 0
         graph.sourceFingerprint = sourceFingerprint
-        graph.markLargestComponent()
+        graph.markLargestComponent(zoneNodes: zoneNodes)
         return (graph, report)
     }
 }

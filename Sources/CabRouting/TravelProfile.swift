@@ -11,6 +11,9 @@ public struct TravelProfile: Sendable, Hashable {
     public var accessKeys: [String]
     /// Access values that bar the way.
     public var barringAccessValues: Set<String>
+    /// Access values that open the way only to traffic with a destination on it (`destination`): no through
+    /// routes (OSRM's car profile lets a route use them only where it starts or ends, too).
+    public var destinationAccessValues: Set<String> = ["destination"]
     /// `oneway:*` keys that override `oneway` for this vehicle, most specific first.
     public var onewayOverrideKeys: [String]
     /// Restriction keys that apply to this vehicle, most specific first (`restriction:taxi`, ..., `restriction`).
@@ -169,6 +172,9 @@ public struct TravelProfile: Sendable, Hashable {
         public var backward: Bool
         /// The speed driven, in km/h.
         public var speedKmh: Double
+        /// True when the way is open only to traffic with a destination on it (`motor_vehicle=destination`,
+        /// ...): a route may start or end there but not drive through (see `DestinationZones`).
+        public var destinationOnly = false
     }
 
     /// True when the way's `highway` class is one this profile drives (before access and oneway).
@@ -184,11 +190,8 @@ public struct TravelProfile: Sendable, Hashable {
             return nil
         }
         if let service = tags["service"], closedServiceValues.contains(service) { return nil }
-        if let key = accessKeys.first(where: { tags[$0] != nil }), let value = tags[key],
-            barringAccessValues.contains(value)
-        {
-            return nil
-        }
+        let access = accessKeys.first(where: { tags[$0] != nil }).flatMap { tags[$0] }
+        if let access, barringAccessValues.contains(access) { return nil }
         var forward = true
         var backward = true
         let implied = highway == "motorway" || tags["junction"] == "roundabout" || tags["junction"] == "circular"
@@ -205,7 +208,9 @@ public struct TravelProfile: Sendable, Hashable {
             if let cap = tags[key].flatMap({ surfaceSpeedCapsKmh[$0] }) { speed = min(speed, cap) }
         }
         speed *= slowdown(tags, bothWays: forward && backward)
-        return WayRule(forward: forward, backward: backward, speedKmh: max(speed, 1))
+        return WayRule(
+            forward: forward, backward: backward, speedKmh: max(speed, 1),
+            destinationOnly: access.map(destinationAccessValues.contains) ?? false)
     }
 
     /// The share of its speed a way is driven at: the strongest of the service-road factor, `side_road=yes` (0.8)

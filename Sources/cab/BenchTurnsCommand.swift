@@ -201,12 +201,11 @@ enum BenchTurnsCommand {
     }
 
     /// A private car: the taxi profile without the rights of a cab (`taxi=*`, `psv=*`, and `access=psv` or
-    /// `taxi` closes the way), as OSRM's car profile; roads for access to their destinations only are closed to it
-    /// (OSRM lets a car use them only where its route starts or ends, which the comparison cannot tell apart).
+    /// `taxi` closes the way), as OSRM's car profile.
     static var carProfile: TravelProfile {
         var profile = TravelProfile.taxi
         profile.accessKeys.removeAll { $0 == "taxi" || $0 == "psv" }
-        profile.barringAccessValues.formUnion(["psv", "taxi", "destination"])
+        profile.barringAccessValues.formUnion(["psv", "taxi"])
         profile.onewayOverrideKeys = []
         profile.restrictionKeys.removeAll { $0 == "restriction:taxi" }
         profile.restrictionExemptions.subtract(["taxi", "psv"])
