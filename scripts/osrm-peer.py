@@ -20,7 +20,8 @@ python3.12 on PATH, or a pyenv version under ~/.pyenv. Nothing is written into t
 OSRM's files go under --work (default .build/osrm-peer; OSRM_VENV=DIR reuses a venv that has osrm-bindings);
 the maps are linked there, not copied.
 
-usage: scripts/osrm-peer.py [--cab .build/release/cab] [--pairs 1000] [--seed 19] [--work DIR] [MAP.osm.pbf ...]
+usage: scripts/osrm-peer.py [--cab .build/release/cab] [--pairs 1000] [--seed 19] [--work DIR] [--pairs-from DIR]
+                            [--list] [MAP.osm.pbf ...]
 """
 
 import argparse
@@ -178,6 +179,8 @@ def main():
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--work", default=os.path.join(ROOT, ".build", "osrm-peer"))
     parser.add_argument("--list", action="store_true", help="list every road-rules disagreement")
+    parser.add_argument("--pairs-from", metavar="DIR",
+                        help="route the pairs of DIR/NAME/pairs.jsonl (another run's --work) instead of drawing them")
     args = parser.parse_args()
     if not os.access(args.cab, os.X_OK):
         sys.exit(f"osrm-peer: no cab binary at {args.cab}; build it: swift build -c release --product cab")
@@ -189,8 +192,9 @@ def main():
     for pbf in args.maps:
         name, base = prepare(pbf, args.work, package)
         pairs_file = os.path.join(args.work, name, "pairs.jsonl")
+        given = ["--pairs-from", os.path.join(args.pairs_from, name, "pairs.jsonl")] if args.pairs_from else []
         bench = subprocess.run([args.cab, "bench", "turns", "--map", pbf, "--pairs", str(args.pairs), "--seed",
-                                str(args.seed), "--pairs-out", pairs_file], capture_output=True, text=True)
+                                str(args.seed), "--pairs-out", pairs_file] + given, capture_output=True, text=True)
         if bench.returncode != 0:
             sys.exit(f"osrm-peer: cab bench turns failed on {pbf} (exit {bench.returncode}):\n{bench.stderr}")
         print(bench.stdout.rstrip())
