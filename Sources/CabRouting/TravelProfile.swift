@@ -157,11 +157,14 @@ public struct TravelProfile: Sendable, Hashable {
         return nil
     }
 
+    /// `construction` values that leave a road open (small works; OSRM's car profile lets the same ones pass).
+    public static let openConstructionValues: Set<String> = ["no", "minor", "widening"]
+
     /// The OSM keys this profile reads from ways; the builder keeps only these.
     public static let wayKeys: Set<String> = [
         "highway", "maxspeed", "oneway", "oneway:taxi", "oneway:psv", "junction", "access", "vehicle",
         "motor_vehicle", "motorcar", "psv", "taxi", "surface", "smoothness", "service", "area", "impassable",
-        "status", "width", "lanes", "side_road",
+        "status", "width", "lanes", "side_road", "construction",
     ]
 
     /// How this profile may drive a way.
@@ -185,10 +188,12 @@ public struct TravelProfile: Sendable, Hashable {
     /// How the way may be driven; nil when not at all (class, access or direction bars it).
     public func rule(forWay tags: [String: String]) -> WayRule? {
         guard let highway = tags["highway"], let classSpeed = highwaySpeedsKmh[highway] else { return nil }
-        // The outline of a square or a car park (`area=yes`), a road marked impassable, an emergency access.
+        // The outline of a square or a car park (`area=yes`), a road marked impassable, an emergency access, a
+        // road under construction (`construction=*` but for small works: `no`, `minor`, `widening`).
         if tags["area"] == "yes" || tags["impassable"] == "yes" || tags["status"] == "impassable" {
             return nil
         }
+        if let works = tags["construction"], !Self.openConstructionValues.contains(works) { return nil }
         if let service = tags["service"], closedServiceValues.contains(service) { return nil }
         let access = accessKeys.first(where: { tags[$0] != nil }).flatMap { tags[$0] }
         if let access, barringAccessValues.contains(access) { return nil }

@@ -51,6 +51,8 @@ import Testing
             (["access": "psv"], true), (["access": "foot"], false), (["motor_vehicle": "official"], false),
             (["access": "minibus"], false), (["service": "emergency_access"], false), (["area": "yes"], false),
             (["impassable": "yes"], false), (["status": "impassable"], false), (["area": "no"], true),
+            (["construction": "secondary", "access": "yes"], false), (["construction": "minor"], true),
+            (["construction": "no"], true),
         ] as [([String: String], Bool)])
     func letsACabThroughWhereTaxisMayGo(tags: [String: String], open: Bool) {
         #expect((TravelProfile.taxi.rule(forWay: tags.merging(["highway": "service"]) { $1 }) != nil) == open)
