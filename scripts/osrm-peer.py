@@ -20,7 +20,8 @@ python3.12 on PATH, or a pyenv version under ~/.pyenv. Nothing is written into t
 OSRM's files go under --work (default .build/osrm-peer; OSRM_VENV=DIR reuses a venv that has osrm-bindings);
 the maps are linked there, not copied.
 
-usage: scripts/osrm-peer.py [--cab .build/release/cab] [--pairs 1000] [--seed 19] [--work DIR] [MAP.osm.pbf ...]
+usage: scripts/osrm-peer.py [--cab .build/release/cab] [--pairs 1000] [--seed 19] [--work DIR] [--pairs-from DIR]
+                            [--list] [MAP.osm.pbf ...]
 """
 
 import argparse
@@ -150,11 +151,12 @@ def compare(osrm_base, pairs_file):
                 row["class"] = "short pair"
             else:
                 # Through the middles of SwiftCab's segments (a via point on a junction could snap to any road
-                # there), at most a dozen.
+                # there), up to 60: with a dozen, a short stretch where the routes part (a 286 m stair-street in
+                # Monaco) often had no point on it and OSRM drove its own way between the points.
                 line_points = decode_polyline(pair["polyline"])
                 middles = [((p[0] + q[0]) / 2, (p[1] + q[1]) / 2) for p, q in zip(line_points, line_points[1:])
                            if abs(p[0] - q[0]) + abs(p[1] - q[1]) > 2e-4]
-                step = max(1, len(middles) // 12)
+                step = max(1, len(middles) // 60)
                 sampled = [line_points[0]] + middles[::step] + [line_points[-1]]
                 along = route([(p[1], p[0]) for p in sampled])
                 row["osrm_along_ours_m"] = along[0] if along else None
@@ -178,6 +180,8 @@ def main():
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--work", default=os.path.join(ROOT, ".build", "osrm-peer"))
     parser.add_argument("--list", action="store_true", help="list every road-rules disagreement")
+    parser.add_argument("--pairs-from", metavar="DIR",
+                        help="route the pairs of DIR/NAME/pairs.jsonl (another run's --work) instead of drawing them")
     args = parser.parse_args()
     if not os.access(args.cab, os.X_OK):
         sys.exit(f"osrm-peer: no cab binary at {args.cab}; build it: swift build -c release --product cab")
@@ -189,8 +193,9 @@ def main():
     for pbf in args.maps:
         name, base = prepare(pbf, args.work, package)
         pairs_file = os.path.join(args.work, name, "pairs.jsonl")
+        given = ["--pairs-from", os.path.join(args.pairs_from, name, "pairs.jsonl")] if args.pairs_from else []
         bench = subprocess.run([args.cab, "bench", "turns", "--map", pbf, "--pairs", str(args.pairs), "--seed",
-                                str(args.seed), "--pairs-out", pairs_file], capture_output=True, text=True)
+                                str(args.seed), "--pairs-out", pairs_file] + given, capture_output=True, text=True)
         if bench.returncode != 0:
             sys.exit(f"osrm-peer: cab bench turns failed on {pbf} (exit {bench.returncode}):\n{bench.stderr}")
         print(bench.stdout.rstrip())

@@ -3,7 +3,7 @@
 # when missing, then runs scripts/osrm-peer.py (which makes its own venv with a Python >= 3.12 and PyPI
 # osrm-bindings under .build/osrm-peer). Not part of `make test`: it needs PyPI once and prints figures.
 #
-# usage: [OSRM_PYTHON=python3.12] [OSRM_VENV=DIR] scripts/osrm-peer.sh [--pairs N] [--seed N] [--list] [MAP ...]
+# usage: [OSRM_PYTHON=python3.12] [OSRM_VENV=DIR] scripts/osrm-peer.sh [--pairs N] [--seed N] [--pairs-from DIR] [--list] [MAP ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cab=${CAB:-.build/release/cab}

@@ -16,9 +16,10 @@ public enum MapImporter {
         case writing = "writing files"
     }
 
-    /// Imports `mapPath` into `directory`. `progress` receives a stage and its completed fraction 0...1.
+    /// Imports `mapPath` into `directory` for `profile` (nil: `.taxi`; see `RoadImport.init`). `progress` receives
+    /// a stage and its completed fraction 0...1.
     public static func run(
-        mapPath: String, into directory: DataDirectory, profile: TravelProfile = .taxi,
+        mapPath: String, into directory: DataDirectory, profile: TravelProfile? = nil,
         progress: (Stage, Double) -> Void = { _, _ in }
     ) throws(ImportError) -> MapManifest {
         let clock = ContinuousClock()

@@ -29,17 +29,18 @@ public struct RoadImport: OSMElementHandler {
         public var restrictions = 0
     }
 
-    /// An import for `profile`, stamping the graph with `sourceFingerprint` (see `MapFingerprint`).
-    public init(profile: TravelProfile = .taxi, sourceFingerprint: UInt64 = 0) {
-        self.profile = profile
+    /// An import for `profile` (nil: `.taxi`; a `= .taxi` default argument was seen to build the profile without its later fields on Swift 6.3), stamping the graph with `sourceFingerprint` (see
+    /// `MapFingerprint`).
+    public init(profile: TravelProfile? = nil, sourceFingerprint: UInt64 = 0) {
+        self.profile = profile ?? .taxi
         builder.sourceFingerprint = sourceFingerprint
     }
 
-    /// Passes the node's position on, and the node as a barrier when it stops a cab (read only when the reader
-    /// decodes node tags).
+    /// Passes the node's position on, and the node as a barrier when it stops a cab or as a delay when passing it
+    /// costs time (traffic signals, gates; read only when the reader decodes node tags).
     public mutating func handle(_ node: OSMNode) throws {
         builder.addNode(id: node.id, coordinate: node.coordinate)
-        if !node.tags.isEmpty, profile.blocks(barrier: node.tags) { builder.addBarrier(nodeID: node.id) }
+        if !node.tags.isEmpty { builder.addNodeTags(id: node.id, tags: node.tags, profile: profile) }
     }
 
     /// Passes the way on (the builder drops ways without `highway`).

@@ -8,8 +8,9 @@
 extension FastRouterIndex {
     /// The current format version; bump it whenever the layout or the meaning of a field changes.
     /// Version 4: built over graphs with via-way restrictions and U-turn rules (graph file version 2), whose nodes
-    /// differ from those of the same map before.
-    public static let fileFormatVersion: UInt32 = 4
+    /// differ from those of the same map before. Version 5: over graph file version 3 (other durations and
+    /// nodes for the same map).
+    public static let fileFormatVersion: UInt32 = 5
     static let fileMagic: [UInt8] = Array("SWCABCH\0".utf8)
 
     /// The index as file bytes.

@@ -1,13 +1,15 @@
 extension RoadGraph {
     /// Marks the largest strongly connected component in `nodeInLargestComponent`.
     /// - Complexity: O(nodes + edges), iterative Tarjan (no recursion, so a million nodes are fine).
-    mutating func markLargestComponent() {
+    /// Nodes where `ignored` is true do not count towards a component's size (the copies of destination zones,
+    /// which are strongly connected among themselves).
+    mutating func markLargestComponent(ignoring ignored: [Bool]? = nil) {
         let components = stronglyConnectedComponents()
         var sizes: [Int] = []
-        for c in components {
+        for (v, c) in components.enumerated() {
             let c = Int(c)
             if c >= sizes.count { sizes.append(contentsOf: repeatElement(0, count: c - sizes.count + 1)) }
-            sizes[c] += 1
+            if ignored?[v] != true { sizes[c] += 1 }
         }
         guard let largest = sizes.indices.max(by: { sizes[$0] < sizes[$1] }) else { return }
         nodeInLargestComponent = components.map { Int($0) == largest }

@@ -3,7 +3,10 @@ import CabGeo
 extension RoadGraph {
     /// The graph file's format version; bump it whenever the layout or the meaning of any array changes.
     /// Version 2: via-way restrictions and U-turn rules (turn-aware junctions, chain states, dead-end penalty).
-    public static let fileFormatVersion: UInt32 = 2
+    /// Version 3: edge durations include traffic-signal and gate delays and the slower speeds of rough surfaces,
+    /// service roads and narrow roads; guard rings pass joints without counting (more turn-aware junctions);
+    /// destination-only roads get inbound copies and start copies of their nodes (`DestinationZones`).
+    public static let fileFormatVersion: UInt32 = 3
     /// The first eight bytes of every graph file.
     static let fileMagic: [UInt8] = Array("SWCABRG\u{1}".utf8)
 

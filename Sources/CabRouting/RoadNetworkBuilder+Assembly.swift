@@ -8,10 +8,14 @@ struct PieceTable {
     var heads: [Int32] = []
     var forward: [Bool] = []
     var backward: [Bool] = []
+    /// Pieces of ways open only to traffic with a destination on them (`TravelProfile.WayRule.destinationOnly`).
+    var destinationOnly: [Bool] = []
     var distancesDm: [UInt32] = []
     var durationsMilliseconds: [UInt32] = []
     var firstCoordinate: [UInt32] = [0]
     var coordinates: [Coordinate] = []
+    /// Delays (traffic signals, gates) paid on driving each base edge, where there are any.
+    var baseDelaysMilliseconds: [Int: UInt32] = [:]
 
     var count: Int { wayIDs.count }
 
@@ -43,9 +47,30 @@ struct PieceTable {
         heads.append(nodes.last!)
         forward.append(rule.forward)
         backward.append(rule.backward)
+        destinationOnly.append(rule.destinationOnly)
         distancesDm.append(UInt32((meters * 10).rounded()))
         durationsMilliseconds.append(UInt32((meters / (rule.speedKmh / 3.6) * 1000).rounded()))
         firstCoordinate.append(UInt32(coordinates.count))
+    }
+
+    /// Charges the delays of the nodes of the piece just added: a node inside it to both directions (or the one
+    /// its delay names), a junction at its end to the direction arriving there (the car passes through it once,
+    /// on the edge it arrives by).
+    mutating func addDelays(_ delayAt: [Int: TravelProfile.NodeDelay], nodes: ArraySlice<Int32>) {
+        let piece = count - 1
+        for (k, n) in zip(nodes.indices, nodes) {
+            guard let delay = delayAt[Int(n)] else { continue }
+            let forward = k != nodes.startIndex && delay.direction != .backward
+            let backward = k != nodes.endIndex - 1 && delay.direction != .forward
+            if forward { baseDelaysMilliseconds[piece << 1, default: 0] += delay.milliseconds }
+            if backward { baseDelaysMilliseconds[piece << 1 | 1, default: 0] += delay.milliseconds }
+        }
+    }
+
+    /// The time to drive base edge `base`: the piece's driving time and the delays on the way.
+    func durationMilliseconds(_ base: Int) -> UInt32 {
+        durationsMilliseconds[base >> 1]
+            + (baseDelaysMilliseconds.isEmpty ? 0 : baseDelaysMilliseconds[base, default: 0])
     }
 
     func exists(_ base: Int) -> Bool { base & 1 == 0 ? forward[base >> 1] : backward[base >> 1] }

@@ -103,8 +103,8 @@ struct RestrictionResolver {
 /// named by the base edges driven into it, longest first matched (`[f, e1, e2]`, else `[e2]`), so overlapping
 /// restrictions combine.
 ///
-/// Turn-aware are: every node a restriction passes through, and every node up to `guardRings` pieces from one
-/// (their U-turn ban keeps a car from turning back just past a restricted junction and arriving there again along
+/// Turn-aware are: every node a restriction passes through, and every node up to `guardRings` junctions from one,
+/// joints (where only two pieces meet) passed without counting (their U-turn ban keeps a car from turning back just past a restricted junction and arriving there again along
 /// another edge, which a node-based graph would otherwise allow). A node-based graph can only make a shortest
 /// path turn back at a plain junction next to a split one, so with unlimited rings (the whole connected part of
 /// the map) no route turns back anywhere but at a dead end; the default stops at two rings; see docs/turns.md.
@@ -183,12 +183,23 @@ struct TurnStates {
                 neighbours[t, default: []].append(h)
                 neighbours[h, default: []].append(t)
             }
+            // A joint (a node where only two pieces meet: one way ends and the next begins) offers no turn, so
+            // passing it costs no ring: the rings reach as many real
+            // junctions whatever the ways are cut into. Streets are often a chain of short ways, and a U-turn at
+            // a joint just past the last ring was the commonest way round a ban (docs/turns.md).
             var rings = 0
             while rings < guardRings, !frontier.isEmpty {
                 rings += 1
-                let ring = frontier
+                var ring = frontier
                 frontier = []
-                for n in ring { for m in neighbours[n] ?? [] { mark(m) } }
+                var i = 0
+                while i < ring.count {
+                    for m in neighbours[ring[i]] ?? [] where !reached[m] {
+                        mark(m)
+                        if neighbours[m]?.count == 2 { ring.append(m) }
+                    }
+                    i += 1
+                }
             }
         }
     }
@@ -241,7 +252,7 @@ enum GraphAssembler {
     static func assemble(
         pieces: PieceTable, turns: TurnStates, nodeIDs: [Int64], coordinates: [Coordinate],
         uTurnPenaltyMilliseconds: UInt32
-    ) -> RoadGraph {
+    ) -> (graph: RoadGraph, zoneNodes: [Bool]?) {
         let baseCount = pieces.count * 2
         var used = [Bool](repeating: false, count: nodeIDs.count)
         for p in 0..<pieces.count {
@@ -307,6 +318,9 @@ enum GraphAssembler {
                 bases.append(UInt32(base))
             }
         }
+        let zoneNodes = DestinationZones.split(
+            sources: &sources, targets: &targets, bases: &bases, penalties: &penalties,
+            nodeCoordinates: &nodeCoordinates, nodeOSMIDs: &nodeOSMIDs, pieces: pieces)
         let nodeCount = nodeOSMIDs.count
         let edgeCount = sources.count
         var firstEdge = [UInt32](repeating: 0, count: nodeCount + 1)
@@ -325,7 +339,7 @@ enum GraphAssembler {
         sources = []
         let edgeTargets = order.map { targets[Int($0)] }
         targets = []
-        var edgeDurations = edgePieces.map { pieces.durationsMilliseconds[Int($0 >> 1)] }
+        var edgeDurations = edgePieces.map { pieces.durationMilliseconds(Int($0)) }
         if !penalties.isEmpty {
             for (e, i) in order.enumerated() { if let p = penalties[Int(i)] { edgeDurations[e] += p } }
         }
@@ -340,7 +354,7 @@ enum GraphAssembler {
             pieceEdges[Int(slot[Int(b >> 1)])] = UInt32(e)
             slot[Int(b >> 1)] += 1
         }
-        return RoadGraph(
+        let graph = RoadGraph(
             firstEdge: firstEdge, edgeSources: edgeSources, edgeTargets: edgeTargets,
             edgeDurationsMilliseconds: edgeDurations,
             edgeDistancesDm: edgePieces.map { pieces.distancesDm[Int($0 >> 1)] }, edgePieces: edgePieces,
@@ -349,5 +363,6 @@ enum GraphAssembler {
             pieceFirstCoordinate: pieces.firstCoordinate, pieceWayIDs: pieces.wayIDs,
             pieceFirstEdge: pieceFirstEdge, pieceEdges: pieceEdges, coordinates: pieces.coordinates,
             sourceFingerprint: 0)
+        return (graph, zoneNodes)
     }
 }

@@ -18,6 +18,7 @@ public struct RoadNetworkBuilder: Sendable {
     var tagSetIndex: [[String: String]: Int32] = [:]
     var restrictions: [TurnRestriction] = []
     var barrierIDs: [Int64] = []
+    var delays: [(nodeID: Int64, delay: TravelProfile.NodeDelay)] = []
     /// The fingerprint written into the graph (see `MapFingerprint`).
     public var sourceFingerprint: UInt64 = 0
 
@@ -59,7 +60,8 @@ public struct RoadNetworkBuilder: Sendable {
         wayFirstNode.append(wayNodeIDs.count)
     }
 
-    /// How many pieces around every restricted junction also ban U-turns (see `TurnStates`). `Int.max` makes
+    /// How many junctions around every restricted one also ban U-turns (joints where only two pieces meet are
+    /// passed without counting; see `TurnStates`). `Int.max` makes
     /// every junction connected to a restriction turn-aware (an edge-based graph there), the only setting under
     /// which no route turns back at a junction that is no dead end, but on a city with restrictions all over it
     /// that is the whole city, and the hierarchy on top costs many times more (`cab bench route --synthetic`
@@ -90,6 +92,22 @@ public struct RoadNetworkBuilder: Sendable {
         barrierIDs.append(nodeID)
     }
 
+    /// Adds a delay for passing a node (a traffic signal, a gate), paid by every car driving through it in the
+    /// delay's direction; a car whose route starts there pays nothing.
+    public mutating func addDelay(nodeID: Int64, _ delay: TravelProfile.NodeDelay) {
+        delays.append((nodeID, delay))
+    }
+
+    /// Reads a node's tags as `profile` sees them: a barrier that stops the vehicle (`addBarrier`), or a delay
+    /// for passing it (`addDelay`). `CabImport` and the test fixtures both come through here.
+    public mutating func addNodeTags(id: Int64, tags: [String: String], profile: TravelProfile) {
+        if profile.blocks(barrier: tags) {
+            addBarrier(nodeID: id)
+        } else if let delay = profile.passageDelay(node: tags) {
+            addDelay(nodeID: id, delay)
+        }
+    }
+
     /// What a build kept and dropped.
     public struct Report: Sendable, Hashable {
         /// Ways whose `highway` class the profile drives (before access and oneway).
@@ -113,16 +131,21 @@ public struct RoadNetworkBuilder: Sendable {
         public var viaChainStates = 0
         /// Barrier nodes on routable ways (a car arriving there turns back).
         public var barriers = 0
+        /// Nodes on routable ways that delay a car passing them (traffic signals, gates).
+        public var delayNodes = 0
+        /// Graph nodes inside zones of roads for destination traffic only, with their copies (`DestinationZones`).
+        public var destinationZoneNodes = 0
     }
 
-    /// Builds the graph for `profile`.
+    /// Builds the graph for `profile` (nil: `.taxi`; a `= .taxi` default argument was seen to build the profile without its later fields on Swift 6.3).
     /// - Complexity: O((n + w) log n) for n nodes and w way nodes.
-    public func build(profile: TravelProfile = .taxi) -> RoadGraph {
+    public func build(profile: TravelProfile? = nil) -> RoadGraph {
         buildReporting(profile: profile).graph
     }
 
-    /// Builds the graph for `profile` and says what was kept and dropped.
-    public func buildReporting(profile: TravelProfile = .taxi) -> (graph: RoadGraph, report: Report) {
+    /// Builds the graph for `profile` (nil: `.taxi`) and says what was kept and dropped.
+    public func buildReporting(profile chosen: TravelProfile? = nil) -> (graph: RoadGraph, report: Report) {
+        let profile = chosen ?? .taxi
         var report = Report()
         let lookup = NodeLookup(ids: nodeIDs, sorted: nodesSorted)
         let rules = tagSets.map { profile.rule(forWay: $0) }
@@ -168,6 +191,11 @@ public struct RoadNetworkBuilder: Sendable {
         for r in restrictions {
             if let id = r.viaNode, let n = lookup.index(of: id), uses[n] > 0 { isJunction[n] = true }
         }
+        var delayAt: [Int: TravelProfile.NodeDelay] = [:]
+        for (id, delay) in delays {
+            if let n = lookup.index(of: id), uses[n] > 0 { delayAt[n] = delay }
+        }
+        report.delayNodes = delayAt.count
 
         // Cut every run into pieces between junctions; each piece yields up to two base edges.
         var pieces = PieceTable()
@@ -195,6 +223,7 @@ public struct RoadNetworkBuilder: Sendable {
                 if let s = start, isJunction[n] {
                     pieces.add(
                         way: wayIDs[way], rule: rule, nodes: resolved[s...i], coordinates: nodeCoordinates)
+                    if !delayAt.isEmpty { pieces.addDelays(delayAt, nodes: resolved[s...i]) }
                     start = i
                 } else if start == nil {
                     start = i
@@ -222,11 +251,12 @@ public struct RoadNetworkBuilder: Sendable {
             guardRings: turnRules == .full ? uTurnGuardRings : 0, refusesUTurns: turnRules == .full)
         report.turnAwareJunctions = turns.turnAwareCount
         report.viaChainStates = turns.chainStateCount
-        var graph = GraphAssembler.assemble(
+        var (graph, zoneNodes) = GraphAssembler.assemble(
             pieces: pieces, turns: turns, nodeIDs: nodeIDs, coordinates: nodeCoordinates,
             uTurnPenaltyMilliseconds: profile.uTurnPenaltyMilliseconds)
+        report.destinationZoneNodes = zoneNodes?.filter { $0 }.count ?? 0
         graph.sourceFingerprint = sourceFingerprint
-        graph.markLargestComponent()
+        graph.markLargestComponent(zoneNodes: zoneNodes)
         return (graph, report)
     }
 }

@@ -16,11 +16,12 @@ enum BenchTurnsCommand {
         .init(name: "pairs", valueName: "N", help: "random point pairs per variant (default 3000)"),
         .init(name: "seed", valueName: "N", help: "seed of the random pairs (default 19)"),
         .init(name: "pairs-out", valueName: "FILE", help: "write N routes (JSON lines) for scripts/osrm-peer.py"),
+        .init(name: "pairs-from", valueName: "FILE", help: "with --pairs-out: route the from/to pairs of FILE instead"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
     static let usage = """
-        usage: cab bench turns --map FILE.osm.pbf [--pairs N] [--seed N] [--pairs-out FILE] [--json]
+        usage: cab bench turns --map FILE.osm.pbf [--pairs N] [--seed N] [--pairs-out FILE [--pairs-from FILE]] [--json]
 
         Builds the road graph of FILE five ways from one import: via-node restrictions only with U-turns allowed
         (before), the turn rules with one guard ring, two (what cab serves), four, and with every junction
@@ -76,7 +77,8 @@ enum BenchTurnsCommand {
             let carGraph = handler.builder.build(profile: carProfile)
             let carIndex = FastRouterIndex(graph: ContractionGraph(roadGraph: carGraph))
             let car = (carGraph, FastRouter(index: carIndex, graph: carGraph), Snapper(graph: carGraph))
-            writePairs(to: path, count: pairs, seed: seed, served, car: car)
+            let given = args.value("pairs-from").map(readPairs)
+            writePairs(to: path, count: pairs, seed: seed, given: given, served, car: car)
         }
         let notes = handler.notes
         let object: [String: Any] = [
@@ -200,10 +202,12 @@ enum BenchTurnsCommand {
         return (found, checked)
     }
 
-    /// A private car: the taxi profile without the rights of a cab (`taxi=*`, `psv=*`), as OSRM's car profile.
+    /// A private car: the taxi profile without the rights of a cab (`taxi=*`, `psv=*`, and `access=psv` or
+    /// `taxi` closes the way), as OSRM's car profile.
     static var carProfile: TravelProfile {
         var profile = TravelProfile.taxi
         profile.accessKeys.removeAll { $0 == "taxi" || $0 == "psv" }
+        profile.barringAccessValues.formUnion(["psv", "taxi"])
         profile.onewayOverrideKeys = []
         profile.restrictionKeys.removeAll { $0 == "restriction:taxi" }
         profile.restrictionExemptions.subtract(["taxi", "psv"])
@@ -212,17 +216,40 @@ enum BenchTurnsCommand {
 
     /// Seeded random routes between junctions of the largest component, as JSON lines (with the same route for
     /// a private car as `car_distance_m`).
+    /// The from/to pairs of a file `writePairs` wrote (to route the very pairs another build routed).
+    static func readPairs(_ path: String) -> [(Coordinate, Coordinate)] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            Console.fail("cannot read \(path)", code: 66)
+        }
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let from = object["from"] as? [Double], let to = object["to"] as? [Double], from.count == 2,
+                to.count == 2
+            else { return nil }
+            return (Coordinate(latitude: from[0], longitude: from[1]), Coordinate(latitude: to[0], longitude: to[1]))
+        }
+    }
+
     static func writePairs(
-        to path: String, count: Int, seed: UInt64, _ served: (graph: RoadGraph, router: FastRouter, snapper: Snapper),
+        to path: String, count: Int, seed: UInt64, given: [(Coordinate, Coordinate)]? = nil,
+        _ served: (graph: RoadGraph, router: FastRouter, snapper: Snapper),
         car: (graph: RoadGraph, router: FastRouter, snapper: Snapper)
     ) {
-        let nodes = served.graph.routableNodeCoordinates
+        // Each junction once, in an order of their own: a junction split per arrival (or copied for a destination
+        // zone) has several graph nodes at one place and would otherwise be drawn more often the more the graph
+        // splits it, and graph node numbers differ between builds; so the pairs stay the same as long as the
+        // junctions of the largest component do.
+        let nodes = Set(served.graph.routableNodeCoordinates).sorted {
+            ($0.latitude, $0.longitude) < ($1.latitude, $1.longitude)
+        }
         guard nodes.count >= 2 else { Console.fail("the map has no routable junctions", code: 65) }
         var random = SplitMix64(seed: seed)
         var lines = ""
-        for _ in 0..<count {
-            let from = nodes[Int(random.next() % UInt64(nodes.count))]
-            let to = nodes[Int(random.next() % UInt64(nodes.count))]
+        for i in 0..<(given?.count ?? count) {
+            let drawn = (
+                nodes[Int(random.next() % UInt64(nodes.count))], nodes[Int(random.next() % UInt64(nodes.count))]
+            )
+            let (from, to) = given?[i] ?? drawn
             var object: [String: Any] = ["from": [from.latitude, from.longitude], "to": [to.latitude, to.longitude]]
             if let endpoints = try? served.snapper.endpoints(from: from, to: to),
                 let route = try? served.router.route(endpoints)

@@ -57,9 +57,10 @@ struct AsciiMap {
                 restriction: value, fromWay: wayIDs[from]!, via: .ways(via.map { wayIDs[$0]! }), toWay: wayIDs[to]!)!)
     }
 
-    /// Tags the node drawn as `char` (only barriers matter to routing), as `RoadImport` reads node tags.
-    mutating func barrier(_ char: Character, _ tags: [String: String]) {
-        if TravelProfile.taxi.blocks(barrier: tags) { builder.addBarrier(nodeID: Self.nodeID(char)) }
+    /// Tags the node drawn as `char` (barriers, traffic signals and gates matter to routing), as `RoadImport`
+    /// reads node tags.
+    mutating func node(_ char: Character, _ tags: [String: String]) {
+        builder.addNodeTags(id: Self.nodeID(char), tags: tags, profile: .taxi)
     }
 
     /// How many pieces around a restricted junction ban U-turns too (`RoadNetworkBuilder.uTurnGuardRings`).

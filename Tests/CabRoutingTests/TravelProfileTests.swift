@@ -48,10 +48,58 @@ import Testing
             (["access": "no", "taxi": "yes"], true), (["access": "no", "psv": "yes"], true),
             (["motor_vehicle": "private", "taxi": "designated"], true), (["access": "destination"], true),
             (["access": "no", "psv": "yes", "taxi": "no"], false), (["access": "no", "bus": "yes"], false),
-            (["access": "psv"], true),
+            (["access": "psv"], true), (["access": "foot"], false), (["motor_vehicle": "official"], false),
+            (["access": "minibus"], false), (["service": "emergency_access"], false), (["area": "yes"], false),
+            (["impassable": "yes"], false), (["status": "impassable"], false), (["area": "no"], true),
+            (["construction": "secondary", "access": "yes"], false), (["construction": "minor"], true),
+            (["construction": "no"], true),
         ] as [([String: String], Bool)])
     func letsACabThroughWhereTaxisMayGo(tags: [String: String], open: Bool) {
         #expect((TravelProfile.taxi.rule(forWay: tags.merging(["highway": "service"]) { $1 }) != nil) == open)
+    }
+
+    @Test(
+        arguments: [
+            (["surface": "cobblestone"], 30.0), (["surface": "sett"], 32), (["surface": "asphalt"], 32),
+            (["smoothness": "bad"], 32), (["smoothness": "very_bad"], 20),
+            (["surface": "mud", "smoothness": "bad"], 10),
+        ] as [([String: String], Double)])
+    func capsTheSpeedOnRoughSurfaces(tags: [String: String], kmh: Double) {
+        let rule = TravelProfile.taxi.rule(forWay: tags.merging(["highway": "secondary", "maxspeed": "40"]) { $1 })
+        #expect(rule.map { abs($0.speedKmh - kmh) < 0.01 } == true, "\(tags) -> \(String(describing: rule))")
+    }
+
+    @Test(
+        arguments: [
+            (["service": "parking_aisle"], 7.5), (["service": "driveway"], 7.5), (["service": "alley"], 7.5),
+            (["service": "yard"], 15), (["width": "3"], 7.5), (["width": "3.5 m"], 9), (["width": "5.5"], 12),
+            (["width": "8"], 15), (["lanes": "1"], 7.5), (["lanes": "2"], 15), (["lanes": "1", "oneway": "yes"], 15),
+            (["width": "2.5", "oneway": "yes"], 15), (["side_road": "yes"], 12),
+        ] as [([String: String], Double)])
+    func slowsServiceRoadsAndNarrowTwoWayRoads(tags: [String: String], kmh: Double) {
+        let rule = TravelProfile.taxi.rule(forWay: tags.merging(["highway": "service"]) { $1 })
+        #expect(rule.map { abs($0.speedKmh - kmh) < 0.01 } == true, "\(tags) -> \(String(describing: rule))")
+    }
+
+    @Test func chargesForSignalsSignsAndGatesThatStandClosed() {
+        let profile = TravelProfile.taxi
+        #expect(
+            profile.passageDelay(node: ["highway": "traffic_signals"]) == .init(milliseconds: 2_000, direction: .both))
+        #expect(
+            profile.passageDelay(node: ["highway": "traffic_signals", "traffic_signals:direction": "forward"])
+                == .init(milliseconds: 2_000, direction: .forward))
+        #expect(
+            profile.passageDelay(node: ["highway": "traffic_signals", "direction": "backward"])
+                == .init(milliseconds: 2_000, direction: .backward))
+        #expect(profile.passageDelay(node: ["barrier": "gate"]) == .init(milliseconds: 60_000, direction: .both))
+        #expect(profile.passageDelay(node: ["barrier": "lift_gate"])?.milliseconds == 60_000)
+        #expect(profile.passageDelay(node: ["barrier": "gate", "access": "permissive"]) == nil)
+        #expect(profile.passageDelay(node: ["barrier": "cattle_grid"]) == nil)
+        #expect(profile.passageDelay(node: ["highway": "crossing"]) == nil)
+        #expect(profile.passageDelay(node: ["highway": "stop"]) == .init(milliseconds: 2_000, direction: .both))
+        #expect(
+            profile.passageDelay(node: ["highway": "give_way", "direction": "forward"])
+                == .init(milliseconds: 1_000, direction: .forward))
     }
 
     @Test(arguments: ["footway", "cycleway", "path", "steps", "track", "pedestrian", "bus_guideway", "proposed"])

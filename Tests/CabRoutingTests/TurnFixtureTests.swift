@@ -84,8 +84,8 @@ import Testing
         #expect(route.geometry.contains(map.at("h")))
     }
 
-    /// The limit of the rings: c is in b's first ring, d (no dead end: d-h) is not, so with one ring the car may
-    /// still turn back at d and come back past c to b; a second ring (the default) bans that too.
+    /// The limit of the rings: c is in b's first ring, d (no dead end: d-h, d-i) is not, so with one ring the car
+    /// may still turn back at d and come back past c to b; a second ring (the default) bans that too.
     @Test func refusesAUTurnTwoPiecesAwayUnlessTheRingsStopShort() throws {
         var map = AsciiMap(
             """
@@ -94,9 +94,9 @@ import Testing
 
 
               g
-            a b       c d
+            a b       c d      i
             """, spacingMeters: 50)
-        for way in ["ab", "bc", "cd", "bg", "gh", "hc", "dh"] { map.way(way) }
+        for way in ["ab", "bc", "cd", "bg", "gh", "hc", "dh", "di"] { map.way(way) }
         map.restriction("no_left_turn", from: "ab", via: "b", to: "bg")
         #expect(map.length("abcdcbg") < map.length("abchg"))
         #expect(abs(try map.route("a", "g").distanceMeters - map.length("abchg")) < 1)
@@ -104,6 +104,29 @@ import Testing
         #expect(abs(try map.route("a", "g").distanceMeters - map.length("abcdcbg")) < 1)
         map.uTurnGuardRings = 2
         #expect(abs(try map.route("a", "g").distanceMeters - map.length("abchg")) < 1)
+    }
+
+    /// Where one way ends and the next begins (j: the street b-j-c is two ways, as g is between b-g and g-h) there
+    /// is no turn to make, so the rings pass it without counting: one ring reaches the junctions c and h, and the
+    /// car may not turn back at c to dodge the ban at b (counting j as a ring, it did: a-b-j-c-j-b-g).
+    @Test func ringsPassJointsBetweenWaysWithoutCounting() throws {
+        var map = AsciiMap(
+            """
+                      h
+
+
+
+              g
+            a b   j   c   d    i
+            """, spacingMeters: 50)
+        for way in ["ab", "bj", "jc", "cd", "bg", "gh", "hc", "dh", "di"] { map.way(way) }
+        map.restriction("no_left_turn", from: "ab", via: "b", to: "bg")
+        map.uTurnGuardRings = 1
+        #expect(map.length("abjcjbg") < map.length("abjchg") - 150)
+        #expect(abs(try map.route("a", "g").distanceMeters - map.length("abjchg")) < 1)
+        let (_, report) = map.builder.buildReporting()
+        // b, its neighbours a, j and g, and past the joints j and g the junctions c and h.
+        #expect(report.turnAwareJunctions == 6)
     }
 
     /// A left turn barred at b; the block round by c is long, the dead end g is close.
@@ -136,21 +159,27 @@ import Testing
         d e f
         """
 
-    @Test func turnsBackAtABollardAndPassesAGate() throws {
+    @Test func turnsBackAtABollardAndPaysForAGate() throws {
         var map = AsciiMap(Self.ladder, spacingMeters: 50)
         for way in ["abc", "def", "ad", "cf"] { map.way(way) }
         #expect(abs(try map.route("a", "c").distanceMeters - map.length("abc")) < 1)
         var blocked = map
-        blocked.barrier("b", ["barrier": "bollard"])
+        blocked.node("b", ["barrier": "bollard"])
         // The bollard at b closes a-b-c; round by d, e and f. Up to the bollard the car may drive, and back.
         #expect(abs(try blocked.route("a", "c").distanceMeters - map.length("adefc")) < 1)
         let (_, report) = blocked.builder.buildReporting()
         #expect(report.barriers == 1)
+        // A gate lets the car through but costs 60 s (someone opens it): the 150 m round by d, e and f is quicker.
         var gated = map
-        gated.barrier("b", ["barrier": "gate"])
-        #expect(abs(try gated.route("a", "c").distanceMeters - map.length("abc")) < 1)
+        gated.node("b", ["barrier": "gate"])
+        #expect(abs(try gated.route("a", "c").distanceMeters - map.length("adefc")) < 1)
+        // One with access tags of its own stands open to the cab.
+        gated.node("e", ["barrier": "gate", "access": "yes"])
+        var open = map
+        open.node("b", ["barrier": "lift_gate", "motor_vehicle": "yes"])
+        #expect(abs(try open.route("a", "c").distanceMeters - map.length("abc")) < 1)
         var busGate = map
-        busGate.barrier("b", ["barrier": "bollard", "psv": "yes"])
+        busGate.node("b", ["barrier": "bollard", "psv": "yes"])
         #expect(abs(try busGate.route("a", "c").distanceMeters - map.length("abc")) < 1)
     }
 }
