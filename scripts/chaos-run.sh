@@ -68,8 +68,15 @@ trap cleanup EXIT
 for i in 1 2 3; do
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:1929$i/healthz" >/dev/null && break; sleep 0.2; done
 done
-sleep 3  # the shards spread over the three nodes
-log "three nodes up (node 3 ${SKEW[*]:-on the true clock}); $TRIPS trips, $DRIVERS drivers, $RIDERS riders; files in $W"
+# The shards spread over the three nodes (21, 21 and 22) before the load starts: a cold start hands shards from
+# the first node to the others, and the calm period's first offers would time that hand-over, not dispatch.
+for _ in $(seq 150); do
+  spread=$(for i in 1 2 3; do curl -sf "http://127.0.0.1:1929$i/healthz" | python3 -c \
+    'import json,sys; print(len(json.load(sys.stdin)["dispatch"]["shards"]))' 2>/dev/null || echo 0; done | sort -n | tr '\n' ' ')
+  [ "$spread" = "21 21 22 " ] && break
+  sleep 0.2
+done
+log "three nodes up, shards ${spread:-unknown} (node 3 ${SKEW[*]:-on the true clock}); $TRIPS trips, $DRIVERS drivers, $RIDERS riders; files in $W"
 
 "$CAB" simulate --chaos --url http://127.0.0.1:19291,http://127.0.0.1:19292,http://127.0.0.1:19293 --data "$DATA" \
   --trips "$TRIPS" --drivers "$DRIVERS" --riders "$RIDERS" --dispatch-seconds "$DISPATCH_SECONDS" --calm-seconds "$CALM" > "$W/chaos.out" 2>&1 &

@@ -120,20 +120,18 @@ extension DispatchCoordinator {
             }
         case .accepted, .arriving, .arrived, .inProgress:
             guard let driver = booking.driverID else { return }
-            let followed = state.withLock { s -> Bool in
-                if s.following[id] != nil {
+            var alerts = ArrivalAlertTracker(configuration: configuration.alerts)
+            if booking.status == .arrived || booking.status == .inProgress { _ = alerts.driverArrived() }
+            let due = deadline(of: booking)
+            // One lock: two statuses of the trip heard at once must not both start following it, nor the older
+            // read overwrite the newer.
+            state.withLock { s in
+                if let followed = s.following[id] {
+                    guard followed.booking.version <= booking.version else { return }
                     s.following[id]?.booking = booking
-                    s.following[id]?.deadline = deadline(of: booking)
-                    return true
-                }
-                return false
-            }
-            if !followed {
-                var alerts = ArrivalAlertTracker(configuration: configuration.alerts)
-                if booking.status == .arrived || booking.status == .inProgress { _ = alerts.driverArrived() }
-                state.withLock {
-                    $0.startFollowing(
-                        Following(booking: booking, driver: driver, alerts: alerts, deadline: deadline(of: booking)))
+                    s.following[id]?.deadline = due
+                } else {
+                    s.startFollowing(Following(booking: booking, driver: driver, alerts: alerts, deadline: due))
                 }
             }
             scheduleNextDeadline(of: booking, under: fence)
@@ -377,7 +375,8 @@ extension DispatchCoordinator {
 }
 
 /// A dispatch shard's audience on its owner: every status of the shard's trips and every decline, from any
-/// node, handed to the coordinator's shard queue (never handled on the publisher's thread, which may be the bus's reader).
+/// node, handed to the coordinator's hearing queue (never handled on the publisher's thread, which may be the bus's
+/// reader).
 final class ShardStatusReceiver: TripNotificationReceiver {
     // Weak: the bus holds the receiver, the coordinator owns the bus.
     private weak let coordinator: DispatchCoordinator?
@@ -388,9 +387,9 @@ final class ShardStatusReceiver: TripNotificationReceiver {
         guard let coordinator else { return }
         switch notification {
         case .status(let trip, let status, _, _):
-            coordinator.shardQueue.async { [weak coordinator] in coordinator?.heardOnShard(trip, status) }
+            coordinator.hearingQueue.async { [weak coordinator] in coordinator?.heardOnShard(trip, status) }
         case .declined(let trip, let driver):
-            coordinator.shardQueue.async { [weak coordinator] in coordinator?.heardDecline(of: trip, by: driver) }
+            coordinator.hearingQueue.async { [weak coordinator] in coordinator?.heardDecline(of: trip, by: driver) }
         default:
             return
         }

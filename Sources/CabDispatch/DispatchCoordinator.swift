@@ -158,8 +158,12 @@ public final class DispatchCoordinator: Sendable {
     let sharding = Mutex<ShardedDispatch?>(nil)
     /// Dispatch by shard ownership, or nil on one node (`sharding`).
     var sharded: ShardedDispatch? { sharding.withLock { $0 } }
-    /// Where shard work runs off the callers' threads: takeovers, what a shard's owner hears, deadline sweeps.
+    /// Where shard work runs off the callers' threads, one at a time: takeovers of whole shards, deadline sweeps.
     let shardQueue = DispatchQueue(label: "swiftcab.dispatch.shards")
+    /// Where a shard's owner handles what it hears of single trips (a trip booked on another node, a decline
+    /// there), concurrently: not queued behind a sweep or a rescan, nor behind each other (each reads the trip
+    /// as stored, so their order does not matter; `takeOver` registers a dispatch once).
+    let hearingQueue = DispatchQueue(label: "swiftcab.dispatch.shard-hearing", attributes: .concurrent)
     /// Where the coordinator logs (message, metadata).
     public let log: Logger
     /// A logger that writes nothing (tests, simulations): `cab serve` passes its own.
