@@ -44,7 +44,8 @@ import Testing
         do {
             let server = try ServerProcess(dataDirectory: data)
             #expect(try server.request("POST", "/v1/riders", json: ["name": "Ilona"]).status == 201)
-            #expect(server.stop() == 0)
+            let stopped = server.stop()
+            #expect(stopped == 0, "the server's last words: \(server.log.suffix(3_000))")
         }
         let store = data.appendingPathComponent("cab.sqlite")
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
