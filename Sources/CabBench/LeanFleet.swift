@@ -102,7 +102,8 @@ package struct LeanFleet: Sendable {
             }
         }
         group.wait()
-        let steadySeconds = max(0.001, c.durationSeconds - c.rateSeconds)
+        // Until the last post: when the lanes fall behind, the run outlasts its duration.
+        let steadySeconds = max(0.001, (ContinuousClock.now - steadyFrom).inSeconds)
         summary.uploads = counters.uploads.load(ordering: .relaxed)
         summary.failedUploads = counters.failed.load(ordering: .relaxed)
         summary.lateUploads = counters.late.load(ordering: .relaxed)
