@@ -74,7 +74,7 @@ public final class SQLiteStore: Sendable {
     /// by a newer SwiftCab, `.notAStore` for another application's SQLite file.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
-        let health = StoreHealth(path: path, now: configuration.wallClock)
+        let health = StoreHealth(path: path, now: configuration.wallClock, freeBytes: { Self.freeBytes(besides: path) })
         self.health = health
         try Self.refuseEmptiedStore(at: path)
         tokens = TokenCache(

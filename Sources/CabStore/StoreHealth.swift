@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// | problem | seen when | clears |
 /// | --- | --- | --- |
-/// | `disk_full` | a write fails with `SQLITE_FULL` | on the next commit that reaches the disk |
+/// | `disk_full` | a write fails with `SQLITE_FULL` | on the next commit that reaches the disk once the disk has `roomToRecoverBytes` free (a nearly full disk lets small writes through between refusals: without the margin the store would flap between failing and recovered) |
 /// | `io_error` | a read or write fails with `SQLITE_IOERR` | on the next commit |
 /// | `corrupt` | a read or write fails with `SQLITE_CORRUPT` or `SQLITE_NOTADB` | never: the file needs an operator |
 /// | `database_unavailable` | PostgreSQL cannot be reached or is not taking writes | when it answers again |
@@ -41,12 +41,17 @@ public final class StoreHealth: Sendable {
     private let state = Mutex(Snapshot(problem: nil, detail: "", since: nil, failures: 0))
     private let observers = Mutex<[@Sendable (Snapshot) -> Void]>([])
     private let now: @Sendable () -> Instant
+    /// The bytes free on the disk holding the store, or nil where that is not known (PostgreSQL).
+    private let freeBytes: @Sendable () -> Int?
     /// What the store is (a file path, or a database named without its password), for logs.
     public let path: String
+    /// The free space a full disk must have again before the store counts as recovered: 1 MiB, a few WAL commits.
+    public static let roomToRecoverBytes = 1 << 20
 
-    init(path: String, now: @escaping @Sendable () -> Instant) {
+    init(path: String, now: @escaping @Sendable () -> Instant, freeBytes: @escaping @Sendable () -> Int? = { nil }) {
         self.path = path
         self.now = now
+        self.freeBytes = freeBytes
     }
 
     /// The current state.
@@ -72,10 +77,17 @@ public final class StoreHealth: Sendable {
         if let changed { notify(changed) }
     }
 
-    /// A commit reached the disk: a full disk or an I/O error is over.
+    /// A commit reached the disk: an I/O error is over, and so is a full disk once it has room again.
     func commitSucceeded() {
+        let stillFull: Bool
+        if state.withLock({ $0.problem }) == .diskFull, let free = freeBytes() {
+            stillFull = free < Self.roomToRecoverBytes
+        } else {
+            stillFull = false
+        }
         let changed: Snapshot? = state.withLock { current in
             guard let problem = current.problem, problem != .corrupt else { return nil }
+            if problem == .diskFull && stillFull { return nil }
             current = Snapshot(problem: nil, detail: "", since: nil, failures: 0)
             return current
         }
@@ -125,7 +137,7 @@ public final class StoreHealth: Sendable {
         switch problem {
         case .diskFull:
             "The disk holding \(path) is full (\(sqlite.message)): bookings and trip steps are refused with 503. "
-                + "Free space on that disk; the store recovers on its own with the next write that fits."
+                + "Free space on that disk; the store recovers on its own with the next write once 1 MiB is free."
         case .ioError:
             "The disk holding \(path) returned an I/O error (\(sqlite.message)). Check the disk (dmesg, SMART) "
                 + "and free space; the store recovers on the next write that succeeds."

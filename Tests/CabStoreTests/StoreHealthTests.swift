@@ -144,3 +144,34 @@ import Testing
         again.close()
     }
 }
+
+/// A nearly full disk lets a small write through now and then between refusals: the store stays reported as full
+/// (one "store failing" in the log, not one per flap) until the disk has room again.
+@Suite struct StoreHealthRecoveryTests {
+    @Test func aFullDiskRecoversOnlyOnceItHasRoomAgain() {
+        let free = Mutex(0)
+        let health = StoreHealth(
+            path: "/data/cab.sqlite", now: { Instant(millisecondsSinceEpoch: 0) }, freeBytes: { free.withLock { $0 } })
+        let heard = Mutex<[StoreHealth.Problem?]>([])
+        health.observe { snapshot in heard.withLock { $0.append(snapshot.problem) } }
+        let full = SQLiteError(code: SQLiteError.Code(rawValue: 13), message: "database or disk is full")
+        health.record(full)
+        free.withLock { $0 = 40 * 1024 }
+        health.commitSucceeded()  // a small write fitted in the last few kilobytes
+        health.record(full)
+        #expect(health.snapshot.problem == .diskFull)
+        #expect(heard.withLock { $0 } == [.diskFull])
+        free.withLock { $0 = StoreHealth.roomToRecoverBytes }
+        health.commitSucceeded()
+        #expect(health.snapshot.isHealthy)
+        #expect(heard.withLock { $0 } == [.diskFull, nil])
+    }
+
+    /// Without a way to ask the disk (or for an I/O error), the next commit clears the problem as before.
+    @Test func withoutTheDisksFreeSpaceTheNextCommitRecovers() {
+        let health = StoreHealth(path: "db", now: { Instant(millisecondsSinceEpoch: 0) })
+        health.record(SQLiteError(code: SQLiteError.Code(rawValue: 13), message: "full"))
+        health.commitSucceeded()
+        #expect(health.snapshot.isHealthy)
+    }
+}
