@@ -266,7 +266,8 @@ import Testing
                 bookingID: b.id, from: .dispatching, to: .accepted, event: .accept, actor: .driver(b.driverID!),
                 at: Stores.start)
         }
-        try store.transition(stored, record: accept(stored), then: NextDeadline(.pickupOverdue, inMilliseconds: 60_000))
+        _ = try store.transition(
+            stored, record: accept(stored), then: NextDeadline(.pickupOverdue, inMilliseconds: 60_000))
         #expect(try f.count("dispatch_deadlines") == 0)
 
         let old = try #require(try store.acquireLease(of: Self.shard, for: Self.a, durationMilliseconds: 60_000))
@@ -293,7 +294,7 @@ import Testing
         var ended = taken
         ended.status = .cancelledByDriver
         ended.version += 1
-        try store.transition(
+        _ = try store.transition(
             ended,
             record: TripTransitionRecord(
                 bookingID: booking, from: .accepted, to: .cancelledByDriver, event: .driverCancel,
