@@ -3,7 +3,8 @@
 # started here on Unix sockets in a temporary folder; `cab simulate --chaos` plays TRIPS dispatches with DRIVERS
 # drivers who accept, decline and ignore offers on any node, while this script SIGKILLs a node every ~20 s (and
 # starts it again), SIGSTOPs another for 20 s every ~45 s, restarts Redis once and PostgreSQL once, and runs the
-# third node with its clock 30 s ahead (faketime). At the end `cab check-dispatch` reads the database.
+# third node with its clock 30 s ahead (faketime). At the end `cab check-dispatch` reads the database: the
+# invariants, then how late the timeouts fired and how long takeovers took, against the faults in faults.tsv.
 #
 # usage: scripts/chaos-run.sh [TRIPS] [DRIVERS]   (defaults 10000 and 60)
 #   DATA=DIR      an imported data directory (default data/cab, what `make run` imports)
@@ -35,6 +36,10 @@ sig() { kill "-$1" $(pgrep -P "$2" 2>/dev/null) "$2" 2>/dev/null; }
 W=$(mktemp -d /tmp/cab-chaos.XXXXXX)
 chmod 755 "$W"
 log() { echo "[$(date +%T)] $*" | tee -a "$W/faults.log"; }
+# Each fault as `kind node start_ms end_ms` for `cab check-dispatch --faults` (timers' lateness, takeovers).
+ms() { date +%s%3N; }
+fault() { printf '%s\t%s\t%s\t%s\n' "$@" >> "$W/faults.tsv"; }
+: > "$W/faults.tsv"
 # PostgreSQL refuses to run as root: as root, its commands run as the `postgres` user.
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 mkdir "$W/pg" && { [ "$(id -u)" != 0 ] || chown postgres "$W/pg"; }
@@ -93,22 +98,26 @@ while kill -0 "$LOAD" 2>/dev/null; do
   if [ $((f % 20)) = 0 ]; then
     i=$(( (f / 20) % 3 + 1 ))
     if kill -0 "${PIDS[$i]}" 2>/dev/null; then
-      sig CONT "${PIDS[$i]}" || true; sig 9 "${PIDS[$i]}" || true; wait "${PIDS[$i]}" 2>/dev/null || true
+      killed=$(ms); sig CONT "${PIDS[$i]}" || true; sig 9 "${PIDS[$i]}" || true; wait "${PIDS[$i]}" 2>/dev/null || true
+      fault kill "node-$i" "$killed" "$killed"
       kills=$((kills + 1)); log "SIGKILL node-$i"
       (sleep 3; true) && start_node "$i" && log "node-$i started again"
     fi
   fi
   if [ $((f % 45)) = 10 ]; then
     i=$(( (f / 45 + 1) % 3 + 1 ))
+    paused=$(ms)
     sig STOP "${PIDS[$i]}" && { pauses=$((pauses + 1)); log "SIGSTOP node-$i for 20 s"; }
-    ( sleep 20; sig CONT "${PIDS[$i]}" && echo "[$(date +%T)] SIGCONT node-$i" >> "$W/faults.log" ) &
+    ( sleep 20; sig CONT "${PIDS[$i]}" && echo "[$(date +%T)] SIGCONT node-$i" >> "$W/faults.log"
+      fault pause "node-$i" "$paused" "$(ms)" ) &
   fi
   if [ "$f" = 60 ] && [ "$redis_restarted" = 0 ]; then
-    kill "$(cat "$W/redis.pid")"; sleep 2; start_redis; redis_restarted=1; log "Redis restarted (2 s away)"
+    away=$(ms); kill "$(cat "$W/redis.pid")"; sleep 2; start_redis; redis_restarted=1; log "Redis restarted (2 s away)"
+    fault redis - "$away" "$(ms)"
   fi
   if [ "$f" = 120 ] && [ "$pg_restarted" = 0 ]; then
-    as_pg "$PGBIN/pg_ctl" -D "$W/pg/data" -m fast -w stop >/dev/null; sleep 2; start_pg; pg_restarted=1
-    log "PostgreSQL restarted (about 3 s away)"
+    away=$(ms); as_pg "$PGBIN/pg_ctl" -D "$W/pg/data" -m fast -w stop >/dev/null; sleep 2; start_pg; pg_restarted=1
+    fault postgres - "$away" "$(ms)"; log "PostgreSQL restarted (about 3 s away)"
   fi
 done
 wait "$LOAD" && load_status=0 || load_status=$?
@@ -117,6 +126,6 @@ sleep 15  # the last deadlines come due and are swept
 echo "--- the load ($t s; $kills kills, $pauses pauses, Redis restarted $redis_restarted, PostgreSQL restarted $pg_restarted)"
 cat "$W/chaos.out"
 echo "--- cab check-dispatch"
-"$CAB" check-dispatch --postgres "$PG" && status=0 || status=$?
+"$CAB" check-dispatch --postgres "$PG" --faults "$W/faults.tsv" --dispatch-seconds "$DISPATCH_SECONDS" && status=0 || status=$?
 [ "$load_status" = 0 ] || { echo "chaos-run: the load exited $load_status" >&2; status=1; }
 exit "$status"

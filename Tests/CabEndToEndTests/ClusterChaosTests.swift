@@ -26,11 +26,15 @@ struct ClusterChaosTests {
             outcome.withLock { $0 = result }
             finished.signal()
         }
+        func milliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000).rounded()) }
         Thread.sleep(forTimeInterval: 8)
+        let paused = milliseconds()
         cluster.b.pause()  // frozen for 8 s: its leases run out meanwhile, and its writes after waking are refused
         Thread.sleep(forTimeInterval: 8)
         cluster.b.resume()
+        let resumed = milliseconds()
         Thread.sleep(forTimeInterval: 6)
+        let killed = milliseconds()
         cluster.c.kill()  // its shards are taken over once their leases run out
         #expect(finished.wait(timeout: .now() + 400) == .success, "the chaos run did not end in 400 s")
         let result = try #require(outcome.withLock { $0 })
@@ -39,8 +43,24 @@ struct ClusterChaosTests {
         // Every booking was made and ended: accepted (then cancelled by its rider) or no driver found in time.
         #expect(result.standardOutput.contains("bookings 150 (0 not made)"), "\(result.standardOutput)")
         #expect(result.standardOutput.contains("rider gave up 0"), "\(result.standardOutput)")
-        let check = try CabProcess.run(["check-dispatch", "--postgres", cluster.postgres.conninfo])
+        // The faults as the long run's script writes them, for the timers' lateness and the takeovers (printed).
+        let faults = FileManager.default.temporaryDirectory.appendingPathComponent("cab-chaos-faults-\(getpid()).tsv")
+        defer { try? FileManager.default.removeItem(at: faults) }
+        try "pause\tnode-b\t\(paused)\t\(resumed)\nkill\tnode-c\t\(killed)\t\(killed)\n".write(
+            to: faults, atomically: true, encoding: .utf8)
+        let check = try CabProcess.run([
+            "check-dispatch", "--postgres", cluster.postgres.conninfo, "--faults", faults.path, "--dispatch-seconds",
+            "20",
+        ])
         #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+        // Every shard the killed and the paused node held was taken over (by the others, or by the paused node
+        // itself on waking): each fault's line counts its shards and none is left unowned.
+        let lines = check.standardOutput.split(separator: "\n")
+        for fault in ["takeover after SIGKILL", "takeover after SIGSTOP"] {
+            let line = lines.first { $0.hasPrefix(fault) } ?? ""
+            #expect(line.contains("over 1 faults, p50") && !line.contains("not taken over"), "\(check.standardOutput)")
+        }
+        #expect(lines.contains { $0.hasPrefix("offer timeouts: ") }, "\(check.standardOutput)")
         print(result.standardOutput)
         print(check.standardOutput)
     }
