@@ -82,6 +82,8 @@ package struct DispatchChaos: Sendable {
         package var firstOfferMilliseconds: [Double] = []
         /// As `firstOfferMilliseconds`, for the bookings made in the calm first seconds only.
         package var calmFirstOfferMilliseconds: [Double] = []
+        /// The calm first offers with when their bookings were answered, in seconds since the load began.
+        package var calmFirstOffers: [(milliseconds: Double, bookedSeconds: Double)] = []
         /// For trips ended `no_driver_found`: seconds after the dispatch deadline that the rider saw it.
         package var timeoutLatenessSeconds: [Double] = []
         package var seconds = 0.0
@@ -192,6 +194,7 @@ final class ChaosBoard: Sendable {
     }
     private let state = Mutex(State())
     private let calmUntil: ContinuousClock.Instant
+    private let started = ContinuousClock.now
 
     init(calmUntil: ContinuousClock.Instant) { self.calmUntil = calmUntil }
 
@@ -229,7 +232,12 @@ final class ChaosBoard: Sendable {
                 let milliseconds =
                     Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
                 s.summary.firstOfferMilliseconds.append(milliseconds)
-                if s.calm.remove(trip) != nil { s.summary.calmFirstOfferMilliseconds.append(milliseconds) }
+                if s.calm.remove(trip) != nil {
+                    s.summary.calmFirstOfferMilliseconds.append(milliseconds)
+                    let since = at - started
+                    let seconds = Double(since.components.seconds) + Double(since.components.attoseconds) / 1e18
+                    s.summary.calmFirstOffers.append((milliseconds, seconds))
+                }
             }
             return true
         }

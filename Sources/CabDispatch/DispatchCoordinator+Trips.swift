@@ -7,7 +7,7 @@ extension DispatchCoordinator {
     /// among racing accepts and a racing rider cancel; the loser gets a 409 naming the state that won.
     public func accept(_ trip: BookingID, by driver: DriverID) throws -> Booking {
         let t = now()
-        if let sharded {
+        if sharded != nil {
             // On a cluster the database holds the offers: one transaction checks the driver's is open, stores
             // the accept by compare-and-set and closes the others, whichever node made them.
             guard let current = try store.booking(trip) else { throw CoreError(.notFound, "No booking \(trip).") }

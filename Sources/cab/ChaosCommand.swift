@@ -100,6 +100,11 @@ enum ChaosCommand {
             Console.line(
                 "booking to first offer, first \(Int(configuration.calmSeconds)) s (no faults yet): "
                     + describe(s.calmFirstOfferMilliseconds, unit: "ms"))
+            let slowest = s.calmFirstOffers.sorted { $0.milliseconds > $1.milliseconds }.prefix(5)
+            Console.line(
+                "  the slowest: "
+                    + slowest.map { String(format: "%.0f ms (booked %.1f s in)", $0.milliseconds, $0.bookedSeconds) }
+                    .joined(separator: ", "))
         }
         if configuration.dispatchSeconds != nil {
             Console.line(
