@@ -62,8 +62,63 @@ enum GeoJSONText {
     /// Appends `value` with six decimals, trailing zeros trimmed ("24.93", "-0.5", "60").
     static func appendFixed6(_ value: Double, to out: inout [UInt8]) {
         let micro = Int64((value * 1_000_000).rounded())
-        if micro < 0 { out.append(UInt8(ascii: "-")) }
-        let magnitude = micro.magnitude
+        appendMicro(negative: micro < 0, magnitude: micro.magnitude, to: &out)
+    }
+
+    /// `coordinates` text (as `coordinates(of:)` writes it) with every number rounded to `decimals` places
+    /// (0 ... 6; half away from zero), trailing zeros trimmed. Numbers with fewer places are copied as they are.
+    /// - Complexity: O(bytes).
+    static func rounding(_ coordinates: String, decimals: Int) -> String {
+        precondition((0...6).contains(decimals), "rounding to \(decimals) decimals")
+        var step: UInt64 = 1
+        for _ in decimals..<6 { step *= 10 }
+        let text = Array(coordinates.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var i = 0
+        while i < text.count {
+            let byte = text[i]
+            guard byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                out.append(byte)
+                i += 1
+                continue
+            }
+            // One number: -?digits(.digits)?, at most 6 decimals (the stored precision).
+            let start = i
+            let negative = byte == UInt8(ascii: "-")
+            if negative { i += 1 }
+            var whole: UInt64 = 0
+            while i < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[i]) {
+                whole = whole * 10 + UInt64(text[i] - UInt8(ascii: "0"))
+                i += 1
+            }
+            var fraction: UInt64 = 0
+            var places = 0
+            if i < text.count, text[i] == UInt8(ascii: ".") {
+                i += 1
+                while i < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[i]) {
+                    if places < 6 {
+                        fraction = fraction * 10 + UInt64(text[i] - UInt8(ascii: "0"))
+                        places += 1
+                    }
+                    i += 1
+                }
+            }
+            guard places > decimals else {
+                out += text[start..<i]
+                continue
+            }
+            for _ in places..<6 { fraction *= 10 }
+            let micro = whole * 1_000_000 + fraction
+            let rounded = (micro + step / 2) / step * step
+            appendMicro(negative: negative && rounded != 0, magnitude: rounded, to: &out)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends a number given in millionths, trailing zeros trimmed.
+    private static func appendMicro(negative: Bool, magnitude: UInt64, to out: inout [UInt8]) {
+        if negative && magnitude != 0 { out.append(UInt8(ascii: "-")) }
         out += Array(String(magnitude / 1_000_000).utf8)
         var fraction = magnitude % 1_000_000
         guard fraction != 0 else { return }
