@@ -42,7 +42,8 @@ const labelRank = (feature) => {
   const i = LABEL_ORDER.indexOf(feature.properties.class);
   return i < 0 ? LABEL_ORDER.length : i;
 };
-const PATH_ZOOM = 16; // footways, paths and cycleways only from this zoom: below it they hide the streets
+const PATH_ZOOM = 16; // footways, paths and cycleways only from this zoom: below it they hide the streets (tiles
+// below it do not hold them: BaseMapIndex.pathTileZoom)
 
 function roadWidth(base, zoom) {
   return Math.min(28, Math.max(1, base * Math.pow(2, (zoom - 15) * 0.75)));

@@ -96,14 +96,16 @@ public final class BaseMapIndex: Sendable {
     /// The features in `box` drawn at `zoom`, most important first (rank, then id), at most `limit`. With a
     /// `byteBudget`, a feature that would take the collection past that many bytes of JSON is left out (and the
     /// walk goes on to smaller ones) and the collection says `"truncated": true`. Coordinates are rounded to
-    /// `decimals` places (at most the 6 stored).
-    func collection(in box: BoundingBox, zoom: Int, limit: Int, byteBudget: Int?, decimals: Int) throws(BaseMapError)
-        -> BaseMapFeatureCollection
-    {
+    /// `decimals` places (at most the 6 stored). Road classes in `leavingOut` are skipped (not counted as
+    /// truncation).
+    func collection(
+        in box: BoundingBox, zoom: Int, limit: Int, byteBudget: Int?, decimals: Int, leavingOut: Set<String> = []
+    ) throws(BaseMapError) -> BaseMapFeatureCollection {
         let band = BaseMapZoomBand(zoom: zoom)
         let head = "{\"type\":\"FeatureCollection\",\"truncated\":false,\"features\":[]}".utf8.count + 1
-        // Below this much room no feature fits (the shortest is a two-point line of about 120 bytes).
-        let smallestFeatureBytes = 100
+        // With less room than this left the walk stops: most features are 120-300 bytes, and reading the rest of a
+        // dense box only to find the few that fit costs more than they add.
+        let enoughRoom = 1024
         do {
             return try connection.withLock { connection throws(SQLiteError) in
                 // `queries` holds every band (built in init), so the subscript cannot be nil.
@@ -124,6 +126,7 @@ public final class BaseMapIndex: Sendable {
                         break
                     }
                     let row = statement.row
+                    if !leavingOut.isEmpty && row.string(1) == "road" && leavingOut.contains(row.string(2)) { continue }
                     let name = row.optionalString(3).map { ",\"name\":" + GeoJSONText.quoted($0) } ?? ""
                     let stored = row.string(5)
                     let coordinates = decimals < 6 ? GeoJSONText.rounding(stored, decimals: decimals) : stored
@@ -135,7 +138,7 @@ public final class BaseMapIndex: Sendable {
                         let size = part.utf8.count + (parts.isEmpty ? 0 : 1)
                         guard bytes + size <= byteBudget else {
                             truncated = true
-                            if byteBudget - bytes < smallestFeatureBytes { break }
+                            if byteBudget - bytes < enoughRoom { break }
                             continue
                         }
                         bytes += size

@@ -67,53 +67,107 @@ enum GeoJSONText {
 
     /// `coordinates` text (as `coordinates(of:)` writes it) with every number rounded to `decimals` places
     /// (0 ... 6; half away from zero), trailing zeros trimmed. Numbers with fewer places are copied as they are.
-    /// - Complexity: O(bytes).
+    /// - Complexity: O(bytes), one pass over the UTF-8 bytes without allocating per number.
     static func rounding(_ coordinates: String, decimals: Int) -> String {
         precondition((0...6).contains(decimals), "rounding to \(decimals) decimals")
         var step: UInt64 = 1
         for _ in decimals..<6 { step *= 10 }
-        let text = Array(coordinates.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count)
-        var i = 0
-        while i < text.count {
-            let byte = text[i]
-            guard byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
-                out.append(byte)
-                i += 1
-                continue
-            }
-            // One number: -?digits(.digits)?, at most 6 decimals (the stored precision).
-            let start = i
-            let negative = byte == UInt8(ascii: "-")
-            if negative { i += 1 }
-            var whole: UInt64 = 0
-            while i < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[i]) {
-                whole = whole * 10 + UInt64(text[i] - UInt8(ascii: "0"))
-                i += 1
-            }
-            var fraction: UInt64 = 0
-            var places = 0
-            if i < text.count, text[i] == UInt8(ascii: ".") {
-                i += 1
-                while i < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[i]) {
-                    if places < 6 {
-                        fraction = fraction * 10 + UInt64(text[i] - UInt8(ascii: "0"))
-                        places += 1
+        var source = coordinates
+        return source.withUTF8 { text in
+            String(unsafeUninitializedCapacity: text.count) { out in
+                var written = 0
+                var i = 0
+                let zero = UInt8(ascii: "0")
+                while i < text.count {
+                    let byte = text[i]
+                    guard byte == UInt8(ascii: "-") || (byte &- zero) < 10 else {
+                        out[written] = byte
+                        written += 1
+                        i += 1
+                        continue
                     }
-                    i += 1
+                    // One number: -?digits(.digits)?, at most 6 decimals (the stored precision).
+                    let start = i
+                    let negative = byte == UInt8(ascii: "-")
+                    if negative { i += 1 }
+                    var whole: UInt64 = 0
+                    while i < text.count, (text[i] &- zero) < 10 {
+                        whole = whole &* 10 &+ UInt64(text[i] &- zero)
+                        i += 1
+                    }
+                    var fraction: UInt64 = 0
+                    var places = 0
+                    if i < text.count, text[i] == UInt8(ascii: ".") {
+                        i += 1
+                        while i < text.count, (text[i] &- zero) < 10 {
+                            if places < 6 {
+                                fraction = fraction * 10 + UInt64(text[i] &- zero)
+                                places += 1
+                            }
+                            i += 1
+                        }
+                    }
+                    guard places > decimals else {
+                        for j in start..<i {
+                            out[written] = text[j]
+                            written += 1
+                        }
+                        continue
+                    }
+                    for _ in places..<6 { fraction *= 10 }
+                    let rounded = (whole * 1_000_000 + fraction + step / 2) / step * step
+                    // Never longer than the number it replaces: fewer decimals, and a carry (9.99996 → 10)
+                    // that adds a digit drops at least the point and one decimal.
+                    written = writeMicro(negative: negative, magnitude: rounded, into: out, at: written)
                 }
+                return written
             }
-            guard places > decimals else {
-                out += text[start..<i]
-                continue
-            }
-            for _ in places..<6 { fraction *= 10 }
-            let micro = whole * 1_000_000 + fraction
-            let rounded = (micro + step / 2) / step * step
-            appendMicro(negative: negative && rounded != 0, magnitude: rounded, to: &out)
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Writes a number given in millionths at `offset`, trailing zeros trimmed; returns the offset after it.
+    private static func writeMicro(
+        negative: Bool, magnitude: UInt64, into out: UnsafeMutableBufferPointer<UInt8>, at offset: Int
+    ) -> Int {
+        var at = offset
+        if negative && magnitude != 0 {
+            out[at] = UInt8(ascii: "-")
+            at += 1
+        }
+        // Whole part, most significant digit first.
+        var whole = magnitude / 1_000_000
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        )
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+                count += 1
+            } while whole > 0 && count < 10
+            for k in stride(from: count - 1, through: 0, by: -1) {
+                out[at] = buffer[k]
+                at += 1
+            }
+        }
+        var fraction = magnitude % 1_000_000
+        guard fraction != 0 else { return at }
+        var places = 6
+        while fraction % 10 == 0 {
+            fraction /= 10
+            places -= 1
+        }
+        out[at] = UInt8(ascii: ".")
+        at += 1
+        var divisor: UInt64 = 1
+        for _ in 1..<places { divisor *= 10 }
+        while divisor > 0 {
+            out[at] = UInt8(ascii: "0") + UInt8(fraction / divisor % 10)
+            at += 1
+            divisor /= 10
+        }
+        return at
     }
 
     /// Appends a number given in millionths, trailing zeros trimmed.

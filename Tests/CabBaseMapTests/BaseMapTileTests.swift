@@ -92,6 +92,10 @@ import Testing
                 }.compactMap { $0["id"] as? Int })
         }
         #expect(try streets(served.geoJSON) == streets(all.geoJSON))
+        // Paths, which the web app draws only from zoom 16, are not sent before.
+        #expect(!served.geoJSON.contains("\"class\":\"footway\"") && all.geoJSON.contains("\"class\":\"footway\""))
+        let closer = try index.tile(MapTile(containing: Coordinate(latitude: 60.1686, longitude: 24.9414), zoom: 16))
+        #expect(closer.geoJSON.contains("\"class\":\"footway\""))
     }
 
     @Test func theFingerprintFollowsTheContentAndNamesTheTile() throws {
