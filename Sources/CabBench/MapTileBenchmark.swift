@@ -12,7 +12,7 @@ package enum MapTileBenchmark {
         package var zoom: Int
         /// Tiles at this zoom that cover the map.
         package var coveringTiles: Int
-        /// Tiles measured (all of them, or a seeded random sample).
+        /// Tiles measured (all of them, or a seeded random sample); with fewer than 50, each several times.
         package var measuredTiles: Int
         /// Tiles: time per tile (ms) and bytes.
         package var tile: Measured
@@ -70,9 +70,10 @@ package enum MapTileBenchmark {
 
     /// Measures every zoom in `zooms` over the tiles covering `index`'s extent: all of them when there are at most
     /// `tilesPerZoom`, else a random sample of that many (seeded, so runs compare). Blocks are capped at
-    /// `blockCap` per zoom (a block at zoom 10 is a whole city).
+    /// `blockCap` per zoom (a block at zoom 10 is a whole city). A zoom with fewer than `minimumSamples` tiles
+    /// measures each of them several times, so that its percentiles are not one cold query.
     package static func measure(
-        index: BaseMapIndex, zooms: ClosedRange<Int>, tilesPerZoom: Int, blockCap: Int = 64
+        index: BaseMapIndex, zooms: ClosedRange<Int>, tilesPerZoom: Int, blockCap: Int = 64, minimumSamples: Int = 50
     ) throws -> [ZoomFigures] {
         guard let extent = try index.extent() else { return [] }
         let clock = ContinuousClock()
@@ -99,13 +100,14 @@ package enum MapTileBenchmark {
             var bboxTimes: [Double] = []
             var bboxSizes: [Int] = []
             var truncated = 0
-            for (i, tile) in tiles.enumerated() {
+            let repeats = max(1, minimumSamples / max(tiles.count, 1))
+            for (i, tile) in (0..<repeats).flatMap({ _ in tiles }).enumerated() {
                 // Alternate which goes first, so neither always finds the other's pages warm.
                 func measureTile() throws {
                     let (collection, ms) = try timed { try index.tile(tile) }
                     tileTimes.append(ms)
                     tileSizes.append(collection.geoJSON.utf8.count)
-                    if collection.truncated { truncated += 1 }
+                    if collection.truncated && i < tiles.count { truncated += 1 }
                 }
                 func measureBox() throws {
                     let (collection, ms) = try timed { try index.features(in: tile.boundingBox, zoom: zoom) }
@@ -129,7 +131,8 @@ package enum MapTileBenchmark {
             }
             var blockTimes: [Double] = []
             var blockSizes: [Int] = []
-            for block in blocks {
+            let blockRepeats = max(1, minimumSamples / max(blocks.count, 1))
+            for block in (0..<blockRepeats).flatMap({ _ in blocks }) {
                 let (collection, ms) = try timed { try index.features(in: block.boundingBox, zoom: zoom) }
                 blockTimes.append(ms)
                 blockSizes.append(collection.geoJSON.utf8.count)
