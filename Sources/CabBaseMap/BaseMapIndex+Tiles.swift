@@ -21,7 +21,8 @@ extension BaseMapIndex {
     /// (then id) while they fit, the ones that do not are left out, and the collection says `"truncated": true`.
     /// Coordinates are rounded to the fewest decimals that keep every point within a quarter of a pixel of where it
     /// was (`coordinateDecimals(for:)`). Features crossing the tile are whole, as in `features(in:zoom:limit:)`;
-    /// paths only from `pathTileZoom`.
+    /// paths only from `pathTileZoom`. Features are found by their boxes, which the R*Tree keeps as 32-bit floats
+    /// rounded outward: one ending within about half a metre of the tile comes too.
     /// - Complexity: an R*Tree search, O(log n + k log k) for k matching features.
     public func tile(_ tile: MapTile) throws(BaseMapError) -> BaseMapFeatureCollection {
         try collection(
