@@ -533,8 +533,22 @@ def test_panning_fetches_tiles_once_and_stays_fluid(server, open_browser):
     downloaded = [t['url'] for t in again if t['url'] in seen and t['transfer'] > 0]
     assert not downloaded, f'the second visit downloaded cached tiles again: {downloaded[:5]}'
 
-    # Once max-age is over the browser revalidates: the tile's ETag answers 304 with no body.
-    url = server.base + '/v1/map/tiles/' + again[0]['url']
+    # Once max-age is over the browser revalidates (forced here with cache: 'no-cache'): the server answers 304 and
+    # the page gets the stored tile whole (resource timing: headers only on the wire, the body from the cache).
+    path = '/v1/map/tiles/' + max(again, key=lambda t: t['body'])['url']  # the fullest tile of the view
+    revalidated = page.js("""
+        const path = arguments[0];
+        const answer = await fetch(path, { cache: 'no-cache' });
+        const features = (await answer.json()).features.length;
+        const entry = performance.getEntriesByName(new URL(path, location.href).href).pop();
+        return { status: answer.status, features, transfer: entry.transferSize, body: entry.encodedBodySize };""",
+                          path)
+    stored = server.call('GET', path)[1]
+    assert revalidated['status'] == 200 and revalidated['features'] == len(stored['features']), revalidated
+    assert 0 < revalidated['transfer'] < revalidated['body'], f'not a 304 revalidation: {revalidated}'
+
+    # The same with a plain HTTP client: the current ETag answers 304 with no body.
+    url = server.base + path
     with urllib.request.urlopen(url, timeout=10) as response:
         etag, cache = response.headers['ETag'], response.headers['Cache-Control']
     assert etag and 'max-age' in cache and 'public' in cache, (etag, cache)
