@@ -56,7 +56,9 @@ let package = Package(
         // ports; never CabHTTP or CabStore (docs/architecture.md).
         .target(
             name: "CabDispatch",
-            dependencies: ["CabGeo", "CabCore", "CabTracking", "CabRouting", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "CabGeo", "CabCore", "CabTracking", "CabRouting", .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "CabAPI",
             dependencies: [
@@ -76,14 +78,15 @@ let package = Package(
         .target(
             name: "CabBench",
             dependencies: [
-                "CabGeo", "CabRouting", "CabRoutingBench", "CabPlaces", "CabPlacesBench", "CabImport", "CabCore",
-                "CabTracking", "CabDispatch", "CabStore", "CabHTTP", "CabAPI", "CabClient", "CabLoopback",
+                "CabGeo", "CabRouting", "CabRoutingBench", "CabPlaces", "CabPlacesBench", "CabImport", "CabBaseMap",
+                "CabCore", "CabTracking", "CabDispatch", "CabStore", "CabHTTP", "CabAPI", "CabClient", "CabLoopback",
             ]
         ),
         .executableTarget(
             name: "cab",
             dependencies: [
-                "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap", "CabImport", "CabCore", "CabTracking", "CabStore",
+                "CabGeo", "CabOSM", "CabRouting", "CabPlaces", "CabBaseMap", "CabImport", "CabCore", "CabTracking",
+                "CabStore",
                 "CabHTTP", "CabAPI", "CabClient", "CabPostgres", "CabDispatch", "CabBench", "CabRoutingBench",
                 "CabPlacesBench", "CabLoopback", "CabCluster", "CabRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -97,7 +100,8 @@ let package = Package(
             name: "CabFuzz", dependencies: ["CabOSM", "CabHTTP", "CabCore", "CabTracking", "CabAPI"],
             path: "Fuzz/Sources/CabFuzz"),
 
-        .target(name: "CabTestSupport", dependencies: ["CabGeo", "CabCore", "CabLoopback"], path: "Tests/CabTestSupport"),
+        .target(
+            name: "CabTestSupport", dependencies: ["CabGeo", "CabCore", "CabLoopback"], path: "Tests/CabTestSupport"),
         .testTarget(name: "CabGeoTests", dependencies: ["CabGeo", "CabTestSupport"]),
         .testTarget(name: "CabOSMTests", dependencies: ["CabOSM", "CabTestSupport"]),
         .testTarget(
@@ -124,7 +128,7 @@ let package = Package(
             name: "CabAPITests",
             dependencies: [
                 "CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabDispatch", "CabClient", "CabBench",
-                "CabRoutingBench", "CabTestSupport",
+                "CabRoutingBench", "CabBaseMap", "CabImport", "CabTestSupport",
             ]),
         .testTarget(name: "CabClientTests", dependencies: ["CabClient", "CabTestSupport"]),
         .testTarget(

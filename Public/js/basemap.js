@@ -1,4 +1,5 @@
-// The offline base map: Leaflet drawing SwiftCab's own imported features (GET /v1/map/features), no tiles.
+// The offline base map: Leaflet drawing SwiftCab's own imported features, fetched as GeoJSON tiles
+// (GET /v1/map/tiles/{z}/{x}/{y}.geojson) that the browser's HTTP cache keeps (ETag, Cache-Control).
 /* global L */
 import { api, ApiError } from './api.js';
 import { debounce } from './ui.js';
@@ -6,8 +7,9 @@ import { debounce } from './ui.js';
 /** Where a map opens before it knows better (the default Helsinki extract). */
 export const DEFAULT_VIEW = { center: [60.1708, 24.9441], zoom: 15 };
 
-const BLOCK_SHIFT = 2; // a block is one tile of zoom z-2: 1024 px square at zoom z
-const CACHE_BLOCKS = 48;
+// A block is one tile of the current zoom (256 px square), at most 96 KiB (the server's budget); the browser's HTTP
+// cache keeps tiles seen before, this in-memory cache the parsed ones of the last few views.
+const CACHE_BLOCKS = 192;
 const MAX_DRAWN = 15000;
 const LABEL_ZOOM = 16;
 const MAIN_LABEL_ZOOM = 14; // the main streets (tertiary and up) are named from here: people use zoom 14-15
@@ -40,7 +42,8 @@ const labelRank = (feature) => {
   const i = LABEL_ORDER.indexOf(feature.properties.class);
   return i < 0 ? LABEL_ORDER.length : i;
 };
-const PATH_ZOOM = 16; // footways, paths and cycleways only from this zoom: below it they hide the streets
+const PATH_ZOOM = 16; // footways, paths and cycleways only from this zoom: below it they hide the streets (tiles
+// below it do not hold them: BaseMapIndex.pathTileZoom)
 
 function roadWidth(base, zoom) {
   return Math.min(28, Math.max(1, base * Math.pow(2, (zoom - 15) * 0.75)));
@@ -122,11 +125,6 @@ function tileY(lat, z) {
   const r = (lat * Math.PI) / 180;
   return Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * 2 ** z);
 }
-function tileLon(x, z) { return (x / 2 ** z) * 360 - 180; }
-function tileLat(y, z) {
-  const n = Math.PI - (2 * Math.PI * y) / 2 ** z;
-  return (180 / Math.PI) * Math.atan(0.5 * (Math.exp(n) - Math.exp(-n)));
-}
 
 /**
  * Creates a Leaflet map in `element` with the base layer. `onError(message)` is told when map data cannot be
@@ -185,7 +183,7 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
     }
   }
 
-  async function loadBlock(z, bx, by, zoom) {
+  async function loadBlock(zoom, bx, by) {
     const key = `${zoom}/${bx}/${by}`;
     if (cache.has(key)) {
       const hit = cache.get(key);
@@ -194,9 +192,7 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
       return hit;
     }
     if (inflight.has(key)) return inflight.get(key);
-    const bbox = [tileLon(bx, z), tileLat(by + 1, z), tileLon(bx + 1, z), tileLat(by, z)]
-      .map((v) => v.toFixed(6)).join(',');
-    const promise = api('GET', `/v1/map/features?bbox=${bbox}&zoom=${zoom}`)
+    const promise = api('GET', `/v1/map/tiles/${key}.geojson`)
       .then((collection) => {
         cache.set(key, collection);
         while (cache.size > CACHE_BLOCKS) cache.delete(cache.keys().next().value);
@@ -213,16 +209,17 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
       clearDrawn();
       drawnZoom = zoom;
     }
-    const z = Math.max(0, zoom - BLOCK_SHIFT);
     const bounds = map.getBounds().pad(0.1);
-    const x0 = tileX(bounds.getWest(), z);
-    const x1 = tileX(bounds.getEast(), z);
-    const y0 = tileY(bounds.getNorth(), z);
-    const y1 = tileY(bounds.getSouth(), z);
+    const last = 2 ** zoom - 1; // the world's edge tiles: a view past them (zoom 3, or the poles) needs no more
+    const clamp = (v) => Math.min(last, Math.max(0, v));
+    const x0 = clamp(tileX(bounds.getWest(), zoom));
+    const x1 = clamp(tileX(bounds.getEast(), zoom));
+    const y0 = clamp(tileY(Math.min(85.05, bounds.getNorth()), zoom));
+    const y1 = clamp(tileY(Math.max(-85.05, bounds.getSouth()), zoom));
     const jobs = [];
     for (let bx = x0; bx <= x1; bx++) {
       for (let by = y0; by <= y1; by++) {
-        jobs.push(loadBlock(z, bx, by, zoom).then((collection) => {
+        jobs.push(loadBlock(zoom, bx, by).then((collection) => {
           if (drawnZoom === zoom) draw(collection, zoom);
         }));
       }

@@ -3,7 +3,12 @@ import CabGeo
 import CabHTTP
 
 extension CabApplication {
-    /// `GET /v1/map/features?bbox=minLon,minLat,maxLon,maxLat&zoom=Z`: the base map for drawing without tiles.
+    /// How long a browser may reuse a base-map answer before asking again (`Cache-Control: max-age`); a tile is
+    /// then revalidated by its `ETag` (304 while the imported map is the same).
+    static let mapCacheSeconds = 3600
+
+    /// `GET /v1/map/features?bbox=minLon,minLat,maxLon,maxLat&zoom=Z`: the base map for drawing without tiles;
+    /// `GET /v1/map/tiles/{z}/{x}/{y}.geojson`: the same features as cacheable slippy-map tiles.
     func registerMapEndpoints(on router: inout Router) {
         router.get("/v1/map/features") { [services] request in
             guard let baseMap = services.baseMap else {
@@ -18,8 +23,48 @@ extension CabApplication {
                 "limit", default: BaseMapIndex.defaultLimit, in: 1...BaseMapIndex.maximumLimit)
             let collection = try baseMap.features(in: box, zoom: zoom, limit: limit)
             var response = HTTPResponse.bytes(Array(collection.geoJSON.utf8), contentType: "application/geo+json")
-            response.headers.append(("Cache-Control", "public, max-age=3600"))
+            response.headers.append(("Cache-Control", "public, max-age=\(Self.mapCacheSeconds)"))
             return response
         }
+        router.get("/v1/map/tiles/{z}/{x}/{y}.geojson") { [services] request in
+            guard let baseMap = services.baseMap else {
+                throw ProblemType.noMap.error("No base map is loaded; import a map with `cab import`.")
+            }
+            let tile = try Self.mapTile(request.pathParameters)
+            let etag = baseMap.entityTag(for: tile)
+            let cacheControl = "public, max-age=\(Self.mapCacheSeconds)"
+            if request.ifNoneMatchIncludes(etag) {
+                return .notModified(etag: etag, headers: [("Cache-Control", cacheControl)])
+            }
+            let collection = try baseMap.tile(tile)
+            return HTTPResponse.bytes(Array(collection.geoJSON.utf8), contentType: "application/geo+json")
+                .cacheable(etag: etag, cacheControl: cacheControl)
+        }
+    }
+
+    /// The tile a request's `{z}`, `{x}` and `{y}` name, or the `invalid_tile` problem saying what is wrong.
+    static func mapTile(_ parameters: [String: String]) throws -> MapTile {
+        func number(_ name: String) throws -> Int {
+            let text = parameters[name] ?? ""
+            guard !text.isEmpty, text.utf8.count <= 8, text.utf8.allSatisfy({ (48...57).contains($0) }),
+                let value = Int(text)
+            else {
+                throw ProblemType.invalidTile.error(
+                    "The tile's \(name) must be a whole number; got '\(text.prefix(20))'.")
+            }
+            return value
+        }
+        let zoom = try number("z")
+        guard MapTile.zoomRange.contains(zoom) else {
+            throw ProblemType.invalidTile.error(
+                "The tile's zoom must be \(MapTile.zoomRange.lowerBound)…\(MapTile.zoomRange.upperBound); got \(zoom).")
+        }
+        let x = try number("x")
+        let y = try number("y")
+        guard let tile = MapTile(zoom: zoom, x: x, y: y) else {
+            throw ProblemType.invalidTile.error(
+                "At zoom \(zoom) the tile's x and y must be 0…\((1 << zoom) - 1); got x \(x), y \(y).")
+        }
+        return tile
     }
 }

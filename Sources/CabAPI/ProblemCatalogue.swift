@@ -25,6 +25,10 @@ extension ProblemType {
     static let invalidBoundingBox = ProblemType(
         "invalid_bbox", status: 400, title: "Invalid bbox",
         summary: "'bbox' must be minLon,minLat,maxLon,maxLat in decimal degrees with min ≤ max.")
+    /// A map tile's numbers are out of range.
+    static let invalidTile = ProblemType(
+        "invalid_tile", status: 400, title: "Invalid tile",
+        summary: "A map tile is {z}/{x}/{y}.geojson with z 0…22 and x and y whole numbers in 0…2^z-1.")
     /// A time is not RFC 3339.
     static let invalidTime = ProblemType(
         "invalid_time", status: 400, title: "Invalid time", summary: "A time parameter is not an RFC 3339 time.")
@@ -207,7 +211,7 @@ enum ProblemCatalogue {
     /// The HTTP layer's problems, then the API's, each code once.
     static let all: [ProblemType] =
         ProblemType.httpProblems + [
-            .invalidParameter, .missingParameter, .invalidCoordinate, .invalidBoundingBox, .invalidTime,
+            .invalidParameter, .missingParameter, .invalidCoordinate, .invalidBoundingBox, .invalidTile, .invalidTime,
             .invalidTimeRange,
             .invalidTimestamp, .invalidEventID, .invalidStatus, .invalidIdempotencyKey, .invalidValue, .invalidTariff,
             .unknownCurrency, .invalidSearch, .noFixes, .tooManyFixes, .matrixSize, .invalidRating,

@@ -26,7 +26,7 @@ public final class BaseMapIndex: Sendable {
     public static let maximumLimit = 20_000
 
     /// The connection and its statements. `@unchecked Sendable`: only used inside `connection.withLock`.
-    private final class Connection: @unchecked Sendable {
+    final class Connection: @unchecked Sendable {
         let database: SQLiteDatabase
         let queries: [BaseMapZoomBand: SQLiteStatement]
 
@@ -55,7 +55,10 @@ public final class BaseMapIndex: Sendable {
         }
     }
 
-    private let connection: Mutex<Connection>
+    let connection: Mutex<Connection>
+    /// A fingerprint of the file's content: it changes when the map is imported again with other data (see
+    /// `BaseMapWriter`; files written before it stored one get a fingerprint of their counts and sizes).
+    public let contentFingerprint: UInt64
 
     /// Opens the base-map file at `path` read-only.
     /// - Throws: `BaseMapError.unreadable` when the file is missing, damaged or from another format version.
@@ -69,6 +72,7 @@ public final class BaseMapIndex: Sendable {
                     "The base map at \(path) has format \(version.first ?? "none"), not \(BaseMapWriter.formatVersion): run `cab import` again."
                 )
             }
+            contentFingerprint = try Self.fingerprint(of: database)
             connection = Mutex(try Connection(database: database))
         } catch let error as BaseMapError {
             throw error
@@ -86,8 +90,22 @@ public final class BaseMapIndex: Sendable {
     public func features(in box: BoundingBox, zoom: Int, limit: Int = BaseMapIndex.defaultLimit) throws(BaseMapError)
         -> BaseMapFeatureCollection
     {
-        let cap = min(max(limit, 1), Self.maximumLimit)
+        try collection(in: box, zoom: zoom, limit: min(max(limit, 1), Self.maximumLimit), byteBudget: nil, decimals: 6)
+    }
+
+    /// The features in `box` drawn at `zoom`, most important first (rank, then id), at most `limit`. With a
+    /// `byteBudget`, a feature that would take the collection past that many bytes of JSON is left out (and the
+    /// walk goes on to smaller ones) and the collection says `"truncated": true`. Coordinates are rounded to
+    /// `decimals` places (at most the 6 stored). Road classes in `leavingOut` are skipped (not counted as
+    /// truncation).
+    func collection(
+        in box: BoundingBox, zoom: Int, limit: Int, byteBudget: Int?, decimals: Int, leavingOut: Set<String> = []
+    ) throws(BaseMapError) -> BaseMapFeatureCollection {
         let band = BaseMapZoomBand(zoom: zoom)
+        let head = "{\"type\":\"FeatureCollection\",\"truncated\":false,\"features\":[]}".utf8.count + 1
+        // With less room than this left the walk stops: most features are 120-300 bytes, and reading the rest of a
+        // dense box only to find the few that fit costs more than they add.
+        let enoughRoom = 1024
         do {
             return try connection.withLock { connection throws(SQLiteError) in
                 // `queries` holds every band (built in init), so the subscript cannot be nil.
@@ -95,21 +113,37 @@ public final class BaseMapIndex: Sendable {
                 statement.reset()
                 try statement.bind([
                     box.southWest.longitude, box.northEast.longitude, box.southWest.latitude, box.northEast.latitude,
-                    zoom, cap + 1,
+                    zoom, limit + 1,
                 ])
                 var parts: [String] = []
+                var bytes = head
                 var truncated = false
+                var rows = 0
                 while try statement.step() {
-                    if parts.count == cap {
+                    rows += 1
+                    if rows > limit {
                         truncated = true
                         break
                     }
                     let row = statement.row
+                    if !leavingOut.isEmpty && row.string(1) == "road" && leavingOut.contains(row.string(2)) { continue }
                     let name = row.optionalString(3).map { ",\"name\":" + GeoJSONText.quoted($0) } ?? ""
-                    parts.append(
+                    let stored = row.string(5)
+                    let coordinates = decimals < 6 ? GeoJSONText.rounding(stored, decimals: decimals) : stored
+                    let part =
                         "{\"type\":\"Feature\",\"id\":\(row.int64(0)),\"properties\":{\"kind\":\"\(row.string(1))\","
-                            + "\"class\":\(GeoJSONText.quoted(row.string(2)))\(name)},\"geometry\":{\"type\":\""
-                            + row.string(4) + "\",\"coordinates\":" + row.string(5) + "}}")
+                        + "\"class\":\(GeoJSONText.quoted(row.string(2)))\(name)},\"geometry\":{\"type\":\""
+                        + row.string(4) + "\",\"coordinates\":" + coordinates + "}}"
+                    if let byteBudget {
+                        let size = part.utf8.count + (parts.isEmpty ? 0 : 1)
+                        guard bytes + size <= byteBudget else {
+                            truncated = true
+                            if byteBudget - bytes < enoughRoom { break }
+                            continue
+                        }
+                        bytes += size
+                    }
+                    parts.append(part)
                 }
                 statement.reset()
                 return BaseMapFeatureCollection(
@@ -136,5 +170,21 @@ public final class BaseMapIndex: Sendable {
         } catch {
             throw BaseMapError(.unreadable, "Could not read the base map: \(error.message)", underlying: error)
         }
+    }
+
+    /// The fingerprint `BaseMapWriter` stored, else one of the feature table's count, last id and text lengths.
+    private static func fingerprint(of database: SQLiteDatabase) throws(SQLiteError) -> UInt64 {
+        let stored = try database.query("SELECT value FROM meta WHERE key = 'content_fingerprint'") { $0.string(0) }
+        if let text = stored.first, let value = UInt64(text, radix: 16) { return value }
+        let summary = try database.query(
+            """
+            SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || total(length(coordinates_near)) || ':'
+                || total(length(coordinates_middle)) || ':' || total(length(coordinates_far)) || ':' || total(rank)
+            FROM feature
+            """
+        ) { $0.string(0) }
+        var hash = ContentFingerprint()
+        hash.add(summary.first ?? "")
+        return hash.value
     }
 }

@@ -13,6 +13,8 @@ public final class BaseMapWriter {
     private let insertFeature: SQLiteStatement
     private let insertBox: SQLiteStatement
     private var finished = false
+    /// Everything added so far, hashed: stored as the file's `content_fingerprint` (tile `ETag`s carry it).
+    private var fingerprint = ContentFingerprint()
     /// How many features of each kind were added.
     public private(set) var countsByKind: [BaseMapKind: Int] = [:]
 
@@ -64,11 +66,20 @@ public final class BaseMapWriter {
             return Simplification.simplify(feature.geometry, toleranceMeters: band.toleranceMeters)
                 .map(GeoJSONText.coordinates(of:))
         }
+        let far = band(.far)
+        let middle = band(.middle)
+        let near = GeoJSONText.coordinates(of: feature.geometry)
+        for text in [
+            feature.kind.rawValue, feature.featureClass, feature.name ?? "", String(feature.rank), String(minimumZoom),
+            feature.geometry.geoJSONType, far ?? "", middle ?? "", near,
+        ] {
+            fingerprint.add(text)
+        }
         do {
             insertFeature.reset()
             try insertFeature.bind([
                 feature.kind.rawValue, feature.featureClass, feature.name, feature.rank, feature.geometry.geoJSONType,
-                band(.far), band(.middle), GeoJSONText.coordinates(of: feature.geometry),
+                far, middle, near,
             ])
             try insertFeature.step()
             insertBox.reset()
@@ -83,12 +94,14 @@ public final class BaseMapWriter {
         countsByKind[feature.kind, default: 0] += 1
     }
 
-    /// Records the format version and commits. The writer accepts nothing after this.
+    /// Records the format version and the content fingerprint, and commits. The writer accepts nothing after this.
     public func finish() throws(BaseMapError) {
         precondition(!finished, "BaseMapWriter.finish called twice")
         finished = true
         do {
             try database.run("INSERT INTO meta VALUES ('format_version', ?)", [String(Self.formatVersion)])
+            try database.run(
+                "INSERT INTO meta VALUES ('content_fingerprint', ?)", [String(fingerprint.value, radix: 16)])
             try database.execute("COMMIT; ANALYZE;")
         } catch {
             throw BaseMapError(.writeFailed, "Could not finish the base map: \(error.message)", underlying: error)

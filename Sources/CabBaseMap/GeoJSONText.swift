@@ -62,8 +62,117 @@ enum GeoJSONText {
     /// Appends `value` with six decimals, trailing zeros trimmed ("24.93", "-0.5", "60").
     static func appendFixed6(_ value: Double, to out: inout [UInt8]) {
         let micro = Int64((value * 1_000_000).rounded())
-        if micro < 0 { out.append(UInt8(ascii: "-")) }
-        let magnitude = micro.magnitude
+        appendMicro(negative: micro < 0, magnitude: micro.magnitude, to: &out)
+    }
+
+    /// `coordinates` text (as `coordinates(of:)` writes it) with every number rounded to `decimals` places
+    /// (0 ... 6; half away from zero), trailing zeros trimmed. Numbers with fewer places are copied as they are.
+    /// - Complexity: O(bytes), one pass over the UTF-8 bytes without allocating per number.
+    static func rounding(_ coordinates: String, decimals: Int) -> String {
+        precondition((0...6).contains(decimals), "rounding to \(decimals) decimals")
+        var step: UInt64 = 1
+        for _ in decimals..<6 { step *= 10 }
+        var source = coordinates
+        return source.withUTF8 { text in
+            String(unsafeUninitializedCapacity: text.count) { out in
+                var written = 0
+                var i = 0
+                let zero = UInt8(ascii: "0")
+                while i < text.count {
+                    let byte = text[i]
+                    guard byte == UInt8(ascii: "-") || (byte &- zero) < 10 else {
+                        out[written] = byte
+                        written += 1
+                        i += 1
+                        continue
+                    }
+                    // One number: -?digits(.digits)?, at most 6 decimals (the stored precision).
+                    let start = i
+                    let negative = byte == UInt8(ascii: "-")
+                    if negative { i += 1 }
+                    var whole: UInt64 = 0
+                    while i < text.count, (text[i] &- zero) < 10 {
+                        whole = whole &* 10 &+ UInt64(text[i] &- zero)
+                        i += 1
+                    }
+                    var fraction: UInt64 = 0
+                    var places = 0
+                    if i < text.count, text[i] == UInt8(ascii: ".") {
+                        i += 1
+                        while i < text.count, (text[i] &- zero) < 10 {
+                            if places < 6 {
+                                fraction = fraction * 10 + UInt64(text[i] &- zero)
+                                places += 1
+                            }
+                            i += 1
+                        }
+                    }
+                    guard places > decimals else {
+                        for j in start..<i {
+                            out[written] = text[j]
+                            written += 1
+                        }
+                        continue
+                    }
+                    for _ in places..<6 { fraction *= 10 }
+                    let rounded = (whole * 1_000_000 + fraction + step / 2) / step * step
+                    // Never longer than the number it replaces: fewer decimals, and a carry (9.99996 → 10)
+                    // that adds a digit drops at least the point and one decimal.
+                    written = writeMicro(negative: negative, magnitude: rounded, into: out, at: written)
+                }
+                return written
+            }
+        }
+    }
+
+    /// Writes a number given in millionths at `offset`, trailing zeros trimmed; returns the offset after it.
+    private static func writeMicro(
+        negative: Bool, magnitude: UInt64, into out: UnsafeMutableBufferPointer<UInt8>, at offset: Int
+    ) -> Int {
+        var at = offset
+        if negative && magnitude != 0 {
+            out[at] = UInt8(ascii: "-")
+            at += 1
+        }
+        // Whole part, most significant digit first.
+        var whole = magnitude / 1_000_000
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        )
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+                count += 1
+            } while whole > 0 && count < 10
+            for k in stride(from: count - 1, through: 0, by: -1) {
+                out[at] = buffer[k]
+                at += 1
+            }
+        }
+        var fraction = magnitude % 1_000_000
+        guard fraction != 0 else { return at }
+        var places = 6
+        while fraction % 10 == 0 {
+            fraction /= 10
+            places -= 1
+        }
+        out[at] = UInt8(ascii: ".")
+        at += 1
+        var divisor: UInt64 = 1
+        for _ in 1..<places { divisor *= 10 }
+        while divisor > 0 {
+            out[at] = UInt8(ascii: "0") + UInt8(fraction / divisor % 10)
+            at += 1
+            divisor /= 10
+        }
+        return at
+    }
+
+    /// Appends a number given in millionths, trailing zeros trimmed.
+    private static func appendMicro(negative: Bool, magnitude: UInt64, to out: inout [UInt8]) {
+        if negative && magnitude != 0 { out.append(UInt8(ascii: "-")) }
         out += Array(String(magnitude / 1_000_000).utf8)
         var fraction = magnitude % 1_000_000
         guard fraction != 0 else { return }

@@ -34,6 +34,8 @@ extension ServerProblem.Code {
     public static let invalidCoordinate: Self = "invalid_coordinate"
     /// 400 Invalid bbox: 'bbox' must be minLon,minLat,maxLon,maxLat in decimal degrees with min ≤ max.
     public static let invalidBbox: Self = "invalid_bbox"
+    /// 400 Invalid tile: A map tile is {z}/{x}/{y}.geojson with z 0…22 and x and y whole numbers in 0…2^z-1.
+    public static let invalidTile: Self = "invalid_tile"
     /// 400 Invalid time: A time parameter is not an RFC 3339 time.
     public static let invalidTime: Self = "invalid_time"
     /// 400 Invalid time range: 'from' must be earlier than 'to'.
@@ -143,6 +145,7 @@ extension ServerProblem.Code {
         .missingParameter,
         .invalidCoordinate,
         .invalidBbox,
+        .invalidTile,
         .invalidTime,
         .invalidTimeRange,
         .invalidTimestamp,

@@ -42,6 +42,8 @@ public struct Router: Sendable {
     enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
+        /// `{name}.suffix`: a parameter followed by a literal suffix, which the segment must end with.
+        case parameterWithSuffix(String, suffix: String)
         /// `{name*}`: the rest of the path, possibly empty (static files).
         case rest(String)
     }
@@ -63,16 +65,21 @@ public struct Router: Sendable {
     /// An empty router.
     public init() {}
 
-    /// Adds a route. `pattern` is `/`-separated: literal segments, `{name}` parameters, and a final `{name*}` for
-    /// the rest of the path. A segment may mix a parameter and a literal suffix only as a whole segment
-    /// parameter; use literal routes like `/v1/bookings/{id}/qr.svg` for suffixes. `execution` says where the
-    /// handler runs (see `HandlerExecution`).
+    /// Adds a route. `pattern` is `/`-separated: literal segments, `{name}` parameters, `{name}.suffix` parameters
+    /// followed by a literal suffix (`/v1/map/tiles/{z}/{x}/{y}.geojson`: the parameter is the segment without it),
+    /// and a final `{name*}` for the rest of the path. `execution` says where the handler runs (see
+    /// `HandlerExecution`).
     public mutating func add(
         _ method: String, _ pattern: String, execution: HandlerExecution = .pool, handler: @escaping HTTPHandler
     ) {
         let segments = Router.split(pattern).map { part -> Segment in
             if part.hasPrefix("{") && part.hasSuffix("*}") { return .rest(String(part.dropFirst().dropLast(2))) }
             if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter(String(part.dropFirst().dropLast())) }
+            if part.hasPrefix("{"), let close = part.firstIndex(of: "}"), !part.contains("*") {
+                return .parameterWithSuffix(
+                    String(part[part.index(after: part.startIndex)..<close]),
+                    suffix: String(part[part.index(after: close)...]))
+            }
             return .literal(String(part))
         }
         let route = Route(
@@ -133,6 +140,10 @@ public struct Router: Sendable {
             case .parameter(let name):
                 guard i < parts.count, !parts[i].isEmpty else { return nil }
                 params[name] = String(parts[i])
+                score += 1
+            case .parameterWithSuffix(let name, let suffix):
+                guard i < parts.count, parts[i].count > suffix.count, parts[i].hasSuffix(suffix) else { return nil }
+                params[name] = String(parts[i].dropLast(suffix.count))
                 score += 1
             }
         }

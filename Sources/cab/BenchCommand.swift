@@ -34,6 +34,10 @@ enum BenchCommand {
             "store", "durable bookings/s, p50/p99 and location rows/s: SQLite and PostgreSQL side by side",
             StoreBenchCommand.run
         ),
+        (
+            "map", "base-map tiles per zoom: p50/p99 ms and bytes per tile beside the bbox query and the old blocks",
+            BenchMapCommand.run
+        ),
         ("cluster", "fix on node A to nearby on node B over Redis, p50/p99 next to one node", ClusterBenchCommand.run),
     ]
 

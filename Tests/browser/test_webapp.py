@@ -450,6 +450,127 @@ def test_every_page_loads_and_draws_the_offline_map(server, open_browser):
     page.screenshot('rider-street-names')
 
 
+# While panning, no main-thread task may take longer than this (ms), and no gap between two painted frames may be
+# longer than the next figure: a person sees a pause of a few tenths of a second as a stutter. On this project's
+# 2-core box with a debug server the test measured a longest task of 143 ms and a longest frame gap of 183 ms at a
+# load average of 2.6; at a load average of 5.6 (other builds) 1,169 ms. So the bounds are checked only while the
+# machine's load average is under its core count; above it the figures are printed and the check is skipped.
+PAN_LONGEST_TASK_MS = 300
+PAN_LONGEST_FRAME_GAP_MS = 400
+
+
+def test_panning_fetches_tiles_once_and_stays_fluid(server, open_browser):
+    """Issue 19: the rider's map fetches the base map as tiles the browser caches, and stays fluid while panning."""
+    page = open_browser(width=1280, height=800)
+    page.open('/')
+    wait_map_drawn(page)
+    page.find('.leaflet-control-zoom-in').click()  # zoom 16: the extract is about two screens tall
+    page.wait('the map drawn at zoom 16', lambda: page.data('#map', 'basemapZoom') == '16'
+              and page.data('#map', 'basemapIdle') == 'true')
+    page.js("""
+        performance.setResourceTimingBufferSize(10000);  // every tile request of the test, not the first 250
+        window.panWatch = { longTasks: [], frameGaps: [], last: performance.now(), on: true };
+        new PerformanceObserver((list) => {
+            for (const e of list.getEntries()) window.panWatch.longTasks.push(Math.round(e.duration));
+        }).observe({ type: 'longtask' });
+        const frame = (now) => {
+            const w = window.panWatch;
+            w.frameGaps.push(now - w.last);
+            w.last = now;
+            if (w.on) requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);""")
+    tiles = lambda: page.js("""return performance.getEntriesByType('resource')
+        .filter((e) => e.name.includes('/v1/map/tiles/'))
+        .map((e) => ({ url: e.name.split('/v1/map/tiles/')[1], transfer: e.transferSize, body: e.encodedBodySize }))""")
+    first_view = tiles()
+    assert first_view, 'the map fetched no /v1/map/tiles/ tiles'
+    assert all(re.fullmatch(r'16/\d+/\d+\.geojson', t['url']) for t in first_view if t['url'].startswith('16/')), \
+        first_view[:3]
+
+    # Where a drag moves the map: the middle column of the map's visible part, clear of panels over it.
+    x, y_top, y_bottom = page.js("""
+        const m = document.getElementById('map'), r = m.getBoundingClientRect();
+        const x = Math.round(r.left + r.width / 2), ys = [];
+        for (let y = Math.max(0, r.top); y < Math.min(r.bottom, innerHeight); y += 10) {
+            const hit = document.elementFromPoint(x, y);
+            if (hit && m.contains(hit) && !hit.closest('.leaflet-control')) ys.push(y);
+        }
+        return [x, ys[0] + 40, ys[ys.length - 1] - 40];""")
+    assert y_bottom - y_top > 200, f'too little of the map to drag: {y_top}..{y_bottom}'
+
+    def pan(south, steps):
+        """Drags the map as a person does, `steps` times; south moves the view south (the map up)."""
+        y0, y1 = (y_bottom, y_top) if south else (y_top, y_bottom)
+        for _ in range(steps):
+            actions = ActionChains(page.driver)
+            pointer = actions.w3c_actions.pointer_action
+            pointer.move_to_location(x, y0)
+            pointer.pointer_down()
+            for i in range(1, 9):
+                pointer.move_to_location(x, round(y0 + (y1 - y0) * i / 8))
+            pointer.pointer_up()
+            actions.perform()
+            page.wait('the map to follow the pan', lambda: page.data('#map', 'basemapIdle') == 'true')
+
+    pan(True, 3)  # south across the extract
+    south = tiles()
+    assert len(south) > len(first_view), f'panning south fetched no new tiles ({len(first_view)} before)'
+    pan(False, 3)  # and back north, over tiles seen before
+    back = tiles()
+    seen = {t['url'] for t in south}
+    refetched = [t for t in back[len(south):] if t['url'] in seen and t['transfer'] > 0]
+    assert not refetched, f'tiles downloaded again on the way back: {[t["url"] for t in refetched][:5]}'
+    watch = page.js('window.panWatch.on = false; return window.panWatch')  # checked last, after the cache
+    # A new visit (the in-page cache gone): the same view comes from the browser's HTTP cache, not the network.
+    page.open('/')
+    wait_map_drawn(page)
+    page.find('.leaflet-control-zoom-in').click()
+    page.wait('the map drawn at zoom 16 again', lambda: page.data('#map', 'basemapZoom') == '16'
+              and page.data('#map', 'basemapIdle') == 'true')
+    again = [t for t in tiles() if t['url'].startswith('16/')]
+    assert again, 'the second visit fetched no tiles'
+    downloaded = [t['url'] for t in again if t['url'] in seen and t['transfer'] > 0]
+    assert not downloaded, f'the second visit downloaded cached tiles again: {downloaded[:5]}'
+
+    # Once max-age is over the browser revalidates (forced here with cache: 'no-cache'): the server answers 304 and
+    # the page gets the stored tile whole (resource timing: headers only on the wire, the body from the cache).
+    path = '/v1/map/tiles/' + max(again, key=lambda t: t['body'])['url']  # the fullest tile of the view
+    revalidated = page.js("""
+        const path = arguments[0];
+        const answer = await fetch(path, { cache: 'no-cache' });
+        const features = (await answer.json()).features.length;
+        const entry = performance.getEntriesByName(new URL(path, location.href).href).pop();
+        return { status: answer.status, features, transfer: entry.transferSize, body: entry.encodedBodySize };""",
+                          path)
+    stored = server.call('GET', path)[1]
+    assert revalidated['status'] == 200 and revalidated['features'] == len(stored['features']), revalidated
+    assert 0 < revalidated['transfer'] < revalidated['body'], f'not a 304 revalidation: {revalidated}'
+
+    # The same with a plain HTTP client: the current ETag answers 304 with no body.
+    url = server.base + path
+    with urllib.request.urlopen(url, timeout=10) as response:
+        etag, cache = response.headers['ETag'], response.headers['Cache-Control']
+    assert etag and 'max-age' in cache and 'public' in cache, (etag, cache)
+    request = urllib.request.Request(url, headers={'If-None-Match': etag})
+    try:
+        urllib.request.urlopen(request, timeout=10)
+        raise AssertionError('a current ETag did not answer 304')
+    except urllib.error.HTTPError as error:
+        assert error.code == 304 and error.read() == b'', error.code
+
+    longest_task = max(watch['longTasks'], default=0)
+    longest_gap = max(watch['frameGaps'][1:], default=0)
+    print(f'     panned over {len(seen)} tiles; long tasks {sorted(watch["longTasks"])[-5:]} ms, '
+          f'longest frame gap {longest_gap:.0f} ms')
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    if load >= cores and (longest_task > PAN_LONGEST_TASK_MS or longest_gap > PAN_LONGEST_FRAME_GAP_MS):
+        print(f'     fluidity not checked: load average {load:.1f} on {cores} cores (other work starves the browser)')
+        return
+    assert longest_task <= PAN_LONGEST_TASK_MS, f'a main-thread task took {longest_task} ms while panning'
+    assert longest_gap <= PAN_LONGEST_FRAME_GAP_MS, f'no frame was painted for {longest_gap:.0f} ms while panning'
+
+
 def test_rider_books_by_search_and_sees_route_fare_and_qr(server, open_browser):
     rider = open_browser(location=RIDER_AT, width=390, height=844)  # a phone
     rider_books_by_search(server, rider, before_booking=lambda: rider.screenshot('rider-phone-estimate'))
@@ -949,7 +1070,8 @@ def test_rider_sees_what_a_place_is_and_gets_saved_places_offered(server, open_b
 
 
 TESTS = [
-    (test_every_page_loads_and_draws_the_offline_map, [('GET', '/v1/map/features?bbox=24.93,60.16,24.96,60.18&zoom=15')]),
+    (test_every_page_loads_and_draws_the_offline_map, [('GET', '/v1/map/tiles/15/18654/9484.geojson')]),
+    (test_panning_fetches_tiles_once_and_stays_fluid, [('GET', '/v1/map/tiles/16/37308/18968.geojson')]),
     (test_rider_books_by_search_and_sees_route_fare_and_qr,
      [('POST', '/v1/riders'), ('GET', '/v1/places?q=a&near=60.17,24.94'), ('GET', '/v1/places/reverse?lat=60.17&lon=24.94'),
       ('POST', '/v1/estimates'), ('POST', '/v1/bookings'), ('GET', '/v1/bookings/x/qr.svg')]),
