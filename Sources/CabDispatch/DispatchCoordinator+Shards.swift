@@ -209,6 +209,11 @@ extension DispatchCoordinator {
             let batch = min(last - 1 - round, dispatch.maximumBatches - 1)
             base = last - 1 - batch
             let offered = stored.filter { $0.batch > round }.map(\.driver)
+            // The last batch ran out while nobody owned the shard (its owner killed or paused): closed now, when
+            // this owner's dispatch moves on, not left open until a later batch, the give-up or another offer.
+            if open.isEmpty, stored.contains(where: { $0.batch == last && $0.state == .open }) {
+                closeLapsedBatch(last, of: id)
+            }
             (machine, actions) = DispatchMachine.resumed(
                 configuration: dispatch, batch: batch, offered: offered, declined: declined, open: open)
         } else {
@@ -240,6 +245,21 @@ extension DispatchCoordinator {
         } catch {
             log.error("offers not stored", metadata: ["trip": "\(trip.rawValue)", "error": "\(error)"])
             return []
+        }
+    }
+
+    /// Batch `batch` (its stored number) of `trip` ran out unanswered on its shard's owner: its offers are closed
+    /// as `expired` and the offer deadline removed under the fence now, when the timer fired. Left open, they
+    /// stayed so in the database until the next batch was written, dispatch gave up, or another trip was offered
+    /// to one of their drivers (up to the whole dispatch time when no new driver turned up). One node: nothing.
+    func closeLapsedBatch(_ batch: Int, of trip: BookingID) {
+        guard let sharded, case .owned(let fence) = ownership(of: trip) else { return }
+        do {
+            _ = try sharded.store.closeBatch(batch, of: trip, under: fence)
+        } catch let error as CoreError where error.code == .staleFence {
+            lostShard(fence.shard, error)
+        } catch {
+            log.error("lapsed offers not closed", metadata: ["trip": "\(trip.rawValue)", "error": "\(error)"])
         }
     }
 

@@ -448,7 +448,15 @@ public final class DispatchCoordinator: Sendable {
                     queue += step { machine, t in machine.driverUnavailable(driver, at: t) }
                 }
             case .withdraw(let drivers, let reason):
-                state.withLock { s in for d in drivers where s.offerHeld[d] == trip { s.offerHeld[d] = nil } }
+                // A batch that ran out (the machine has moved on to the next search): its stored number.
+                let lapsed = state.withLock { s -> Int? in
+                    for d in drivers where s.offerHeld[d] == trip { s.offerHeld[d] = nil }
+                    guard reason == .expired, let d = s.dispatching[trip], let next = d.machine.batch else {
+                        return nil
+                    }
+                    return d.batchBase + next
+                }
+                if let lapsed { closeLapsedBatch(lapsed, of: trip) }
                 for d in drivers { bus.publish(.offerWithdrawn(trip, reason: reason.rawValue), to: .driver(d)) }
             case .scheduleTimer(let at):
                 state.withLock { $0.dispatching[trip]?.timer = at }
