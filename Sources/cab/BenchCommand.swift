@@ -34,7 +34,10 @@ enum BenchCommand {
             "store", "durable bookings/s, p50/p99 and location rows/s: SQLite and PostgreSQL side by side",
             StoreBenchCommand.run
         ),
-        ("cluster", "fix on node A to nearby on node B over Redis, p50/p99 next to one node", ClusterBenchCommand.run),
+        (
+            "cluster", "fix to a rider's stream and nearby on another node of 3 (PostgreSQL, Redis), next to one node",
+            ClusterBenchCommand.run
+        ),
     ]
 
     static var usage: String {
