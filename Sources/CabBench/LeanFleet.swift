@@ -24,6 +24,8 @@ package struct LeanFleet: Sendable {
         package var seed: UInt64 = 1
         /// A dispatcher's token: every node's fleet stream is followed and each position timed from its fix.
         package var streamToken: String?
+        /// Set to end the posting before `durationSeconds` (`cab bench cluster` runs a fleet while it measures).
+        package var stop: LeanFleetStop?
 
         /// A fleet of `drivers` on the servers at `ports`.
         package init(ports: [Int], drivers: Int, rateSeconds: Double, durationSeconds: Double) {
@@ -174,7 +176,7 @@ package struct LeanFleet: Sendable {
                 // Driver i's slot in the period: drivers spread evenly over it.
                 let offset = periodMilliseconds * (Double(period) + Double(i) / Double(c.drivers))
                 let due = started + .milliseconds(Int64(offset))
-                if due >= end { return }
+                if due >= end || c.stop?.isRequested == true { return }
                 let now = ContinuousClock.now
                 if due > now {
                     Thread.sleep(forTimeInterval: (due - now).inSeconds)
@@ -205,7 +207,7 @@ package struct LeanFleet: Sendable {
     }
 
     /// True when a `POST /v1/driver/locations` answer says its fix was accepted (`"accepted":1`).
-    static func acceptedOne(_ body: [UInt8]) -> Bool {
+    package static func acceptedOne(_ body: [UInt8]) -> Bool {
         String(decoding: body, as: UTF8.self).contains(#""accepted":1"#)
     }
 }
@@ -249,6 +251,20 @@ final class LeanPaths: Sendable {
             latitude: from[i].latitude + (to[i].latitude - from[i].latitude) * f,
             longitude: from[i].longitude + (to[i].longitude - from[i].longitude) * f)
     }
+}
+
+/// Ends a `LeanFleet`'s posting early: every lane returns at its next due post.
+package final class LeanFleetStop: Sendable {
+    private let requested = Atomic<Bool>(false)
+
+    /// Not requested yet.
+    package init() {}
+
+    /// Whether `request()` was called.
+    package var isRequested: Bool { requested.load(ordering: .relaxed) }
+
+    /// Asks every lane to stop.
+    package func request() { requested.store(true, ordering: .relaxed) }
 }
 
 /// The lanes' counts.

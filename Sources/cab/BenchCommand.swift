@@ -38,7 +38,10 @@ enum BenchCommand {
             "map", "base-map tiles per zoom: p50/p99 ms and bytes per tile beside the bbox query and the old blocks",
             BenchMapCommand.run
         ),
-        ("cluster", "fix on node A to nearby on node B over Redis, p50/p99 next to one node", ClusterBenchCommand.run),
+        (
+            "cluster", "fix to a rider's stream and nearby on another node of 3 (PostgreSQL, Redis), next to one node",
+            ClusterBenchCommand.run
+        ),
     ]
 
     static var usage: String {
