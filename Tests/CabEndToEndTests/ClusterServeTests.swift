@@ -91,10 +91,11 @@ struct ClusterServeTests {
         }
 
         /// The latitude `node`'s `GET /v1/drivers/nearby` shows for `driver`, nil when it is not listed.
-        func nearbyLatitude(on node: ServerProcess, of driver: String) -> Double? {
+        /// The latitude `node`'s `nearby` lists for `driver` among the drivers of `status` (available by default).
+        func nearbyLatitude(on node: ServerProcess, of driver: String, status: String = "available") -> Double? {
             guard
                 let answer = try? node.request(
-                    "GET", "/v1/drivers/nearby?lat=60.17&lon=24.94&k=100",
+                    "GET", "/v1/drivers/nearby?lat=60.17&lon=24.94&k=100&status=\(status)",
                     headers: ["Authorization": "Bearer \(dispatcher)"]),
                 let drivers = answer.jsonObject?["drivers"] as? [[String: Any]],
                 let entry = drivers.first(where: { $0["id"] as? String == driver }),
@@ -571,6 +572,10 @@ struct ClusterServeTests {
         b.resume()
         resumed = true
         #expect(eventually(within: 5) { cluster.nearbyLatitude(on: b, of: other.id) == 60.1713 })
+        // Both drivers' newest: they post to different nodes, whose batches reach B apart (once, under make test's
+        // load, B had the other driver's newest but not this one's, and its rider stream began a fix behind).
+        #expect(
+            eventually(within: 5) { cluster.nearbyLatitude(on: b, of: driver.id, status: "available,busy") == 60.1705 })
         // The rider's app, and a shared tracking link, reconnect to B: each starts with the trip as it is now.
         let riderOnB = try HTTPTestConnection(port: b.port, timeoutSeconds: 10)
         try riderOnB.sendRequest("GET", "/v1/bookings/\(trip)/stream", headers: riderAuth)
