@@ -98,15 +98,18 @@ extension DispatchCoordinator {
     }
 
     /// `liveView(of:)` of `booking`, also where this node does not follow it (another node of a cluster
-    /// dispatched it): then the position is its driver's latest in the fleet (which the cluster replicates), and
-    /// the ETA comes with the next notification the following node sends.
+    /// dispatched it): the position is its driver's latest in the fleet (which the cluster replicates) when that
+    /// is newer than the one the follower took at its last tick, and the ETA comes with the next notification the
+    /// following node sends. A node thawed from a pause had the follower's position from before it and the
+    /// fleet's newest: a new rider stream started a fix behind and stayed so until the driver moved again.
     public func liveView(of booking: Booking) -> (position: TripPosition?, etaSeconds: Int?) {
         let followed = liveView(of: booking.id)
-        guard followed.position == nil, !booking.status.isTerminal, let driver = booking.driverID,
-            let p = fleet.position(of: driver)
-        else { return followed }
-        let position = TripPosition(p)
-        return (position, followed.etaSeconds)
+        guard !booking.status.isTerminal, let driver = booking.driverID, let p = fleet.position(of: driver) else {
+            return followed
+        }
+        let latest = TripPosition(p)
+        if let position = followed.position, position.time >= latest.time { return followed }
+        return (latest, followed.etaSeconds)
     }
 
     /// The latest road ETA to the drop-off of `trip` during the ride (for a new follower).
