@@ -101,7 +101,7 @@ package enum TripEvents {
         var driver: DriverInfo
     }
 
-    /// `event: position`: the driver's latest position (coalesced: at most one per tick).
+    /// `event: position`: the driver's latest position (sent as each new fix arrives; one a fix).
     struct Position: Encodable, Sendable, Hashable {
         var lat: Double
         var lon: Double

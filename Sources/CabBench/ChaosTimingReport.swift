@@ -116,12 +116,7 @@ package struct ChaosTimingReport: Sendable {
         return (delays, never)
     }
 
-    /// The `p`-th percentile (0...100) by nearest rank of a non-empty list.
-    static func percentile(_ values: [Double], _ p: Double) -> Double {
-        var samples = LatencySamples(capacity: max(1, values.count))
-        for value in values { samples.add(value) }
-        return samples.percentile(p) ?? 0
-    }
+    static func percentile(_ values: [Double], _ p: Double) -> Double { nearestRankPercentile(values, p) }
 
     static func ms(_ value: Double) -> String { "\(Int(value.rounded())) ms" }
 }

@@ -35,11 +35,16 @@ package struct LatencySamples {
 
     /// The `p`-th percentile (0...100) by nearest rank, nil when empty.
     package func percentile(_ p: Double) -> Double? {
-        guard !kept.isEmpty else { return nil }
-        let sorted = kept.sorted()
-        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
-        return sorted[min(max(rank, 1), sorted.count) - 1]
+        kept.isEmpty ? nil : nearestRankPercentile(kept, p)
     }
+}
+
+/// The `p`-th percentile (0...100) of `values` by nearest rank; 0 when empty.
+package func nearestRankPercentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+    return sorted[min(max(rank, 1), sorted.count) - 1]
 }
 
 /// The wall clock (`CLOCK_REALTIME`) in milliseconds since the Unix epoch, with sub-millisecond fraction; the

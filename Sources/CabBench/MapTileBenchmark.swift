@@ -60,12 +60,7 @@ package enum MapTileBenchmark {
             maxBytes = sizes.max() ?? 0
         }
 
-        static func percentile(_ values: [Double], _ p: Double) -> Double {
-            guard !values.isEmpty else { return 0 }
-            let sorted = values.sorted()
-            let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
-            return sorted[min(max(rank, 1), sorted.count) - 1]
-        }
+        static func percentile(_ values: [Double], _ p: Double) -> Double { nearestRankPercentile(values, p) }
     }
 
     /// Measures every zoom in `zooms` over the tiles covering `index`'s extent: all of them when there are at most

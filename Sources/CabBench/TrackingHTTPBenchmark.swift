@@ -81,16 +81,16 @@ package enum TrackingHTTPBenchmark {
         }
     }
 
-    /// Creates a dispatcher with `cab admin create-dispatcher --data DIR NAME` (this executable) and returns the
-    /// token it prints.
-    package static func createDispatcher(dataDirectory: String) throws(BenchError) -> String {
+    /// Creates a dispatcher with `cab admin create-dispatcher STORE NAME` (this executable; `store` is `["--data",
+    /// DIR]` or `["--postgres", URL]`) and returns the token it prints.
+    package static func createDispatcher(store: [String]) throws(BenchError) -> String {
         let child = try ChildProcess(
             executable: LoopbackServer.currentExecutable(),
-            arguments: ["admin", "create-dispatcher", "--data", dataDirectory, "Bench Dispatcher"])
+            arguments: ["admin", "create-dispatcher"] + store + ["Bench Dispatcher"])
         let output = child.readAll().trimmingSpaces.split(separator: "\n").last.map(String.init) ?? ""
         let status = child.waitForExit()
         guard status == 0, !output.isEmpty else {
-            throw BenchError("`cab admin create-dispatcher` failed (exit \(status)); is issue 5's admin command in?")
+            throw BenchError("`cab admin create-dispatcher \(store.joined(separator: " "))` failed (exit \(status))")
         }
         return output
     }

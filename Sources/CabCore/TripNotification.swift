@@ -20,7 +20,7 @@ public enum TripNotification: Hashable, Sendable {
     case driver(Driver)
     /// To a trip's followers: the driver is gone and dispatch looks for another one (`reason`).
     case redispatch(BookingID, reason: RedispatchReason)
-    /// To a trip's followers: the driver's latest position (coalesced: at most one per tick).
+    /// To a trip's followers: the driver's latest position (sent as each new fix arrives; one a fix).
     case position(TripPosition)
     /// To a trip's followers: seconds by road from the driver to the pickup.
     case pickupETA(seconds: Int)

@@ -4,8 +4,9 @@ import CabTracking
 
 extension DispatchCoordinator {
     /// Fires what is due at `now()`: batch timeouts, trip timeouts (dispatch deadline, no-show), and for every
-    /// trip with a driver, the driver's newest position (coalesced: at most one per trip per tick), the ETA to
-    /// the pickup recomputed by road, and arrival alerts.
+    /// trip with a driver not yet sent its driver's newest position (a move sends it at once, `driversMoved`; the
+    /// tick sends what that did not, such as a coordinator without tracking's), the ETA recomputed by road, and
+    /// arrival alerts.
     public func tick() {
         let t = now()
         let due = state.withLock { s in
@@ -20,8 +21,36 @@ extension DispatchCoordinator {
         for trip in due { runDispatch(trip) { $0.timerFired(at: $1) } }
         fireTripTimeouts(at: t)
         sweepIfSharded()
-        let followed = state.withLock { Array($0.following.values) }
-        for f in followed { follow(f) }
+        let followed = state.withLock { Array($0.following.keys) }
+        for trip in followed { follow(trip) }
+    }
+
+    /// `drivers` moved (tracking accepted their fixes here, or another node's came in): the trips they drive get
+    /// their follow-up (position, ETA, alerts) now, on `followQueue`, instead of at the next tick. Quick on the
+    /// caller's thread: one look-up per driver; trips already due wait for the run already queued.
+    func driversMoved(_ drivers: [DriverID]) {
+        let queue = state.withLock { s -> Bool in
+            var due = false
+            for d in drivers {
+                guard let trip = s.tripOfDriver[d] else { continue }
+                s.followsDue.insert(trip)
+                due = true
+            }
+            guard due, !s.followRunQueued else { return false }
+            s.followRunQueued = true
+            return true
+        }
+        if queue { followQueue.async { [weak self] in self?.followDue() } }
+    }
+
+    /// Follows the trips `driversMoved` found due.
+    private func followDue() {
+        let trips = state.withLock { s in
+            s.followRunQueued = false
+            defer { s.followsDue.removeAll(keepingCapacity: true) }
+            return Array(s.followsDue)
+        }
+        for trip in trips { follow(trip) }
     }
 
     /// The system's timed transitions (no_driver_found at the dispatch deadline, no_show after the wait).
@@ -46,7 +75,17 @@ extension DispatchCoordinator {
         }
     }
 
-    private func follow(_ f: Following) {
+    /// Sends `id`'s driver's newest position, ETA and due alerts when the driver moved since the last time.
+    /// Follow-ups run one at a time (`followGate`), from a tick or a move alike, each reading the trip as it is
+    /// then: none sends a position twice or an older one after a newer.
+    private func follow(_ id: BookingID) {
+        followGate.withLock { _ in
+            guard let f = state.withLock({ $0.following[id] }) else { return }
+            followUp(f)
+        }
+    }
+
+    private func followUp(_ f: Following) {
         let id = f.booking.id
         guard let p = fleet.position(of: f.driver), p.timeMilliseconds != f.lastFixTime else { return }
         let position = TripPosition(p)

@@ -116,6 +116,10 @@ public final class DispatchCoordinator: Sendable {
         var sweeping = false
         /// Ticks since the last scan of the owned shards for trips nobody dispatches.
         var ticksSinceRescan = 0
+        /// Followed trips whose driver moved since their follow-up last ran (`driversMoved`) ...
+        var followsDue: Set<BookingID> = []
+        /// ... and whether a run of them is queued on `followQueue`.
+        var followRunQueued = false
 
         mutating func startFollowing(_ f: Following) {
             following[f.booking.id] = f
@@ -164,6 +168,11 @@ public final class DispatchCoordinator: Sendable {
     /// there), concurrently: not queued behind a sweep or a rescan, nor behind each other (each reads the trip
     /// as stored, so their order does not matter; `takeOver` registers a dispatch once).
     let hearingQueue = DispatchQueue(label: "swiftcab.dispatch.shard-hearing", attributes: .concurrent)
+    /// Where a followed trip's follow-up runs when its driver moves (`driversMoved`), off the ingesting thread.
+    let followQueue = DispatchQueue(label: "swiftcab.dispatch.follow")
+    /// Held by each trip's follow-up (from a tick or a move), so that two never send one trip's positions out of
+    /// order or twice.
+    let followGate = Mutex(())
     /// Where the coordinator logs (message, metadata).
     public let log: Logger
     /// A logger that writes nothing (tests, simulations): `cab serve` passes its own.
@@ -211,6 +220,8 @@ public final class DispatchCoordinator: Sendable {
         self.configuration = configuration
         self.now = now
         self.log = log
+        // A rider sees the driver's new position when it arrives, not at the next tick (up to 500 ms later).
+        tracking?.onDriversMoved { [weak self] in self?.driversMoved($0) }
     }
 
     // MARK: Drivers

@@ -79,7 +79,8 @@ extension TrackingService {
     /// them only through `applyClusterEvents`, numbered by the cluster: numbering them here (a warm start's, say)
     /// would put this node's ids ahead of the cluster's, and its stream would drop the cluster's events.
     public func applyReplicated(_ positions: [(driver: DriverID, position: DriverPosition)]) {
-        _ = fleet.applyReplicated(positions)
+        let applied = fleet.applyReplicated(positions)
+        driversMoved(applied.map(\.driver))
     }
 
     /// Hands the cluster's fleet events (every node's positions, this node's too, with the cluster's dense ids, in

@@ -75,6 +75,8 @@ public final class TrackingService: Sendable {
     private let timers = Mutex<[TimerBox]>([])
     /// The cluster link (`connect(_:)`, FleetReplication.swift); nil on a single node.
     let replicationLink = Mutex<(any FleetReplication)?>(nil)
+    /// Told of drivers whose position just moved, here or on another node (`onDriversMoved(_:)`).
+    private let movedObserver = Mutex<(@Sendable ([DriverID]) -> Void)?>(nil)
 
     /// Creates the service over `accounts` (drivers' vehicles, device keys) and `history` (trails), counting into
     /// `metrics` and reading the time from `now`. Call `start()` to run the timers.
@@ -101,6 +103,19 @@ public final class TrackingService: Sendable {
             batchSize: configuration.historyBatchSize, lingerMilliseconds: configuration.historyLingerMilliseconds,
             onError: { _, lost in counters.historyLost.increment(by: Double(lost)) },
             onWritten: { counters.historyWritten.increment(by: Double($0)) })
+    }
+
+    /// Tells `observer` of the drivers whose position moved, as soon as it did: a batch of fixes accepted here, or
+    /// positions another node accepted (`applyReplicated`). Called on the ingesting thread: quick work only
+    /// (dispatch queues its follow-up). One observer; a second call replaces the first.
+    public func onDriversMoved(_ observer: @escaping @Sendable ([DriverID]) -> Void) {
+        movedObserver.withLock { $0 = observer }
+    }
+
+    /// Tells the observer (if any) that `drivers` moved.
+    func driversMoved(_ drivers: [DriverID]) {
+        guard !drivers.isEmpty, let observer = movedObserver.withLock({ $0 }) else { return }
+        observer(drivers)
     }
 
     /// Starts the tick and heartbeat timers (those configured).
@@ -167,6 +182,7 @@ public final class TrackingService: Sendable {
             // Numbered by the cluster, the fleet stream hears of it when it comes back (`applyClusterEvents`).
             if replication?.numbersFleetEvents != true { streams.publish(driver, at: moved) }
             replication?.publish(driver, at: moved)
+            driversMoved([driver])
         }
         if !outcome.accepted.isEmpty {
             counters.accepted.increment(by: Double(outcome.accepted.count))

@@ -239,4 +239,38 @@ import Testing
         let stats = h.call("GET", "/v1/stats", token: dispatcher)
         #expect(stats.json["trips_picked_up"] as? Int == 1)
     }
+
+    /// Issue 17: a rider saw the driver move only at the next dispatch tick (up to 0.5 s after the fix, on any
+    /// node). A fix posted by the driver now reaches the rider's stream with its road ETA without a tick, once.
+    @Test func aDriversFixReachesTheRidersStreamWithoutWaitingForATick() throws {
+        let h = try TripHarness(withTracking: true)
+        let trip = try h.acceptedTrip(from: RiverMap.south(1), to: RiverMap.south(8), driverAt: RiverMap.north(0))
+        let riderStream = try SSEReader(h.call("GET", "/v1/bookings/\(trip.id)/stream", token: trip.rider.token))
+        _ = riderStream.read()
+        for (step, i) in [1, 3, 5].enumerated() {
+            h.clock.advance(seconds: 15)
+            let p = RiverMap.north(i)
+            let fix: [String: Any] = [
+                "lat": p.latitude, "lon": p.longitude, "time": RFC3339.format(h.clock.now()), "accuracy": 5,
+            ]
+            let posted = h.call("POST", "/v1/driver/locations", token: trip.driver.token, body: ["fixes": [fix]])
+            #expect(posted.json["accepted"] as? Int == 1, "\(posted.json)")
+            // No tick: the follow-up runs on the coordinator's queue right after the fix (waited for up to 5 s).
+            var got: [(event: String, data: [String: Any])] = []
+            let deadline = Date().addingTimeInterval(5)
+            while !got.contains(where: { $0.event == "eta" }), Date() < deadline {
+                got += riderStream.read()
+                if !got.contains(where: { $0.event == "eta" }) { usleep(2_000) }
+            }
+            let positions = got.filter { $0.event == "position" }
+            #expect(positions.count == 1, "step \(step): \(got.map(\.event))")
+            let lat = try #require(positions.first?.data["lat"] as? Double, "step \(step)")
+            let lon = try #require(positions.first?.data["lon"] as? Double, "step \(step)")
+            #expect(abs(lat - p.latitude) < 1e-6 && abs(lon - p.longitude) < 1e-6, "step \(step)")
+            #expect(got.contains { $0.event == "eta" }, "step \(step)")
+            // The tick finds it sent: nothing twice.
+            h.dispatch.tick()
+            #expect(!riderStream.read().contains { $0.event == "position" }, "step \(step)")
+        }
+    }
 }

@@ -76,7 +76,7 @@ struct ClusterBenchRun {
         let single = try LoopbackServer(dataDirectory: scratches[3].path, extraArguments: ["--config", config])
         defer { single.stop() }
         let (a, b, c) = (nodes[0], nodes[1], nodes[2])
-        let dispatcher = try Self.createDispatcher(postgres: postgres.conninfo)
+        let dispatcher = try TrackingHTTPBenchmark.createDispatcher(store: ["--postgres", postgres.conninfo])
         try Self.waitForShards(nodes)
 
         let info: RedisConnection
@@ -216,19 +216,6 @@ struct ClusterBenchRun {
         }
         guard let text = reply.string else { throw BenchError("INFO \(section) answered \(reply)") }
         return RedisInfo(text)
-    }
-
-    /// A dispatcher's token in the cluster's database (`cab admin create-dispatcher --postgres`).
-    private static func createDispatcher(postgres: String) throws(BenchError) -> String {
-        let child = try ChildProcess(
-            executable: LoopbackServer.currentExecutable(),
-            arguments: ["admin", "create-dispatcher", "--postgres", postgres, "Bench Dispatcher"])
-        let output = child.readAll().trimmingSpaces.split(separator: "\n").last.map(String.init) ?? ""
-        let status = child.waitForExit()
-        guard status == 0, !output.isEmpty else {
-            throw BenchError("`cab admin create-dispatcher --postgres` failed (exit \(status))")
-        }
-        return output
     }
 
     /// The shards each node holds (`/healthz` "dispatch"), by node.

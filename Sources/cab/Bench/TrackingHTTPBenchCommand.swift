@@ -89,7 +89,7 @@ enum TrackingHTTPBenchCommand {
                 + BenchFormat.latencies(ingest.wrk) + BenchFormat.failures(ingest.wrk)
                 + "  accepted fixes \(ingest.acceptedFixes); target 25,000 req/s")
         if clients > 0 {
-            let dispatcher = try TrackingHTTPBenchmark.createDispatcher(dataDirectory: scratch.path)
+            let dispatcher = try TrackingHTTPBenchmark.createDispatcher(store: ["--data", scratch.path])
             Console.error("opening \(clients) fleet streams")
             let fan = try TrackingHTTPBenchmark.measureFleetFanOut(
                 server: server, dispatcherToken: dispatcher, tokens: tokens, centre: centre, clients: clients,
