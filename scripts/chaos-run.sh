@@ -96,6 +96,12 @@ while kill -0 "$LOAD" 2>/dev/null; do
   for i in 1 2 3; do
     if ! kill -0 "${PIDS[$i]}" 2>/dev/null; then wait "${PIDS[$i]}" 2>/dev/null || true; start_node "$i"; log "node-$i had exited: started again"; fi
   done
+  # Each node's own booking-to-first-offer histogram at the end of the calm (the server's part of the figure).
+  if [ "$t" = "$CALM" ]; then
+    for i in 1 2 3; do
+      curl -sf "http://127.0.0.1:1929$i/metrics" | grep '^dispatch_first_offer_seconds' | sed "s/^/node-$i /" || true
+    done > "$W/first-offer-calm.txt"
+  fi
   [ "$t" -le "$CALM" ] && continue
   f=$((t - CALM))
   if [ $((f % 20)) = 0 ]; then
@@ -128,6 +134,10 @@ for i in 1 2 3; do sig CONT "${PIDS[$i]}" || true; done
 sleep 15  # the last deadlines come due and are swept
 echo "--- the load ($t s; $kills kills, $pauses pauses, Redis restarted $redis_restarted, PostgreSQL restarted $pg_restarted)"
 cat "$W/chaos.out"
+if [ -s "$W/first-offer-calm.txt" ]; then
+  echo "--- the nodes' booking-to-first-offer histograms after the calm $CALM s (from a booking's creation to its offers going out)"
+  cat "$W/first-offer-calm.txt"
+fi
 echo "--- cab check-dispatch"
 "$CAB" check-dispatch --postgres "$PG" --faults "$W/faults.tsv" --dispatch-seconds "$DISPATCH_SECONDS" && status=0 || status=$?
 [ "$load_status" = 0 ] || { echo "chaos-run: the load exited $load_status" >&2; status=1; }

@@ -94,7 +94,7 @@ public enum DispatchBenchmark {
         // 2. Booking to first offer at a steady rate from two threads (drivers keep their offers: none answer).
         // The coordinator reports each trip's first offers through its package hook; the bench keeps the times.
         let firstOffers = Mutex<[Int64]>([])
-        coordinator.firstOfferObserver.withLock { $0 = { ms in firstOffers.withLock { $0.append(ms) } } }
+        coordinator.observeFirstOffers { ms in firstOffers.withLock { $0.append(ms) } }
         let made = Mutex<[Booking]>([])
         for _ in 0..<bookings { made.withLock { $0.append(makeBooking(rider.id, place(), place(), using: &random)) } }
         let all = made.withLock { $0 }

@@ -8,15 +8,15 @@ import Foundation
 /// One HTTP/1.1 keep-alive connection to a server on 127.0.0.1, used from one thread: requests go one after
 /// another; a request that fails on a connection that was already open is sent once more on a fresh one (the
 /// server may have closed an idle connection), and a failure on a fresh connection is no answer (status 0).
-struct KeepAliveConnection {
-    let port: Int
+package struct KeepAliveConnection {
+    package let port: Int
     private var fd: Int32 = -1
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
 
-    init(port: Int) { self.port = port }
+    package init(port: Int) { self.port = port }
 
     /// Sends one request; the answer's status (0 for none), headers (lower-cased names) and body.
-    mutating func send(_ method: String, _ path: String, headers: [(String, String)], body: [UInt8]) -> (
+    package mutating func send(_ method: String, _ path: String, headers: [(String, String)], body: [UInt8]) -> (
         status: Int, headers: [String: String], body: [UInt8]
     ) {
         for attempt in 0..<2 {

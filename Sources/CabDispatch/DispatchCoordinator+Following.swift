@@ -43,6 +43,9 @@ extension DispatchCoordinator {
         if queue { followQueue.async { [weak self] in self?.followDue() } }
     }
 
+    /// Blocks until the follow-ups queued by moves so far have run (tests).
+    package func waitForFollowUps() { followQueue.sync {} }
+
     /// Follows the trips `driversMoved` found due.
     private func followDue() {
         let trips = state.withLock { s in

@@ -511,7 +511,7 @@ public final class DispatchCoordinator: Sendable {
             return []
         }
         if found.first, let observe = firstOfferObserver.withLock({ $0 }) {
-            observe(now().milliseconds(since: booking.createdAt))
+            observe.call(now().milliseconds(since: booking.createdAt))
         }
         var taken: [DriverID] = []
         for o in offers {
@@ -562,6 +562,11 @@ public final class DispatchCoordinator: Sendable {
     }
 
     /// Called with a trip's booking-to-first-offer time in milliseconds when its first offers go out (`cab bench
-    /// dispatch` keeps them); nil in the product.
-    package let firstOfferObserver = Mutex<(@Sendable (Int64) -> Void)?>(nil)
+    /// dispatch` keeps them, `cab serve` counts them in `/metrics`): `observeFirstOffers(_:)`.
+    let firstOfferObserver = Mutex<Callback<Int64>?>(nil)
+
+    /// Calls `observe` with each trip's booking-to-first-offer time in milliseconds, when its first offers go out.
+    package func observeFirstOffers(_ observe: @escaping @Sendable (Int64) -> Void) {
+        firstOfferObserver.withLock { $0 = Callback(observe) }
+    }
 }

@@ -76,7 +76,7 @@ public final class TrackingService: Sendable {
     /// The cluster link (`connect(_:)`, FleetReplication.swift); nil on a single node.
     let replicationLink = Mutex<(any FleetReplication)?>(nil)
     /// Told of drivers whose position just moved, here or on another node (`onDriversMoved(_:)`).
-    private let movedObserver = Mutex<(@Sendable ([DriverID]) -> Void)?>(nil)
+    private let movedObserver = Mutex<Callback<[DriverID]>?>(nil)
 
     /// Creates the service over `accounts` (drivers' vehicles, device keys) and `history` (trails), counting into
     /// `metrics` and reading the time from `now`. Call `start()` to run the timers.
@@ -109,13 +109,13 @@ public final class TrackingService: Sendable {
     /// positions another node accepted (`applyReplicated`). Called on the ingesting thread: quick work only
     /// (dispatch queues its follow-up). One observer; a second call replaces the first.
     public func onDriversMoved(_ observer: @escaping @Sendable ([DriverID]) -> Void) {
-        movedObserver.withLock { $0 = observer }
+        movedObserver.withLock { $0 = Callback(observer) }
     }
 
     /// Tells the observer (if any) that `drivers` moved.
     func driversMoved(_ drivers: [DriverID]) {
         guard !drivers.isEmpty, let observer = movedObserver.withLock({ $0 }) else { return }
-        observer(drivers)
+        observer.call(drivers)
     }
 
     /// Starts the tick and heartbeat timers (those configured).

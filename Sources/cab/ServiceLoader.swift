@@ -60,6 +60,12 @@ enum ServiceLoader {
                 store: store, tracking: tracking, eta: RoadETAEstimator(routing: routing), tariff: services.tariff,
                 configuration: configuration, bus: tripBus(settings), now: services.now,
                 log: Logger(label: "cab.dispatch"))
+            let firstOffers = metrics.histogram(
+                "dispatch_first_offer_seconds",
+                help: "From a booking's creation to its first offers going out, on the node that dispatched it "
+                    + "(on a cluster, the booking's time is the node's that took it)",
+                buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+            dispatch.observeFirstOffers { firstOffers.observe(Double($0) / 1_000) }
             services.dispatch = dispatch
         }
         return services

@@ -8,7 +8,7 @@ import Testing
     @Test func aTripsFirstOffersAreReportedOnceWithTheTimeSinceBooking() throws {
         let h = try TripHarness(dispatch: DispatchConfiguration(batchSize: 1, searchRadiiMeters: [3_000]))
         let seen = Mutex<[Int64]>([])
-        h.dispatch.firstOfferObserver.withLock { $0 = { ms in seen.withLock { $0.append(ms) } } }
+        h.dispatch.observeFirstOffers { ms in seen.withLock { $0.append(ms) } }
         let a = h.driver(at: RiverMap.south(2))
         let b = h.driver(at: RiverMap.south(4))
         let streams = try [a, b].map {

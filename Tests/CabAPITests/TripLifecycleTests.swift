@@ -2,6 +2,7 @@ import CabAPI
 import CabCore
 import CabDispatch
 import CabGeo
+import CabTracking
 import Foundation
 import Testing
 
@@ -272,5 +273,23 @@ import Testing
             h.dispatch.tick()
             #expect(!riderStream.read().contains { $0.event == "position" }, "step \(step)")
         }
+    }
+
+    /// The hook through which tracking tells dispatch of moved drivers was a function kept in a `Mutex`: every
+    /// call wrapped it in two more thunks, and after some 140 s of a cluster's replicated positions calling it
+    /// overflowed a node's stack (it died silently in `cab bench cluster`). 100,000 moves, each told, must go.
+    @Test func tellingDispatchOfMovedDriversDoesNotGrowWithEachMove() throws {
+        let h = try TripHarness(withTracking: true)
+        let trip = try h.acceptedTrip()
+        let tracking = try #require(h.tracking)
+        let driver = try #require(DriverID(trip.driver.id))
+        let start = h.clock.now().millisecondsSinceEpoch
+        for i in 1...100_000 {
+            let position = DriverPosition(
+                coordinate: RiverMap.south(1), timeMilliseconds: start + Int64(i), status: .busy)
+            tracking.applyReplicated([(driver, position)])
+        }
+        h.dispatch.waitForFollowUps()
+        #expect(h.fleet.position(of: driver)?.timeMilliseconds == start + 100_000)
     }
 }

@@ -62,7 +62,14 @@ struct ClusterBenchRun {
         var scratches: [ScratchDataDirectory] = []
         defer { for s in scratches { s.remove() } }
         for _ in 0..<4 { scratches.append(try ScratchDataDirectory(linkingFrom: dataDirectory)) }
-        progress("starting 3 nodes over PostgreSQL and Redis, and 1 single node")
+        // The nodes' logs stay after the run (a node that died is found there).
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("cab-bench-cluster-\(getpid())").path
+        do {
+            try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        } catch {
+            throw BenchError("cannot create \(logs): \(error)")
+        }
+        progress("starting 3 nodes over PostgreSQL and Redis, and 1 single node; their logs in \(logs)")
         var nodes: [LoopbackServer] = []
         defer { for n in nodes { n.stop() } }
         for (i, name) in Self.nodeNames.enumerated() {
@@ -71,9 +78,10 @@ struct ClusterBenchRun {
                     dataDirectory: scratches[i].path,
                     extraArguments: [
                         "--postgres", postgres.conninfo, "--redis", redis.url, "--node-id", name, "--config", config,
-                    ]))
+                    ], logPath: "\(logs)/\(name).log"))
         }
-        let single = try LoopbackServer(dataDirectory: scratches[3].path, extraArguments: ["--config", config])
+        let single = try LoopbackServer(
+            dataDirectory: scratches[3].path, extraArguments: ["--config", config], logPath: "\(logs)/single.log")
         defer { single.stop() }
         let (a, b, c) = (nodes[0], nodes[1], nodes[2])
         let dispatcher = try TrackingHTTPBenchmark.createDispatcher(store: ["--postgres", postgres.conninfo])
@@ -142,16 +150,20 @@ struct ClusterBenchRun {
         defer { streamSingle.stop() }
         progress("timing \(fixes) fixes to the riders' streams")
         let clientA = LoopbackHTTPClient(port: a.port)
-        let clientSingle = LoopbackHTTPClient(port: single.port)
+        // The measured fixes go over one keep-alive connection per node, as a driver's app sends them (and without
+        // a connection's set-up in the measure).
+        var uploadsA = KeepAliveConnection(port: a.port)
+        var uploadsSingle = KeepAliveConnection(port: single.port)
         for i in 0..<fixes {
-            // Anywhere in the 500 ms tick at which the trip's follower sends positions.
-            usleep(UInt32.random(in: 0..<500_000))
-            // 1.1 m back and forth beside the pickup: every fix a new position, at walking pace.
+            // At a random moment of the 20 ms publishing cycle and of the 500 ms dispatch tick, and at least 50 ms
+            // after the previous fix (1.1 m in less than 16 ms is over the ingest's 70 m/s).
+            usleep(UInt32.random(in: 50_000..<550_000))
+            // 1.1 m back and forth beside the pickup: every fix a new position.
             let lat = pickup.latitude + (i.isMultiple(of: 2) ? 0.00001 : 0.00002)
             let postedSingle = monotonicSeconds()
-            try Self.post(onSingle.driverToken, lat: lat, lon: pickup.longitude, to: clientSingle)
+            try Self.post(onSingle.driverToken, lat: lat, lon: pickup.longitude, over: &uploadsSingle)
             let postedA = monotonicSeconds()
-            try Self.post(onCluster.driverToken, lat: lat, lon: pickup.longitude, to: clientA)
+            try Self.post(onCluster.driverToken, lat: lat, lon: pickup.longitude, over: &uploadsA)
             for (stream, posted, samples, missed) in [
                 (streamSingle, postedSingle, \Result.singleToStream, \Result.singleMissed),
                 (streamA, postedA, \Result.clusterToStreamOnA, \Result.missedOnA),
@@ -327,6 +339,24 @@ struct ClusterBenchRun {
             "POST", "/v1/driver/locations", headers: [("Authorization", "Bearer \(token)")], json: ["fixes": [fix]])
         guard posted.status == 200, LeanFleet.acceptedOne(posted.body) else {
             throw BenchError("POST /v1/driver/locations answered \(posted.status): \(posted.text)")
+        }
+    }
+
+    /// Posts one fix taken now over `connection`; throws unless it was accepted.
+    private static func post(
+        _ token: String, lat: Double, lon: Double, over connection: inout KeepAliveConnection
+    ) throws(BenchError) {
+        let fix: [String: Any] = ["lat": lat, "lon": lon, "time": RFC3339.format(Instant.now()), "accuracy": 5]
+        guard let body = try? JSONSerialization.data(withJSONObject: ["fixes": [fix]]) else {
+            throw BenchError("cannot encode a fix")
+        }
+        let answer = connection.send(
+            "POST", "/v1/driver/locations",
+            headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")], body: Array(body))
+        guard answer.status == 200, LeanFleet.acceptedOne(answer.body) else {
+            throw BenchError(
+                "POST /v1/driver/locations on port \(connection.port) answered \(answer.status) (0: no answer): "
+                    + String(decoding: answer.body, as: UTF8.self))
         }
     }
 
