@@ -30,6 +30,13 @@ final class BinaryFile {
         guard ok else { throw RoutingError(.fileAccess, "cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
+    /// Writes raw bytes (`fwrite`).
+    func write(_ bytes: UnsafeRawBufferPointer) throws(RoutingError) {
+        guard bytes.isEmpty || fwrite(bytes.baseAddress, 1, bytes.count, handle) == bytes.count else {
+            throw RoutingError(.fileAccess, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Flushes and checks for a late write error (`fflush`).
     func flush() throws(RoutingError) {
         guard fflush(handle) == 0 else {
@@ -115,6 +122,15 @@ final class MappedFile: @unchecked Sendable {
         } else {
             UnsafeMutableRawPointer(mutating: base).deallocate()
         }
+    }
+
+    /// Tells the kernel this process no longer needs the whole pages before `offset` (`madvise`,
+    /// `MADV_DONTNEED`): they leave its resident set (the page cache keeps them); reading them again maps them again.
+    func dropPages(before offset: Int) {
+        guard isMapped else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let length = min(offset, count) / page * page
+        if length > 0 { madvise(UnsafeMutableRawPointer(mutating: base), length, MADV_DONTNEED) }
     }
 
     /// The bytes.
