@@ -19,7 +19,6 @@ public struct Snapper: Sendable {
     /// walk (the benchmark's same-run comparison). The answers are the same either way.
     package var refinesAfterWalk = true
     private let projection: LocalProjection
-    private let referenceLatitude: Double
     private let origin: Coordinate
     private let cellMeters: Double
     private let columns: Int
@@ -30,16 +29,13 @@ public struct Snapper: Sendable {
     private let segmentPieces: ContractionBuffer<UInt32>
     /// Metres along its piece (great-circle, summed segment by segment) before each coordinate.
     private let metersAlongPiece: ContractionBuffer<Double>
-    /// The cell size asked for (the grid's may be larger).
-    private let requestedCellMeters: Double
-    private let largestComponentOnly: Bool
 
     /// The cell size snappers use unless told otherwise, in metres.
     public static let defaultCellMeters = 32.0
 
     /// Indexes `graph`'s roads, or takes the index stored with a graph loaded from a file (`RoadGraph.load`) when
     /// it was built with the same settings (the default cell size, the largest component only): then nothing is
-    /// built and the cells are read from the mapped file as queries reach them.
+    /// built, and the cells are read where the file is mapped.
     /// - Complexity: O(segments), a few cells per street-sized segment; O(1) with a stored index.
     /// With `largestComponentOnly` false it also snaps onto roads cut off from the rest (routes may then fail).
     /// `cellMeters` grows on sparse maps so that there are at most about two cells per segment.
@@ -64,7 +60,6 @@ public struct Snapper: Sendable {
         self.maxDistanceMeters = maxDistanceMeters
         origin = Coordinate(latitude: grid.originLatitude, longitude: grid.originLongitude)
         projection = LocalProjection(referenceLatitude: grid.referenceLatitude)
-        referenceLatitude = grid.referenceLatitude
         cellMeters = grid.cellMeters
         columns = grid.columns
         rows = grid.rows
@@ -72,18 +67,6 @@ public struct Snapper: Sendable {
         cellEntries = grid.cellEntries
         segmentPieces = grid.segmentPieces
         metersAlongPiece = grid.metersAlongPiece
-        requestedCellMeters = grid.requestedCellMeters
-        largestComponentOnly = grid.largestComponentOnly
-    }
-
-    /// The index this snapper answers from, to be stored with the graph (`RoadGraph.write(to:)`).
-    var grid: SnapperGrid {
-        SnapperGrid(
-            requestedCellMeters: requestedCellMeters, largestComponentOnly: largestComponentOnly,
-            originLatitude: origin.latitude, originLongitude: origin.longitude,
-            referenceLatitude: referenceLatitude, cellMeters: cellMeters, columns: columns, rows: rows,
-            cellFirst: cellFirst, cellEntries: cellEntries, segmentPieces: segmentPieces,
-            metersAlongPiece: metersAlongPiece)
     }
 
     /// Builds the cell grid over `graph`'s pieces (see `init(graph:maxDistanceMeters:cellMeters:largestComponentOnly:)`).
