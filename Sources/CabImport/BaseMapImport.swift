@@ -5,35 +5,42 @@ import CabOSM
 /// Turns OSM elements into the drawable base map (roads, water, green, buildings, railways) and writes them to a
 /// `BaseMapWriter` as they arrive.
 ///
-/// Nodes are remembered (id and coordinate, 24 bytes each) so that ways can be drawn, and the node lists of ways
-/// that are not roads or railways are remembered for the multipolygon relations that come after them. Nodes an
-/// extract clipped away are skipped: a line is cut into parts there, and an area keeps the nodes it has.
-/// Call `finish()` after the last element.
+/// Nodes are remembered (id and coordinate, 24 bytes each; or looked up in a table shared with the other
+/// consumers of the pass, `useNodes(_:)`) so that ways can be drawn, and the node lists of ways that are not roads
+/// or railways are remembered for the multipolygon relations that come after them. Nodes an extract clipped away
+/// are skipped: a line is cut into parts there, and an area keeps the nodes it has. Call `finish()` after the last
+/// element.
 public struct BaseMapImport: OSMElementHandler {
     private let writer: BaseMapWriter
-    private var nodeIDs: [Int64] = []
-    private var nodeCoordinates: [Coordinate] = []
-    /// Nodes that arrived out of id order (not in a sorted PBF); looked up after the sorted arrays.
-    private var unsortedNodes: [Int64: Coordinate] = [:]
+    private var nodes: ImportNodes
     private var memberWayNodes: [Int64: [Int64]] = [:]
 
-    /// A handler writing into `writer`.
-    public init(writer: BaseMapWriter) {
+    /// A handler writing into `writer`; with `storesNodes` false it keeps no coordinates and reads them from the
+    /// table given to `useNodes(_:)`.
+    public init(writer: BaseMapWriter, storesNodes: Bool = true) {
         self.writer = writer
+        nodes = ImportNodes(storesNodes: storesNodes)
     }
 
-    /// Remembers the node's coordinate.
+    /// Remembers the node's coordinate (unless the nodes come from a shared table).
     public mutating func handle(_ node: OSMNode) throws {
-        if let last = nodeIDs.last, node.id <= last {
-            unsortedNodes[node.id] = node.coordinate
-        } else {
-            nodeIDs.append(node.id)
-            nodeCoordinates.append(node.coordinate)
-        }
+        nodes.add(node.id, node.coordinate)
+    }
+
+    /// Reads node coordinates from `lookup` (a table another consumer of the pass keeps) from now on.
+    public mutating func useNodes(_ lookup: NodeLookup) {
+        nodes.use(lookup)
+    }
+
+    /// Forgets the nodes and member ways (after the last element; `finish()` needs neither).
+    public mutating func releaseElements() {
+        nodes.release()
+        memberWayNodes = [:]
     }
 
     /// Writes the way as a feature when its tags are drawable; remembers it for multipolygons otherwise.
     public mutating func handle(_ way: OSMWay) throws {
+        nodes.prepare()
         let style = Self.style(of: way.tags)
         if style?.kind != .road && style?.kind != .railway { memberWayNodes[way.id] = way.nodeIDs }
         guard let style else { return }
@@ -57,6 +64,7 @@ public struct BaseMapImport: OSMElementHandler {
         guard relation.tags["type"] == "multipolygon", let style = Self.style(of: relation.tags), style.isArea else {
             return
         }
+        nodes.prepare()
         var outer: [[Int64]] = []
         var inner: [[Int64]] = []
         for member in relation.members where member.type == .way {
@@ -147,14 +155,7 @@ public struct BaseMapImport: OSMElementHandler {
     }
 
     private func coordinate(of id: Int64) -> Coordinate? {
-        var low = 0
-        var high = nodeIDs.count
-        while low < high {
-            let mid = (low + high) / 2
-            if nodeIDs[mid] < id { low = mid + 1 } else { high = mid }
-        }
-        if low < nodeIDs.count, nodeIDs[low] == id { return nodeCoordinates[low] }
-        return unsortedNodes[id]
+        nodes.coordinate(of: id)
     }
 
     /// The runs of consecutive nodes that are present, each at least two points long.

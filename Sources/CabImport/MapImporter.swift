@@ -54,8 +54,8 @@ public enum MapImporter {
         }
         var handler = ImportPass(
             roads: RoadImport(profile: profile, sourceFingerprint: fingerprint),
-            baseMap: BaseMapImport(writer: baseMapWriter),
-            places: PlaceImport(builder: PlaceIndexBuilder(path: staging.placesPath)))
+            baseMap: BaseMapImport(writer: baseMapWriter, storesNodes: false),
+            places: PlaceImport(builder: PlaceIndexBuilder(path: staging.placesPath), storesNodes: false))
         let summary = try measure("read") { () throws(ImportError) -> PBFReadSummary in
             do {
                 let reader = try PBFReader(path: mapPath)
@@ -70,6 +70,7 @@ public enum MapImporter {
         }
         progress(.buildingGraph, 0)
         let (graph, report) = try measure("graph") { () throws(ImportError) in handler.roads.build() }
+        handler.releaseElements()  // the nodes and ways are not needed past here: preprocessing gets the room
         let index = try measure("preprocess") { () throws(ImportError) in
             FastRouterIndex(graph: ContractionGraph(roadGraph: graph))
         }
@@ -149,25 +150,53 @@ public enum MapImporter {
     }
 }
 
-/// The one pass over the file: every element goes to every consumer.
+/// The one pass over the file: every element goes to every consumer. The node coordinates are kept once, by the
+/// road builder; the base map and the place index look them up in its table (shared, not copied).
 struct ImportPass: OSMElementHandler {
     var roads: RoadImport
     var baseMap: BaseMapImport
     var places: PlaceImport
+    /// False until the first way, and again after a node that came after ways (an unsorted file).
+    private var nodesShared = false
+
+    init(roads: RoadImport, baseMap: BaseMapImport, places: PlaceImport) {
+        self.roads = roads
+        self.baseMap = baseMap
+        self.places = places
+    }
 
     mutating func handle(_ node: OSMNode) throws {
         try roads.handle(node)
         try baseMap.handle(node)
         try places.handle(node)
+        nodesShared = false
+    }
+
+    /// Hands the road builder's node table to the other consumers (once the nodes have arrived).
+    private mutating func shareNodes() {
+        guard !nodesShared else { return }
+        let lookup = roads.builder.nodes.lookup()
+        baseMap.useNodes(lookup)
+        places.useNodes(lookup)
+        nodesShared = true
+    }
+
+    /// Forgets the nodes and ways of the pass.
+    mutating func releaseElements() {
+        roads.releaseElements()
+        baseMap.releaseElements()
+        places.releaseElements()
     }
 
     mutating func handle(_ way: OSMWay) throws {
+        shareNodes()
         try roads.handle(way)
         try baseMap.handle(way)
         try places.handle(way)
     }
 
     mutating func handle(_ relation: OSMRelation) throws {
+        shareNodes()
         try roads.handle(relation)
         try baseMap.handle(relation)
         try places.handle(relation)

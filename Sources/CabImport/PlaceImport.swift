@@ -7,25 +7,40 @@ import CabPlaces
 /// joined into rings. Nodes and ways missing from the extract are skipped, so a clipped way or relation is
 /// indexed from what is there.
 ///
-/// Memory: it remembers every node's coordinate (ways need them) and every way's node list (relations come
-/// after ways and may use any way as a member): about 40 bytes a node, 8 bytes a way node.
+/// Memory: it remembers every node's coordinate (ways need them; 24 bytes a node, none when it reads them from a
+/// table shared with the other consumers of the pass, `useNodes(_:)`) and every way's node list (relations come
+/// after ways and may use any way as a member): 8 bytes a way node.
 public struct PlaceImport: OSMElementHandler {
     /// The builder being fed.
     public let builder: PlaceIndexBuilder
-    private var coordinates: [Int64: Coordinate] = [:]
+    private var nodes: ImportNodes
     private var wayNodes: [Int64: [Int64]] = [:]
 
     /// Relation types whose member ways make an area.
     static let areaRelationTypes: Set<String> = ["multipolygon", "boundary"]
 
-    /// An importer feeding `builder`.
-    public init(builder: PlaceIndexBuilder) {
+    /// An importer feeding `builder`; with `storesNodes` false it keeps no coordinates and reads them from the
+    /// table given to `useNodes(_:)`.
+    public init(builder: PlaceIndexBuilder, storesNodes: Bool = true) {
         self.builder = builder
+        nodes = ImportNodes(storesNodes: storesNodes)
     }
 
-    /// Remembers the node's coordinate; a tagged node becomes a point feature.
+    /// Reads node coordinates from `lookup` (a table another consumer of the pass keeps) from now on.
+    public mutating func useNodes(_ lookup: NodeLookup) {
+        nodes.use(lookup)
+    }
+
+    /// Forgets the nodes and way node lists (after the last element; `finish()` needs neither).
+    public mutating func releaseElements() {
+        nodes.release()
+        wayNodes = [:]
+    }
+
+    /// Remembers the node's coordinate (unless the nodes come from a shared table); a tagged node becomes a point
+    /// feature.
     public mutating func handle(_ node: OSMNode) throws {
-        coordinates[node.id] = node.coordinate
+        nodes.add(node.id, node.coordinate)
         guard !node.tags.isEmpty else { return }
         builder.add(
             PlaceFeature(source: PlaceSourceID(.node, node.id), tags: node.tags, geometry: .point(node.coordinate)))
@@ -35,7 +50,8 @@ public struct PlaceImport: OSMElementHandler {
     public mutating func handle(_ way: OSMWay) throws {
         wayNodes[way.id] = way.nodeIDs
         guard !way.tags.isEmpty else { return }
-        let points = way.nodeIDs.compactMap { coordinates[$0] }
+        nodes.prepare()
+        let points = way.nodeIDs.compactMap { nodes.coordinate(of: $0) }
         guard !points.isEmpty else { return }
         let closed = way.nodeIDs.count >= 4 && way.nodeIDs.first == way.nodeIDs.last
         let isArea = closed && (way.tags["highway"] == nil || way.tags["area"] == "yes") && way.tags["area"] != "no"
@@ -52,7 +68,8 @@ public struct PlaceImport: OSMElementHandler {
         tags["type"] = nil
         guard !tags.isEmpty else { return }
         let outer = relation.members.filter { $0.type == .way && $0.role != "inner" }.compactMap { wayNodes[$0.ref] }
-        let parts = Self.joinRings(outer).map { $0.compactMap { coordinates[$0] } }.filter { !$0.isEmpty }
+        nodes.prepare()
+        let parts = Self.joinRings(outer).map { $0.compactMap { nodes.coordinate(of: $0) } }.filter { !$0.isEmpty }
         guard !parts.isEmpty else { return }
         builder.add(PlaceFeature(source: PlaceSourceID(.relation, relation.id), tags: tags, geometry: .area(parts)))
     }

@@ -80,6 +80,11 @@ public struct RoadImport: OSMElementHandler {
         builder.addRestriction(restriction)
     }
 
+    /// Forgets the nodes and ways (once the graph is built; `notes` stay).
+    public mutating func releaseElements() {
+        builder = RoadNetworkBuilder()
+    }
+
     /// Builds the graph.
     public func build() -> (graph: RoadGraph, report: RoadNetworkBuilder.Report) {
         builder.buildReporting(profile: profile)

@@ -6,7 +6,7 @@
     import Darwin
 #endif
 
-/// A file read or written in whole arrays (`fopen`, `fread`, `fwrite`), native little-endian.
+/// A file written in chunks of bytes (`fopen`, `fwrite`); `ArrayFileWriter` lays them out.
 final class BinaryFile {
     private let handle: UnsafeMutablePointer<FILE>
     let path: String
@@ -22,12 +22,11 @@ final class BinaryFile {
 
     deinit { fclose(handle) }
 
-    /// Writes the bytes of `values` (`fwrite`).
-    func write<T: BitwiseCopyable>(_ values: [T]) throws(RoutingError) {
-        let ok = values.withUnsafeBytes { bytes in
-            bytes.isEmpty || fwrite(bytes.baseAddress, 1, bytes.count, handle) == bytes.count
+    /// Writes raw bytes (`fwrite`).
+    func write(_ bytes: UnsafeRawBufferPointer) throws(RoutingError) {
+        guard bytes.isEmpty || fwrite(bytes.baseAddress, 1, bytes.count, handle) == bytes.count else {
+            throw RoutingError(.fileAccess, "cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        guard ok else { throw RoutingError(.fileAccess, "cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// Flushes and checks for a late write error (`fflush`).
@@ -36,39 +35,11 @@ final class BinaryFile {
             throw RoutingError(.fileAccess, "cannot write \(path): \(String(cString: strerror(errno)))")
         }
     }
-
-    /// Reads `count` values in one call (`fread`).
-    func read<T: BitwiseCopyable>(_ type: T.Type, count: Int) throws(RoutingError) -> [T] {
-        guard count >= 0, count <= remainingBytes() / max(MemoryLayout<T>.stride, 1) else {
-            throw RoutingError(.corruptFile, "\(path) is truncated or damaged: an array runs past its end")
-        }
-        var failed = false
-        let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let bytes = count * MemoryLayout<T>.stride
-            if bytes > 0 && fread(UnsafeMutableRawPointer(buffer.baseAddress!), 1, bytes, handle) != bytes {
-                failed = true
-                // Bitwise-copyable values need no cleanup; zero what was not read so the array is defined.
-                memset(UnsafeMutableRawPointer(buffer.baseAddress!), 0, bytes)
-            }
-            initialized = count
-        }
-        if failed { throw RoutingError(.corruptFile, "\(path) is truncated: cannot read \(count) values") }
-        return values
-    }
-
-    /// Bytes between the current position and the end of the file.
-    func remainingBytes() -> Int {
-        let here = ftell(handle)
-        fseek(handle, 0, SEEK_END)
-        let end = ftell(handle)
-        fseek(handle, here, SEEK_SET)
-        return end - here
-    }
 }
 
-/// A file mapped read-only into memory (`mmap`, `MAP_SHARED`): its pages come from the page cache on first
-/// touch and are shared by every process that maps the same file; unmapped (`munmap`) when the last buffer
-/// viewing it is gone. `@unchecked Sendable`: the mapping is read-only and never changes after `init`.
+/// A file mapped read-only into memory (`mmap`, `MAP_SHARED`, `MAP_POPULATE`): its pages come from the page cache,
+/// all mapped at once, and are shared by every process that maps the same file; unmapped (`munmap`) when the last
+/// buffer viewing it is gone. `@unchecked Sendable`: the mapping is read-only and never changes after `init`.
 final class MappedFile: @unchecked Sendable {
     /// The first byte.
     let base: UnsafeRawPointer
@@ -89,7 +60,10 @@ final class MappedFile: @unchecked Sendable {
         }
         let size = Int(info.st_size)
         guard size > 0 else { throw RoutingError(.corruptFile, "\(path) is empty") }
-        guard let address = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED else {
+        // Every page is read once at load (the checksum): populating the page tables in the kernel, in one call,
+        // costs less than taking a fault per page.
+        guard let address = mmap(nil, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0), address != MAP_FAILED
+        else {
             throw RoutingError(.fileAccess, "cannot map \(path): \(String(cString: strerror(errno)))")
         }
         base = UnsafeRawPointer(address)
@@ -115,6 +89,15 @@ final class MappedFile: @unchecked Sendable {
         } else {
             UnsafeMutableRawPointer(mutating: base).deallocate()
         }
+    }
+
+    /// Tells the kernel this process no longer needs the whole pages before `offset` (`madvise`,
+    /// `MADV_DONTNEED`): they leave its resident set (the page cache keeps them); reading them again maps them again.
+    func dropPages(before offset: Int) {
+        guard isMapped else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let length = min(offset, count) / page * page
+        if length > 0 { madvise(UnsafeMutableRawPointer(mutating: base), length, MADV_DONTNEED) }
     }
 
     /// The bytes.

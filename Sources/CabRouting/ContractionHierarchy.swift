@@ -36,7 +36,7 @@ public struct ContractionHierarchy: Sendable {
     let arcFirst: ContractionBuffer<Int32>
     /// Second half of a shortcut (unused for original arcs).
     let arcSecond: ContractionBuffer<Int32>
-    /// The short shortcuts already unpacked (made from the arc table whenever a hierarchy is made or loaded).
+    /// The short shortcuts already unpacked (made from the arc table when a hierarchy is built, read back when loaded).
     private(set) var unpacked: UnpackedShortcuts
 
     /// Arcs in the hierarchy, original and shortcut.
@@ -57,7 +57,7 @@ public struct ContractionHierarchy: Sendable {
     init(
         nodeCount: Int, edgeCount: Int, graphFingerprint: UInt64, rankOf: ContractionBuffer<Int32>,
         nodeAt: ContractionBuffer<Int32>, forward: Arcs, backward: Arcs, arcLength: ContractionBuffer<Float>,
-        arcFirst: ContractionBuffer<Int32>, arcSecond: ContractionBuffer<Int32>
+        arcFirst: ContractionBuffer<Int32>, arcSecond: ContractionBuffer<Int32>, unpacked: UnpackedShortcuts? = nil
     ) {
         self.nodeCount = nodeCount
         self.edgeCount = edgeCount
@@ -69,7 +69,7 @@ public struct ContractionHierarchy: Sendable {
         self.arcLength = arcLength
         self.arcFirst = arcFirst
         self.arcSecond = arcSecond
-        unpacked = UnpackedShortcuts(arcFirst: arcFirst, arcSecond: arcSecond)
+        self.unpacked = unpacked ?? UnpackedShortcuts(arcFirst: arcFirst, arcSecond: arcSecond)
     }
 
     /// Builds the hierarchy of `graph` (see `ContractionBuilder`).

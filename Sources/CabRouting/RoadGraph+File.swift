@@ -6,54 +6,72 @@ extension RoadGraph {
     /// Version 3: edge durations include traffic-signal and gate delays and the slower speeds of rough surfaces,
     /// service roads and narrow roads; guard rings pass joints without counting (more turn-aware junctions);
     /// destination-only roads get inbound copies and start copies of their nodes (`DestinationZones`).
-    public static let fileFormatVersion: UInt32 = 3
+    /// Version 4: `ArrayFileWriter` layout (arrays padded to 8 bytes, a checksum at the end), the contraction
+    /// fingerprint in the header and the snapper's cell grid after the arrays, read in place at start-up.
+    public static let fileFormatVersion: UInt32 = 4
     /// The first eight bytes of every graph file.
     static let fileMagic: [UInt8] = Array("SWCABRG\u{1}".utf8)
 
-    /// Writes the graph to `path`: magic, format version, source fingerprint, array sizes, then each array as raw
-    /// little-endian values in one write.
+    /// Writes the graph to `path` in chunks: magic, format version, fingerprints and array sizes, each array as raw
+    /// little-endian values, the snapper's grid (built here unless the graph carries one), a checksum.
     /// - Throws: `RoutingError.fileAccess`.
+    /// - Complexity: O(size of the graph), plus building the snapper's grid.
     public func write(to path: String) throws(RoutingError) {
-        let file = try BinaryFile(path: path, mode: "wb")
-        try file.write(Self.fileMagic)
-        try file.write([Self.fileFormatVersion, 0])
-        try file.write([
-            sourceFingerprint, UInt64(nodeCount), UInt64(edgeCount), UInt64(pieceCount), UInt64(coordinates.count),
-        ])
-        try file.write(firstEdge)
-        try file.write(edgeSources)
-        try file.write(edgeTargets)
-        try file.write(edgeDurationsMilliseconds)
-        try file.write(edgeDistancesDm)
-        try file.write(edgePieces)
-        try file.write(flatten(nodeCoordinates))
-        try file.write(nodeOSMIDs)
-        try file.write(nodeInLargestComponent.map { $0 ? UInt8(1) : 0 })
-        try file.write(pieceFirstCoordinate)
-        try file.write(pieceWayIDs)
-        try file.write(pieceFirstEdge)
-        try file.write(pieceEdges)
-        try file.write(flatten(coordinates))
-        try file.flush()
+        var out = ArrayFileWriter(file: try BinaryFile(path: path, mode: "wb"))
+        try out.put(raw: Self.fileMagic)
+        try out.put(Self.fileFormatVersion)
+        try out.put(UInt32(0))
+        for value in [
+            sourceFingerprint, contractionFingerprint, UInt64(nodeCount), UInt64(edgeCount), UInt64(pieceCount),
+            UInt64(coordinates.count),
+        ] {
+            try out.put(value)
+        }
+        try out.put(firstEdge)
+        try out.put(edgeSources)
+        try out.put(edgeTargets)
+        try out.put(edgeDurationsMilliseconds)
+        try out.put(edgeDistancesDm)
+        try out.put(edgePieces)
+        try out.put(flatten(nodeCoordinates))
+        try out.put(nodeOSMIDs)
+        try out.put(nodeInLargestComponent.map { $0 ? UInt8(1) : 0 })
+        try out.put(pieceFirstCoordinate)
+        try out.put(pieceWayIDs)
+        try out.put(pieceFirstEdge)
+        try out.put(pieceEdges)
+        try out.put(flatten(coordinates))
+        let grid =
+            storedSnapperGrid
+            ?? Snapper.buildGrid(graph: self, cellMeters: Snapper.defaultCellMeters, largestComponentOnly: true)
+        try grid.write(into: &out)
+        try out.finish()
     }
 
-    /// Reads a graph written by `write(to:)`, refusing a file of another format version or, when
-    /// `expectedFingerprint` is given, of another map.
+    /// Reads a graph written by `write(to:)`, refusing a file of another format version, a damaged one (its
+    /// checksum) or, when `expectedFingerprint` is given, one of another map. The file is mapped: the graph's
+    /// arrays are copied out of it once, the snapper's grid is viewed in place (`Snapper` uses it).
     /// - Throws: `RoutingError` `.fileAccess`, `.corruptFile`, `.wrongVersion` or `.wrongMap`.
-    /// - Complexity: O(file size): each array is one read, then one pass checks every index is in range.
+    /// - Complexity: O(file size): one checksum pass and one copy of the graph's arrays.
     public static func load(from path: String, expectedFingerprint: UInt64? = nil) throws(RoutingError) -> RoadGraph {
-        let file = try BinaryFile(path: path, mode: "rb")
-        guard file.remainingBytes() >= 56, try file.read(UInt8.self, count: 8) == fileMagic else {
-            throw RoutingError(.corruptFile, "\(path) is not a SwiftCab road graph file; run `cab import` again")
-        }
-        let version = try file.read(UInt32.self, count: 2)[0]
+        let file = try MappedFile(path: path)
+        let notAGraph = RoutingError(.corruptFile, "\(path) is not a SwiftCab road graph file; run `cab import` again")
+        guard file.count >= 16, Array(file.bytes.prefix(8)) == fileMagic else { throw notAGraph }
+        let damaged = RoutingError(
+            .corruptFile, "\(path) is damaged or truncated (its checksum does not match); run `cab import` again")
+        var input = ArrayFileReader(file: file, truncated: damaged)
+        input.offset = 8
+        let version: UInt32 = try input.scalar()
         guard version == fileFormatVersion else {
             throw RoutingError(
                 .wrongVersion,
                 "\(path) has road graph format version \(version), this build reads version \(fileFormatVersion); "
                     + "run `cab import` again")
         }
-        let header = try file.read(UInt64.self, count: 5)
+        guard input.checksumMatches() else { throw damaged }
+        _ = try input.scalar() as UInt32
+        var header: [UInt64] = []
+        for _ in 0..<6 { header.append(try input.scalar()) }
         if let expected = expectedFingerprint, header[0] != expected {
             throw RoutingError(
                 .wrongMap,
@@ -61,56 +79,36 @@ extension RoadGraph {
                     + "run `cab import` again")
         }
         let limit = UInt64(UInt32.max)
-        guard header[1] < limit, header[2] < limit, header[3] < limit, header[4] < limit else {
-            throw RoutingError(.corruptFile, "\(path) is damaged: impossible array sizes")
-        }
-        let (nodes, edges, pieces, points) = (Int(header[1]), Int(header[2]), Int(header[3]), Int(header[4]))
+        guard header[2] < limit, header[3] < limit, header[4] < limit, header[5] < limit else { throw damaged }
+        let (nodes, edges, pieces, points) = (Int(header[2]), Int(header[3]), Int(header[4]), Int(header[5]))
         var graph = RoadGraph(
-            firstEdge: try file.read(UInt32.self, count: nodes + 1),
-            edgeSources: try file.read(UInt32.self, count: edges),
-            edgeTargets: try file.read(UInt32.self, count: edges),
-            edgeDurationsMilliseconds: try file.read(UInt32.self, count: edges),
-            edgeDistancesDm: try file.read(UInt32.self, count: edges),
-            edgePieces: try file.read(UInt32.self, count: edges),
-            nodeCoordinates: unflatten(try file.read(Double.self, count: 2 * nodes)),
-            nodeOSMIDs: try file.read(Int64.self, count: nodes),
+            firstEdge: try input.array(count: nodes + 1),
+            edgeSources: try input.array(count: edges),
+            edgeTargets: try input.array(count: edges),
+            edgeDurationsMilliseconds: try input.array(count: edges),
+            edgeDistancesDm: try input.array(count: edges),
+            edgePieces: try input.array(count: edges),
+            nodeCoordinates: unflatten(try input.buffer(count: 2 * nodes)),
+            nodeOSMIDs: try input.array(count: nodes),
             nodeInLargestComponent: [],
             pieceFirstCoordinate: [], pieceWayIDs: [], pieceFirstEdge: [], pieceEdges: [], coordinates: [],
             sourceFingerprint: header[0])
-        let flags = try file.read(UInt8.self, count: nodes)
-        graph.pieceFirstCoordinate = try file.read(UInt32.self, count: pieces + 1)
-        graph.pieceWayIDs = try file.read(Int64.self, count: pieces)
-        graph.pieceFirstEdge = try file.read(UInt32.self, count: pieces + 1)
-        graph.pieceEdges = try file.read(UInt32.self, count: edges)
-        graph.coordinates = unflatten(try file.read(Double.self, count: 2 * points))
-        guard file.remainingBytes() == 0, flags.allSatisfy({ $0 <= 1 }), graph.isWellFormed(coordinateCount: points)
-        else {
-            throw RoutingError(.corruptFile, "\(path) is damaged: its arrays do not fit together")
-        }
-        graph.nodeInLargestComponent = flags.map { $0 == 1 }
+        let flags: ContractionBuffer<UInt8> = try input.buffer(count: nodes)
+        graph.nodeInLargestComponent = (0..<nodes).map { flags[$0] == 1 }
+        graph.pieceFirstCoordinate = try input.array(count: pieces + 1)
+        graph.pieceWayIDs = try input.array(count: pieces)
+        graph.pieceFirstEdge = try input.array(count: pieces + 1)
+        graph.pieceEdges = try input.array(count: edges)
+        graph.coordinates = unflatten(try input.buffer(count: 2 * points))
+        graph.storedContractionFingerprint = header[1]
+        let graphEnd = input.offset
+        guard let grid = try SnapperGrid.read(from: &input, coordinateCount: points), input.offset == input.dataEnd
+        else { throw damaged }
+        graph.storedSnapperGrid = grid
+        // The graph's arrays were copied out: their pages need not stay in this process (the grid's do).
+        file.dropPages(before: graphEnd)
         return graph
     }
-
-    /// True when every offset and index is in range, so queries cannot trap on a damaged file.
-    func isWellFormed(coordinateCount: Int) -> Bool {
-        let nodes = UInt32(nodeCount)
-        let edges = UInt32(edgeCount)
-        let pieces = UInt32(pieceCount)
-        return firstEdge.first == 0 && firstEdge.last == edges && isSorted(firstEdge)
-            && edgeSources.allSatisfy { $0 < nodes } && edgeTargets.allSatisfy { $0 < nodes }
-            && edgePieces.allSatisfy { $0 >> 1 < pieces } && pieceEdges.allSatisfy { $0 < edges }
-            && pieceFirstEdge.first == 0 && pieceFirstEdge.last == edges && isSorted(pieceFirstEdge)
-            && pieceFirstCoordinate.first == 0 && pieceFirstCoordinate.last == UInt32(coordinateCount)
-            && isSorted(pieceFirstCoordinate)
-            && zip(pieceFirstCoordinate, pieceFirstCoordinate.dropFirst()).allSatisfy { $1 - $0 >= 2 }
-            && zip(edgeSources.indices, edgeSources).allSatisfy { e, s in
-                firstEdge[Int(s)] <= UInt32(e) && UInt32(e) < firstEdge[Int(s) + 1]
-            }
-    }
-}
-
-private func isSorted(_ values: [UInt32]) -> Bool {
-    zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }
 }
 
 /// Coordinates as latitude, longitude pairs of doubles (`Coordinate` is not bitwise-copyable across modules).
@@ -124,8 +122,14 @@ private func flatten(_ points: [Coordinate]) -> [Double] {
     return flat
 }
 
-private func unflatten(_ flat: [Double]) -> [Coordinate] {
-    (0..<(flat.count / 2)).map { Coordinate(latitude: flat[2 * $0], longitude: flat[2 * $0 + 1]) }
+private func unflatten(_ flat: ContractionBuffer<Double>) -> [Coordinate] {
+    let count = flat.count / 2
+    return [Coordinate](unsafeUninitializedCapacity: count) { buffer, initialized in
+        for i in 0..<count {
+            (buffer.baseAddress! + i).initialize(to: Coordinate(latitude: flat[2 * i], longitude: flat[2 * i + 1]))
+        }
+        initialized = count
+    }
 }
 
 private func hex(_ value: UInt64) -> String { String(value, radix: 16) }

@@ -57,6 +57,10 @@ public struct RoadGraph: Sendable {
     public internal(set) var coordinates: [Coordinate]
     /// A fingerprint of the source map (0 when unknown).
     public internal(set) var sourceFingerprint: UInt64
+    /// The snapper index stored in the file this graph was loaded from (nil for a graph built in memory).
+    var storedSnapperGrid: SnapperGrid? = nil
+    /// `contractionFingerprint` as stored in the file this graph was loaded from.
+    var storedContractionFingerprint: UInt64? = nil
 
     /// How many nodes there are.
     public var nodeCount: Int { firstEdge.count - 1 }

@@ -7,9 +7,8 @@ import CabGeo
 /// and the graph keeps only the nodes routable ways use. A way with missing nodes (clipped by the extract's
 /// edge) keeps each run of nodes that are present.
 public struct RoadNetworkBuilder: Sendable {
-    var nodeIDs: [Int64] = []
-    var nodeCoordinates: [Coordinate] = []
-    var nodesSorted = true
+    /// The nodes added (`CabImport` shares this one table with the base map and the place index).
+    public private(set) var nodes = NodeTable()
     var wayIDs: [Int64] = []
     var wayTagSets: [Int32] = []
     var wayFirstNode: [Int] = [0]
@@ -26,20 +25,17 @@ public struct RoadNetworkBuilder: Sendable {
     public init() {}
 
     /// How many nodes were added.
-    public var nodeCount: Int { nodeIDs.count }
+    public var nodeCount: Int { nodes.count }
 
     /// Reserves room for about `nodes` nodes and `wayNodes` way node references (optional; saves copying).
     public mutating func reserve(nodes: Int, wayNodes: Int) {
-        nodeIDs.reserveCapacity(nodes)
-        nodeCoordinates.reserveCapacity(nodes)
+        self.nodes.reserveCapacity(nodes)
         wayNodeIDs.reserveCapacity(wayNodes)
     }
 
     /// Adds a node.
     public mutating func addNode(id: Int64, coordinate: Coordinate) {
-        if let last = nodeIDs.last, last >= id { nodesSorted = false }
-        nodeIDs.append(id)
-        nodeCoordinates.append(coordinate)
+        nodes.append(id: id, coordinate: coordinate)
     }
 
     /// Adds a way; ways without a `highway` tag are ignored.
@@ -147,14 +143,14 @@ public struct RoadNetworkBuilder: Sendable {
     public func buildReporting(profile chosen: TravelProfile? = nil) -> (graph: RoadGraph, report: Report) {
         let profile = chosen ?? .taxi
         var report = Report()
-        let lookup = NodeLookup(ids: nodeIDs, sorted: nodesSorted)
+        let lookup = nodes.lookup()
         let rules = tagSets.map { profile.rule(forWay: $0) }
         let classes = tagSets.map { profile.drivesHighwayClass($0) }
 
         // Resolve node references; count how many way positions use each node; mark run ends and via nodes.
         var resolved = [Int32](repeating: -1, count: wayNodeIDs.count)
-        var uses = [UInt8](repeating: 0, count: nodeIDs.count)
-        var isJunction = [Bool](repeating: false, count: nodeIDs.count)
+        var uses = [UInt8](repeating: 0, count: nodes.count)
+        var isJunction = [Bool](repeating: false, count: nodes.count)
         for way in wayIDs.indices {
             if classes[Int(wayTagSets[way])] { report.highwayClassWays += 1 }
             guard rules[Int(wayTagSets[way])] != nil else { continue }
@@ -222,7 +218,7 @@ public struct RoadNetworkBuilder: Sendable {
                 }
                 if let s = start, isJunction[n] {
                     pieces.add(
-                        way: wayIDs[way], rule: rule, nodes: resolved[s...i], coordinates: nodeCoordinates)
+                        way: wayIDs[way], rule: rule, nodes: resolved[s...i], coordinates: nodes.coordinates)
                     if !delayAt.isEmpty { pieces.addDelays(delayAt, nodes: resolved[s...i]) }
                     start = i
                 } else if start == nil {
@@ -247,44 +243,16 @@ public struct RoadNetworkBuilder: Sendable {
             }
         }
         let turns = TurnStates(
-            pieces: pieces, nodeCount: nodeIDs.count, restrictions: applied, barriers: barriers,
+            pieces: pieces, nodeCount: nodes.count, restrictions: applied, barriers: barriers,
             guardRings: turnRules == .full ? uTurnGuardRings : 0, refusesUTurns: turnRules == .full)
         report.turnAwareJunctions = turns.turnAwareCount
         report.viaChainStates = turns.chainStateCount
         var (graph, zoneNodes) = GraphAssembler.assemble(
-            pieces: pieces, turns: turns, nodeIDs: nodeIDs, coordinates: nodeCoordinates,
+            pieces: pieces, turns: turns, nodeIDs: nodes.ids, coordinates: nodes.coordinates,
             uTurnPenaltyMilliseconds: profile.uTurnPenaltyMilliseconds)
         report.destinationZoneNodes = zoneNodes?.filter { $0 }.count ?? 0
         graph.sourceFingerprint = sourceFingerprint
         graph.markLargestComponent(zoneNodes: zoneNodes)
         return (graph, report)
-    }
-}
-
-/// Finds the dense index of an OSM node id by binary search over sorted ids.
-struct NodeLookup {
-    private let ids: [Int64]
-    private let order: [Int32]?
-
-    init(ids: [Int64], sorted: Bool) {
-        if sorted {
-            self.ids = ids
-            order = nil
-        } else {
-            let permutation = ids.indices.sorted { ids[$0] < ids[$1] }
-            self.ids = permutation.map { ids[$0] }
-            order = permutation.map { Int32($0) }
-        }
-    }
-
-    func index(of id: Int64) -> Int? {
-        var low = 0
-        var high = ids.count
-        while low < high {
-            let mid = (low + high) / 2
-            if ids[mid] < id { low = mid + 1 } else { high = mid }
-        }
-        guard low < ids.count, ids[low] == id else { return nil }
-        return order.map { Int($0[low]) } ?? low
     }
 }

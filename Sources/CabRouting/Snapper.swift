@@ -23,31 +23,61 @@ public struct Snapper: Sendable {
     private let cellMeters: Double
     private let columns: Int
     private let rows: Int
-    private let cellFirst: [UInt32]
+    private let cellFirst: ContractionBuffer<UInt32>
     /// The segments filed under each cell, with their ends relative to the cell's south-west corner.
-    private let cellEntries: [SnapEntry]
-    private let segmentPieces: [UInt32]
+    private let cellEntries: ContractionBuffer<SnapEntry>
+    private let segmentPieces: ContractionBuffer<UInt32>
     /// Metres along its piece (great-circle, summed segment by segment) before each coordinate.
-    private let metersAlongPiece: [Double]
+    private let metersAlongPiece: ContractionBuffer<Double>
 
-    /// Indexes `graph`'s roads.
-    /// - Complexity: O(segments), a few cells per street-sized segment.
+    /// The cell size snappers use unless told otherwise, in metres.
+    public static let defaultCellMeters = 32.0
+
+    /// Indexes `graph`'s roads, or takes the index stored with a graph loaded from a file (`RoadGraph.load`) when
+    /// it was built with the same settings (the default cell size, the largest component only): then nothing is
+    /// built, and the cells are read where the file is mapped.
+    /// - Complexity: O(segments), a few cells per street-sized segment; O(1) with a stored index.
     /// With `largestComponentOnly` false it also snaps onto roads cut off from the rest (routes may then fail).
     /// `cellMeters` grows on sparse maps so that there are at most about two cells per segment.
     public init(
-        graph: RoadGraph, maxDistanceMeters: Double = 1000, cellMeters: Double = 32,
+        graph: RoadGraph, maxDistanceMeters: Double = 1000, cellMeters: Double = Snapper.defaultCellMeters,
         largestComponentOnly: Bool = true
     ) {
+        let grid: SnapperGrid
+        if let stored = graph.storedSnapperGrid, stored.requestedCellMeters == cellMeters,
+            stored.largestComponentOnly == largestComponentOnly
+        {
+            grid = stored
+        } else {
+            grid = Self.buildGrid(graph: graph, cellMeters: cellMeters, largestComponentOnly: largestComponentOnly)
+        }
+        self.init(graph: graph, grid: grid, maxDistanceMeters: maxDistanceMeters)
+    }
+
+    /// A snapper over `graph` answering from `grid`.
+    init(graph: RoadGraph, grid: SnapperGrid, maxDistanceMeters: Double) {
         self.graph = graph
         self.maxDistanceMeters = maxDistanceMeters
+        origin = Coordinate(latitude: grid.originLatitude, longitude: grid.originLongitude)
+        projection = LocalProjection(referenceLatitude: grid.referenceLatitude)
+        cellMeters = grid.cellMeters
+        columns = grid.columns
+        rows = grid.rows
+        cellFirst = grid.cellFirst
+        cellEntries = grid.cellEntries
+        segmentPieces = grid.segmentPieces
+        metersAlongPiece = grid.metersAlongPiece
+    }
+
+    /// Builds the cell grid over `graph`'s pieces (see `init(graph:maxDistanceMeters:cellMeters:largestComponentOnly:)`).
+    static func buildGrid(graph: RoadGraph, cellMeters: Double, largestComponentOnly: Bool) -> SnapperGrid {
         let box =
             BoundingBox(enclosing: graph.coordinates)
             ?? BoundingBox(
                 southWest: Coordinate(latitude: 0, longitude: 0), northEast: Coordinate(latitude: 0, longitude: 0))
         let origin = box.southWest
-        let projection = LocalProjection(referenceLatitude: box.center.latitude)
-        self.origin = origin
-        self.projection = projection
+        let referenceLatitude = box.center.latitude
+        let projection = LocalProjection(referenceLatitude: referenceLatitude)
         let coordinates = graph.coordinates
         var planar = [SIMD2<Double>](repeating: .zero, count: coordinates.count)
         var metersAlongPiece = [Double](repeating: 0, count: coordinates.count)
@@ -71,14 +101,15 @@ public struct Snapper: Sendable {
         let extent = projection.offsetMeters(of: box.northEast, from: origin)
         var cell = max(cellMeters, 1)
         while (extent.x / cell + 1) * (extent.y / cell + 1) > Double(2 * max(segments.count, 1)) { cell *= 1.5 }
-        let grid = SnapGrid(
+        let layout = SnapGrid(
             cellMeters: cell, columns: max(1, Int(extent.x / cell) + 1), rows: max(1, Int(extent.y / cell) + 1))
-        (cellFirst, cellEntries) = grid.index(segments: segments, planar: planar)
-        self.cellMeters = cell
-        columns = grid.columns
-        rows = grid.rows
-        self.segmentPieces = segmentPieces
-        self.metersAlongPiece = metersAlongPiece
+        let (cellFirst, cellEntries) = layout.index(segments: segments, planar: planar)
+        return SnapperGrid(
+            requestedCellMeters: cellMeters, largestComponentOnly: largestComponentOnly,
+            originLatitude: origin.latitude, originLongitude: origin.longitude, referenceLatitude: referenceLatitude,
+            cellMeters: cell, columns: layout.columns, rows: layout.rows, cellFirst: ContractionBuffer(cellFirst),
+            cellEntries: ContractionBuffer(cellEntries), segmentPieces: ContractionBuffer(segmentPieces),
+            metersAlongPiece: ContractionBuffer(metersAlongPiece))
     }
 
     /// The nearest point on a road to `coordinate`.
@@ -135,11 +166,13 @@ public struct Snapper: Sendable {
                     Int32(cy * columns + x), otherRow >= 0 && otherRow < rows ? Int32(otherRow * columns + x) : -1))
         }
         let cellCount = columns * rows
-        cellFirst.withUnsafeBufferPointer { first in
+        do {
+            let first = cellFirst
             for block in blocks {
                 for i in 0..<2 where block[i] >= 0 { sink &+= first[Int(block[i])] &+ first[Int(block[i]) + 1] }
             }
-            cellEntries.withUnsafeBufferPointer { entries in
+            do {
+                let entries = cellEntries
                 for block in blocks {
                     for i in 0..<2 where block[i] >= 0 {
                         var k = Int(first[Int(block[i])])
@@ -188,13 +221,15 @@ public struct Snapper: Sendable {
             return cy * columns + cx
         }
         let cellCount = columns * rows
-        cellFirst.withUnsafeBufferPointer { first in
+        do {
+            let first = cellFirst
             for cell in cells where cell >= 0 {
                 sink &+= first[cell]
                 if cell >= columns { sink &+= first[cell - columns] }
                 if cell + columns < cellCount { sink &+= first[cell + columns] }
             }
-            cellEntries.withUnsafeBufferPointer { entries in
+            do {
+                let entries = cellEntries
                 for cell in cells where cell >= 0 {
                     for row in stride(from: cell - columns, through: cell + columns, by: columns)
                     where row >= 0 && row < cellCount {
@@ -449,7 +484,7 @@ private struct SnapGrid {
 }
 
 /// A segment filed under a cell: its ends in metres from the cell's south-west corner, and its first coordinate.
-private struct SnapEntry {
+struct SnapEntry {
     var ax: Float
     var ay: Float
     var bx: Float

@@ -18,6 +18,12 @@ struct UnpackedShortcuts: Sendable {
     /// Bytes the lists and their offsets take.
     var byteCount: Int { 4 * (start.count + lists.count) }
 
+    /// Lists read back from a file (`FastRouterIndex.load`).
+    init(start: ContractionBuffer<Int32>, lists: ContractionBuffer<Int32>) {
+        self.start = start
+        self.lists = lists
+    }
+
     /// No lists: every shortcut is split into its halves.
     init(arcCount: Int) {
         start = ContractionBuffer(repeating: -1, count: arcCount)

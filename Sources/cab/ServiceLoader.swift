@@ -23,18 +23,33 @@ enum ServiceLoader {
             return Services()
         }
         var services = Services()
+        // Each phase's seconds, logged once (docs/performance.md, "Metro, start-up and import memory").
+        let clock = ContinuousClock()
+        var phases: [String: String] = [:]
+        var phaseStart = clock.now
+        func endPhase(_ name: String) {
+            let elapsed = clock.now - phaseStart
+            phases[name] = String(
+                format: "%.3f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            phaseStart = clock.now
+        }
         services.routing = loadRouting(dataDirectory: dataDirectory)
+        endPhase("routing_s")
         do {
             services.baseMap = try BaseMapIndex(path: directory.baseMapPath)
         } catch {
             Console.fail("\(error) (\(directory.baseMapPath)); import the map again", code: 65)
         }
+        endPhase("basemap_s")
         do {
             services.places = try PlaceIndex(path: directory.placesPath)
         } catch {
             Console.fail("\(error.message) (\(directory.placesPath)); import the map again", code: 65)
         }
+        endPhase("places_s")
         services.store = openStore(directory: directory, settings: settings)
+        endPhase("store_s")
+        Log.info("map loaded", phases)
         if settings.cluster != nil, let leases = services.store as? any ShardLeaseRepository {
             services.now = clusterClock(leases)
         }
@@ -118,8 +133,13 @@ enum ServiceLoader {
     }
 
     static func loadRouting(dataDirectory: String) -> RoutingService {
+        let clock = ContinuousClock()
+        let start = clock.now
         let (graph, index) = loadRoads(dataDirectory: dataDirectory)
-        return RoutingService(graph: graph, index: index)
+        let loaded = clock.now
+        let service = RoutingService(graph: graph, index: index)
+        Log.info("routing loaded", ["files": "\(loaded - start)", "service": "\(clock.now - loaded)"])
+        return service
     }
 
     /// The imported road graph and its fast-routing index, each checked against the map it was built from; exits 66

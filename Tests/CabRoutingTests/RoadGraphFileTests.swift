@@ -72,11 +72,14 @@ import Testing
         let graph = sampleGraph()
         try graph.write(to: path)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        // Overwrite the first edge target (after the header, first-edge offsets and edge sources) with 0xFFFFFFFF.
-        let offset = 56 + 4 * (graph.nodeCount + 1) + 4 * graph.edgeCount
+        // Overwrite the first edge target (after the 64-byte header, then the first-edge offsets and the edge
+        // sources, each array a count and its values padded to 8 bytes) with 0xFFFFFFFF: the checksum catches it.
+        func padded(_ bytes: Int) -> Int { (bytes + 7) / 8 * 8 }
+        let offset = 64 + 8 + padded(4 * (graph.nodeCount + 1)) + 8 + padded(4 * graph.edgeCount) + 8
         for i in 0..<4 { bytes[offset + i] = 0xFF }
         try bytes.write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: RoutingError.self) { try RoadGraph.load(from: path) }
         #expect(error?.code == .corruptFile)
+        #expect(error?.message.contains("checksum") == true)
     }
 }
