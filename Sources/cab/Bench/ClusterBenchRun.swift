@@ -140,7 +140,19 @@ struct ClusterBenchRun {
 
         // 1. A fix to a rider's stream.
         progress("accepting a trip on the cluster (driver on A, rider streams on A and C) and on the single node")
-        let onCluster = try Self.acceptedTrip(on: a, pickup: pickup, dropoff: dropoff)
+        // The trip on a shard B owns: a fix posted to A reaches the trip's follower on B over Redis, and B's
+        // notification reaches the rider's stream on C over Redis again, the longest way (a trip A owned would
+        // skip the first hop). A trip booked elsewhere is cancelled and another booked, up to 20 times.
+        var onCluster = try Self.acceptedTrip(on: a, pickup: pickup, dropoff: dropoff)
+        for _ in 0..<20 where Self.owner(of: onCluster.trip, nodes: nodes) != Self.nodeNames[1] {
+            let cancelled = try LoopbackHTTPClient(port: a.port).send(
+                "POST", "/v1/bookings/\(onCluster.trip)/cancel",
+                headers: [("Authorization", "Bearer \(onCluster.riderToken)")], json: [String: Any]())
+            guard cancelled.status == 200 else {
+                throw BenchError("cancelling trip \(onCluster.trip) answered \(cancelled.status): \(cancelled.text)")
+            }
+            onCluster = try Self.acceptedTrip(on: a, pickup: pickup, dropoff: dropoff)
+        }
         let onSingle = try Self.acceptedTrip(on: single, pickup: pickup, dropoff: dropoff)
         let streamA = try Self.riderStream(onCluster, on: a)
         defer { streamA.stop() }
