@@ -160,9 +160,12 @@ enum ServiceLoader {
         } catch let error as ImportError {
             Console.fail(error.message, code: 65)
         } catch let error as RoutingError {
+            // The file's own message may already say to import again: then only the command is added.
+            let command = "`cab import MAP.osm.pbf --data \(dataDirectory)`"
+            let message = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
             Console.fail(
-                "\(error.message); import the map again with `cab import MAP.osm.pbf --data \(dataDirectory)`", code: 65
-            )
+                message.contains("cab import")
+                    ? "\(message): \(command)" : "\(message); import the map again with \(command)", code: 65)
         } catch {
             Console.fail("cannot load the map of \(dataDirectory): \(error)", code: 65)
         }
