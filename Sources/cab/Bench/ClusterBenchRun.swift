@@ -341,34 +341,41 @@ struct ClusterBenchRun {
         return abs(lat - latitude) < 1e-7
     }
 
-    /// Posts one fix taken now; throws unless it was accepted.
+    /// Posts one fix taken `secondsAgo` before now on a connection of its own; throws unless it was accepted.
     private static func post(
         _ token: String, lat: Double, lon: Double, secondsAgo: Double = 0, to client: LoopbackHTTPClient
     ) throws(BenchError) {
-        let time = Instant(millisecondsSinceEpoch: Instant.now().millisecondsSinceEpoch - Int64(secondsAgo * 1_000))
-        let fix: [String: Any] = ["lat": lat, "lon": lon, "time": RFC3339.format(time), "accuracy": 5]
         let posted = try client.send(
-            "POST", "/v1/driver/locations", headers: [("Authorization", "Bearer \(token)")], json: ["fixes": [fix]])
-        guard posted.status == 200, LeanFleet.acceptedOne(posted.body) else {
-            throw BenchError("POST /v1/driver/locations answered \(posted.status): \(posted.text)")
-        }
+            "POST", "/v1/driver/locations", headers: [("Authorization", "Bearer \(token)")],
+            json: oneFix(lat: lat, lon: lon, secondsAgo: secondsAgo))
+        try requireAccepted(posted.status, posted.body, port: client.port)
     }
 
     /// Posts one fix taken now over `connection`; throws unless it was accepted.
     private static func post(
         _ token: String, lat: Double, lon: Double, over connection: inout KeepAliveConnection
     ) throws(BenchError) {
-        let fix: [String: Any] = ["lat": lat, "lon": lon, "time": RFC3339.format(Instant.now()), "accuracy": 5]
-        guard let body = try? JSONSerialization.data(withJSONObject: ["fixes": [fix]]) else {
+        guard let body = try? JSONSerialization.data(withJSONObject: oneFix(lat: lat, lon: lon, secondsAgo: 0)) else {
             throw BenchError("cannot encode a fix")
         }
         let answer = connection.send(
             "POST", "/v1/driver/locations",
             headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")], body: Array(body))
-        guard answer.status == 200, LeanFleet.acceptedOne(answer.body) else {
+        try requireAccepted(answer.status, answer.body, port: connection.port)
+    }
+
+    /// The body of an upload of one fix taken `secondsAgo` before now.
+    private static func oneFix(lat: Double, lon: Double, secondsAgo: Double) -> [String: Any] {
+        let time = Instant(millisecondsSinceEpoch: Instant.now().millisecondsSinceEpoch - Int64(secondsAgo * 1_000))
+        return ["fixes": [["lat": lat, "lon": lon, "time": RFC3339.format(time), "accuracy": 5]]]
+    }
+
+    /// Throws unless an upload's answer (status 0: none came) says its fix was accepted.
+    private static func requireAccepted(_ status: Int, _ body: [UInt8], port: Int) throws(BenchError) {
+        guard status == 200, LeanFleet.acceptedOne(body) else {
             throw BenchError(
-                "POST /v1/driver/locations on port \(connection.port) answered \(answer.status) (0: no answer): "
-                    + String(decoding: answer.body, as: UTF8.self))
+                "POST /v1/driver/locations on port \(port) answered \(status) (0: no answer): "
+                    + String(decoding: body, as: UTF8.self))
         }
     }
 
