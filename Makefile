@@ -72,7 +72,6 @@ test-browser:
 TRIPS ?= 10000
 DRIVERS ?= 60
 chaos: test-deps map build import
-	@command -v faketime >/dev/null || apt-get install -y faketime || true
 	DATA=$(DATA) scripts/chaos-run.sh $(TRIPS) $(DRIVERS)
 
 bench: build

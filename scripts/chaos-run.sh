@@ -3,7 +3,7 @@
 # started here on Unix sockets in a temporary folder; `cab simulate --chaos` plays TRIPS dispatches with DRIVERS
 # drivers who accept, decline and ignore offers on any node, while this script SIGKILLs a node every ~20 s (and
 # starts it again), SIGSTOPs another for 20 s every ~45 s, restarts Redis once and PostgreSQL once, and runs the
-# third node with its clock 30 s ahead (faketime). At the end `cab check-dispatch` reads the database: the
+# third node with its wall clock 30 s ahead (CAB_CLOCK_SKEW_MS). At the end `cab check-dispatch` reads the database: the
 # invariants, then how late the timeouts fired and how long takeovers took, against the faults in faults.tsv.
 #
 # usage: scripts/chaos-run.sh [TRIPS] [DRIVERS]   (defaults 10000 and 60)
@@ -11,6 +11,7 @@
 #   CAB=PATH      the binary (default .build/release/cab; `make release` builds it)
 #   RIDERS=N      riders booking at once (default 24)
 #   CALM=S        seconds of load without faults first, for the steady booking-to-first-offer figure (default 30)
+#   SKEW_SECONDS=S how far node 3's clock runs ahead (default 30; 0: every node on the true clock)
 # Exit status: check-dispatch's (0 when every invariant holds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,14 +27,13 @@ DISPATCH_SECONDS=30
 command -v redis-server >/dev/null || { echo "chaos-run: needs redis-server (scripts/install-deps.sh --test)" >&2; exit 69; }
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$PGBIN/initdb" ] || { echo "chaos-run: needs PostgreSQL's server (scripts/install-deps.sh --test)" >&2; exit 69; }
-# The skewed clock: node 3 runs under `faketime`, which stays its parent, so every signal goes to the node's
-# process and its children (`sig`). Only its wall clock is off, as on a real machine whose clock is set wrong: by
-# default faketime moves CLOCK_MONOTONIC too, and the kernel timers libdispatch arms from it (the node's dispatch
-# ticker) then fired seconds late, which no real node would see (its offer timeouts came 3 s late at p50, 13 s
-# at p90, the other nodes' 0.3 s).
-SKEW=()
-if command -v faketime >/dev/null; then SKEW=(env FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f "+30s"); else
-  echo "chaos-run: faketime not installed (apt-get install faketime): node 3 runs on the true clock" >&2; fi
+# The skewed clock: node 3's wall clock runs SKEW_SECONDS ahead (`CAB_CLOCK_SKEW_MS`, read where the application
+# reads the wall clock: `Instant.now()`), as on a machine whose clock is set wrong; its monotonic clock and timers
+# stay true. (libfaketime, used before, moved CLOCK_MONOTONIC too, and with FAKETIME_DONT_FAKE_MONOTONIC it still
+# shifted the absolute timerfd deadlines libdispatch arms, so the node's timers fired at once in a loop: 57 % of
+# a core, which slowed every process on a 2-core machine.)
+SKEW_SECONDS=${SKEW_SECONDS:-30}
+SKEW=(env "CAB_CLOCK_SKEW_MS=$((SKEW_SECONDS * 1000))")
 sig() { kill "-$1" $(pgrep -P "$2" 2>/dev/null) "$2" 2>/dev/null; }
 
 W=$(mktemp -d /tmp/cab-chaos.XXXXXX)
@@ -99,8 +99,9 @@ while kill -0 "$LOAD" 2>/dev/null; do
   # Each node's own booking-to-first-offer histogram at the end of the calm (the server's part of the figure).
   if [ "$t" = "$CALM" ]; then
     for i in 1 2 3; do
-      curl -sf "http://127.0.0.1:1929$i/metrics" | grep '^dispatch_first_offer_seconds' | sed "s/^/node-$i /" || true
+      curl -sf "http://127.0.0.1:1929$i/metrics" | grep '^dispatch_first_offer' | sed "s/^/node-$i /" || true
     done > "$W/first-offer-calm.txt"
+    grep -H 'slow first offer' "$W"/node?.log > "$W/slow-first-offers-calm.txt" 2>/dev/null || true
   fi
   [ "$t" -le "$CALM" ] && continue
   f=$((t - CALM))
@@ -135,8 +136,10 @@ sleep 15  # the last deadlines come due and are swept
 echo "--- the load ($t s; $kills kills, $pauses pauses, Redis restarted $redis_restarted, PostgreSQL restarted $pg_restarted)"
 cat "$W/chaos.out"
 if [ -s "$W/first-offer-calm.txt" ]; then
-  echo "--- the nodes' booking-to-first-offer histograms after the calm $CALM s (from a booking's creation to its offers going out)"
-  cat "$W/first-offer-calm.txt"
+  echo "--- the nodes' booking-to-first-offer histograms after the calm $CALM s (from a booking's creation to its offers going out; then each step on the node that took it)"
+  python3 scripts/first-offer-histograms.py "$W/first-offer-calm.txt"
+  echo "--- first offers over 100 ms in the calm, with the steps the dispatching node timed (its log)"
+  head -40 "$W/slow-first-offers-calm.txt"
 fi
 echo "--- cab check-dispatch"
 "$CAB" check-dispatch --postgres "$PG" --faults "$W/faults.tsv" --dispatch-seconds "$DISPATCH_SECONDS" && status=0 || status=$?

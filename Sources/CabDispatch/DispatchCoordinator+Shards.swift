@@ -23,6 +23,14 @@ public struct ShardedDispatch: Sendable {
     }
 }
 
+/// When a shard's owner heard of a trip's status from the bus (the first offer's stages count from it).
+struct HeardTrip {
+    /// On the node's clock (the database's, on a cluster).
+    let at: Instant
+    /// Started when it was heard.
+    let clock = StageClock()
+}
+
 /// Who acts on a trip.
 enum TripOwnership {
     /// One node: this one dispatches what it books.
@@ -107,7 +115,7 @@ extension DispatchCoordinator {
 
     /// Takes `booking` over as its shard's owner: a dispatching trip nobody here dispatches is resumed; a trip
     /// with a driver is followed and its deadline written.
-    func takeOver(_ booking: Booking) {
+    func takeOver(_ booking: Booking, heard: HeardTrip? = nil) {
         guard case .owned(let fence) = ownership(of: booking.id) else { return }
         let id = booking.id
         switch booking.status {
@@ -116,7 +124,7 @@ extension DispatchCoordinator {
             // back) restarts dispatch inside it, and this must then find it registered, not start a second one.
             gates.withGate(id) {
                 let known = state.withLock { $0.dispatching[id] != nil || $0.pendingStarts.contains(id) }
-                if !known { resume(booking, under: fence) }
+                if !known { resume(booking, under: fence, heard: heard) }
             }
         case .accepted, .arriving, .arrived, .inProgress:
             guard let driver = booking.driverID else { return }
@@ -151,8 +159,9 @@ extension DispatchCoordinator {
         if status == .dispatching, state.withLock({ $0.dispatching[trip] != nil || $0.pendingStarts.contains(trip) }) {
             return
         }
+        let heard = HeardTrip(at: now())
         do {
-            if let booking = try store.booking(trip) { takeOver(booking) }
+            if let booking = try store.booking(trip) { takeOver(booking, heard: heard) }
         } catch {
             log.error("trip not read for its shard", metadata: ["trip": "\(trip.rawValue)", "error": "\(error)"])
         }
@@ -173,7 +182,7 @@ extension DispatchCoordinator {
     /// open (their timer counted from what the database says is left, whatever this node's clock), nobody
     /// offered it before asked again, and the next batch at once when none is open. A trip its driver handed back
     /// (its last batch's offer `released`) starts a new dispatch instead, as a re-dispatch does.
-    func resume(_ booking: Booking, under fence: ShardFence) {
+    func resume(_ booking: Booking, under fence: ShardFence, heard: HeardTrip? = nil) {
         guard let sharded else { return }
         let id = booking.id
         let stored: [StoredOffer]
@@ -221,6 +230,11 @@ extension DispatchCoordinator {
         }
         var entry = TripDispatch(machine: machine, booking: booking, deadline: deadline(of: booking))
         entry.batchBase = base
+        if let heard, stored.isEmpty {
+            // A new booking heard from the node that took it: its first offer's stages from here.
+            let sinceBooked = Double(heard.at.milliseconds(since: booking.createdAt)) / 1_000
+            entry.trace = FirstOfferTrace(seconds: [.heard: sinceBooked, .reads: heard.clock.seconds])
+        }
         let first = actions
         if beginDispatch(entry, of: booking, under: fence, first: { _, _ in first }) {
             log.info(
@@ -407,9 +421,10 @@ final class ShardStatusReceiver: TripNotificationReceiver {
         guard let coordinator else { return }
         switch notification {
         case .status(let trip, let status, _, _):
-            coordinator.hearingQueue.async { [weak coordinator] in coordinator?.heardOnShard(trip, status) }
+            coordinator.hearing.async(for: trip) { [weak coordinator] in coordinator?.heardOnShard(trip, status) }
         case .declined(let trip, let driver):
-            coordinator.hearingQueue.async { [weak coordinator] in coordinator?.heardDecline(of: trip, by: driver) }
+            coordinator.hearing.async(for: trip) { [weak coordinator] in coordinator?.heardDecline(of: trip, by: driver)
+            }
         default:
             return
         }

@@ -60,6 +60,8 @@ public final class DispatchCoordinator: Sendable {
         /// When the booking's next timed transition is due (`TripStateMachine.nextDeadline`), kept with `booking`
         /// so that `tick()` finds what is due without building a state machine per trip.
         var deadline: Instant?
+        /// The stages its first offer has passed on this node (a new booking's dispatch, until its first offers).
+        var trace: FirstOfferTrace?
 
         /// Every entry is made with its deadline (`deadline(of:)`): one made without it never times out.
         init(machine: DispatchMachine, booking: Booking, deadline: Instant?) {
@@ -136,6 +138,8 @@ public final class DispatchCoordinator: Sendable {
     struct NewBooking: Sendable {
         let booking: Booking
         let step: TripStep
+        /// Started when the booking became durable (its wait on the start queue).
+        let durable = StageClock()
     }
 
     /// The configuration.
@@ -165,9 +169,17 @@ public final class DispatchCoordinator: Sendable {
     /// Where shard work runs off the callers' threads, one at a time: takeovers of whole shards, deadline sweeps.
     let shardQueue = DispatchQueue(label: "swiftcab.dispatch.shards")
     /// Where a shard's owner handles what it hears of single trips (a trip booked on another node, a decline
-    /// there), concurrently: not queued behind a sweep or a rescan, nor behind each other (each reads the trip
-    /// as stored, so their order does not matter; `takeOver` registers a dispatch once).
-    let hearingQueue = DispatchQueue(label: "swiftcab.dispatch.shard-hearing", attributes: .concurrent)
+    /// there), side by side on lanes (`DispatchLanes`): not queued behind a sweep or a rescan, nor behind other
+    /// trips' reads (each reads the trip as stored, so their order does not matter; `takeOver` registers a
+    /// dispatch once).
+    let hearing = DispatchLanes(label: "swiftcab.dispatch.shard-hearing", count: 16)
+    /// Where queued new bookings start, side by side (`startQueued`) ...
+    let startLanes = DispatchLanes(label: "swiftcab.dispatch.starts", count: 16)
+    /// ... at most this many started or waiting for a lane at once ...
+    static let maximumStarting = 64
+    let startSlots = DispatchSemaphore(value: DispatchCoordinator.maximumStarting)
+    /// ... and entered while one runs (`waitForQueuedBookings`).
+    let starting = DispatchGroup()
     /// Where a followed trip's follow-up runs when its driver moves (`driversMoved`), off the ingesting thread.
     let followQueue = DispatchQueue(label: "swiftcab.dispatch.follow")
     /// Held by each trip's follow-up (from a tick or a move), so that two never send one trip's positions out of
@@ -313,8 +325,10 @@ public final class DispatchCoordinator: Sendable {
             preconditionFailure("the transition table lets the system dispatch a requested trip")
         }
         let admitted = machine.booking
+        let commit = StageClock()
         store.create(admitted, idempotencyKey: idempotencyKey, transitions: [record]) { [weak self] result in
             if let self, case .success(let creation) = result, creation.created {
+                self.observe(.commit, commit.seconds)
                 self.state.withLock { _ = $0.pendingStarts.insert(creation.booking.id) }
                 self.queueStart(NewBooking(booking: creation.booking, step: step))
             }
@@ -340,28 +354,45 @@ public final class DispatchCoordinator: Sendable {
     /// first search then delays that commit, which slows clients down instead of growing memory).
     private func queueStart(_ item: NewBooking) {
         if newBookings.submit(item, process: { [weak self] in self?.startQueued($0) }) { return }
-        startQueued([item])
+        startQueued(item)
     }
 
-    /// Starts dispatch on queued bookings (stored as `dispatching` with the booking): performs their first
-    /// step's actions, unless the trip changed before its start came (then none of them: the change told the apps).
+    /// Starts dispatch on queued bookings (stored as `dispatching` with the booking), side by side: each start
+    /// waits on the store (its offers written under the shard's fence, its deadline), and one trip's write must
+    /// not hold up another trip's first offer. At most `maximumStarting` run at once; beyond, the queue's drain
+    /// waits here (the queue stays bounded) for one to finish.
     private func startQueued(_ items: [NewBooking]) {
         for item in items {
-            defer { state.withLock { _ = $0.pendingStarts.remove(item.booking.id) } }
-            if case .elsewhere = ownership(of: item.booking.id) {
-                // Another node owns the trip's shard: it hears the status below (`.shard`) and dispatches.
-                guard state.withLock({ $0.movedBeforeStart.remove(item.booking.id) == nil }) else { continue }
-                perform(item.step.actions, for: item.booking, actor: .system)
-                continue
-            }
-            if register(item.booking, unlessMoved: true) {
-                perform(item.step.actions, for: item.booking, actor: .system)
+            startSlots.wait()
+            startLanes.async(for: item.booking.id, group: starting) { [weak self] in
+                defer { self?.startSlots.signal() }
+                self?.startQueued(item)
             }
         }
     }
 
+    /// Starts dispatch on one queued booking: performs its first step's actions, unless the trip changed before
+    /// its start came (then none of them: the change told the apps).
+    private func startQueued(_ item: NewBooking) {
+        defer { state.withLock { _ = $0.pendingStarts.remove(item.booking.id) } }
+        observe(.startQueue, item.durable.seconds)
+        if case .elsewhere = ownership(of: item.booking.id) {
+            // Another node owns the trip's shard: it hears the status below (`.shard`) and dispatches.
+            guard state.withLock({ $0.movedBeforeStart.remove(item.booking.id) == nil }) else { return }
+            perform(item.step.actions, for: item.booking, actor: .system)
+            return
+        }
+        let heard = Double(now().milliseconds(since: item.booking.createdAt)) / 1_000
+        if register(item.booking, unlessMoved: true, trace: FirstOfferTrace(seconds: [.heard: heard])) {
+            perform(item.step.actions, for: item.booking, actor: .system)
+        }
+    }
+
     /// Blocks until every queued new booking has started dispatch (tests, shutdown).
-    public func waitForQueuedBookings() { newBookings.waitUntilIdle() }
+    public func waitForQueuedBookings() {
+        newBookings.waitUntilIdle()
+        starting.wait()
+    }
 
     /// Holds queued starts until `resumeQueuedStarts()` (tests of a change racing the start).
     package func suspendQueuedStarts() { newBookings.suspend() }
@@ -405,13 +436,15 @@ public final class DispatchCoordinator: Sendable {
     /// Registers a trip stored as `dispatching` with a fresh dispatch machine (once). `unlessMoved` (a new
     /// booking's queued start): not if `after` saw the trip change before this start, such as a rider's quick
     /// cancel; checking and registering under one lock orders the two.
-    private func register(_ stored: Booking, unlessMoved: Bool) -> Bool {
+    private func register(_ stored: Booking, unlessMoved: Bool, trace: FirstOfferTrace? = nil) -> Bool {
         let registered = state.withLock { s in
             if unlessMoved, s.movedBeforeStart.remove(stored.id) != nil { return false }
             if s.dispatching[stored.id] == nil {
-                s.dispatching[stored.id] = TripDispatch(
+                var entry = TripDispatch(
                     machine: DispatchMachine(configuration: configuration.dispatch), booking: stored,
                     deadline: deadline(of: stored))
+                entry.trace = trace
+                s.dispatching[stored.id] = entry
             }
             return true
         }
@@ -451,7 +484,10 @@ public final class DispatchCoordinator: Sendable {
             switch action {
             case .findCandidates(let radius, let excluding):
                 guard let booking = state.withLock({ $0.dispatching[trip]?.booking }) else { return }
+                let search = StageClock()
                 let found = candidates(for: booking, radiusMeters: radius, excluding: excluding)
+                let seconds = search.seconds
+                state.withLock { $0.dispatching[trip]?.trace?.seconds[.search, default: 0] += seconds }
                 queue += step { machine, t in machine.candidatesFound(found, at: t) }
             case .offer(let offers):
                 // A driver another node is offering a trip right now is away for this batch.
@@ -490,13 +526,25 @@ public final class DispatchCoordinator: Sendable {
 
     /// Sends the offers; returns the drivers not offered because another node of the cluster holds an open offer
     /// for them (`TripNotificationBus.claimOffer`).
-    private func sendOffers(_ offers: [DispatchOffer], trip: BookingID) -> [DriverID] {
-        let found: (booking: Booking, first: Bool, batch: Int)? = state.withLock { s in
+    private func sendOffers(_ batch: [DispatchOffer], trip: BookingID) -> [DriverID] {
+        // A driver this node offered another trip since the search (trips start side by side) is away for this
+        // batch: claimed under the lock, so that no driver holds two of this node's offers at once.
+        let found: (booking: Booking, first: Bool, batch: Int, heldElsewhere: [DriverID])? = state.withLock { s in
             guard let d = s.dispatching[trip] else { return nil }
-            for o in offers { s.offerHeld[o.driver] = trip }
-            return (d.booking, d.machine.offeredDrivers.count == offers.count, d.batchBase + (d.machine.batch ?? 0) + 1)
+            var heldElsewhere: [DriverID] = []
+            for o in batch {
+                if let held = s.offerHeld[o.driver], held != trip {
+                    heldElsewhere.append(o.driver)
+                } else {
+                    s.offerHeld[o.driver] = trip
+                }
+            }
+            let first = d.machine.offeredDrivers.count == batch.count
+            return (d.booking, first, d.batchBase + (d.machine.batch ?? 0) + 1, heldElsewhere)
         }
         guard let found else { return [] }
+        let offers = batch.filter { !found.heldElsewhere.contains($0.driver) }
+        guard !offers.isEmpty else { return found.heldElsewhere }
         let booking = found.booking
         // On a cluster the offers are written under the shard's fence first; a driver the database found holding
         // another open offer is away for this batch, and a stale fence ends this node's dispatch of the shard.
@@ -504,16 +552,23 @@ public final class DispatchCoordinator: Sendable {
         switch ownership(of: trip) {
         case .single: break
         case .owned(let fence):
+            let write = StageClock()
             guard let written = writeOffers(offers, of: trip, batch: found.batch, under: fence) else { return [] }
             durable = written
+            let seconds = write.seconds
+            state.withLock { s in s.dispatching[trip]?.trace?.seconds[.offersWrite] = seconds }
         case .elsewhere:
             dropDispatch(trip)  // the shard was lost (a pause outlived the lease): its new owner offers
             return []
         }
-        if found.first, let observe = firstOfferObserver.withLock({ $0 }) {
-            observe.call(now().milliseconds(since: booking.createdAt))
+        if found.first {
+            let trace = state.withLock { s -> FirstOfferTrace? in
+                defer { s.dispatching[trip]?.trace = nil }
+                return s.dispatching[trip]?.trace
+            }
+            firstOfferSent(trip, totalMilliseconds: now().milliseconds(since: booking.createdAt), trace: trace)
         }
-        var taken: [DriverID] = []
+        var taken = found.heldElsewhere
         for o in offers {
             let offer = TripOffer(
                 tripID: trip, pickup: booking.pickup, dropoff: booking.dropoff, pickupName: booking.pickupName,
@@ -564,6 +619,8 @@ public final class DispatchCoordinator: Sendable {
     /// Called with a trip's booking-to-first-offer time in milliseconds when its first offers go out (`cab bench
     /// dispatch` keeps them, `cab serve` counts them in `/metrics`): `observeFirstOffers(_:)`.
     let firstOfferObserver = Mutex<Callback<Int64>?>(nil)
+    /// Called with each stage of a first offer timed on this node: `observeFirstOfferStages(_:)`.
+    let stageObserver = Mutex<Callback<(FirstOfferStage, Double)>?>(nil)
 
     /// Calls `observe` with each trip's booking-to-first-offer time in milliseconds, when its first offers go out.
     package func observeFirstOffers(_ observe: @escaping @Sendable (Int64) -> Void) {

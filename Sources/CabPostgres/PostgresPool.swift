@@ -13,13 +13,24 @@ public final class PostgresPool: Sendable {
         public var size: Int
         /// How long a checkout waits for a free connection before failing with `poolTimeout`.
         public var checkoutTimeoutMilliseconds: Int
+        /// Server settings every connection of the pool runs with (`set_config` after each connect), e.g.
+        /// `idle_in_transaction_session_timeout`.
+        public var sessionSettings: [String: String]
+        /// Connections opened when the pool is made (at most `size`): a node's first requests after a start do
+        /// not each wait for a connection to be set up.
+        public var openAtStart: Int
 
         /// Creates a configuration.
-        public init(conninfo: String, size: Int = 8, checkoutTimeoutMilliseconds: Int = 5_000) {
+        public init(
+            conninfo: String, size: Int = 8, checkoutTimeoutMilliseconds: Int = 5_000,
+            sessionSettings: [String: String] = [:], openAtStart: Int = 1
+        ) {
             precondition(size >= 1, "a pool needs at least one connection")
             self.conninfo = conninfo
             self.size = size
             self.checkoutTimeoutMilliseconds = checkoutTimeoutMilliseconds
+            self.sessionSettings = sessionSettings
+            self.openAtStart = max(1, min(openAtStart, size))
         }
     }
 
@@ -47,8 +58,18 @@ public final class PostgresPool: Sendable {
         self.configuration = configuration
         slots = DispatchSemaphore(value: configuration.size)
         self.onHealthChange = onHealthChange
-        let first = try PostgresConnection(conninfo: configuration.conninfo)
-        idle.withLock { $0.append(first) }
+        for _ in 0..<configuration.openAtStart {
+            let connection = try PostgresConnection(conninfo: configuration.conninfo)
+            try Self.apply(configuration.sessionSettings, to: connection)
+            idle.withLock { $0.append(connection) }
+        }
+    }
+
+    /// Sets `settings` for the rest of `connection`'s session (a reset connection is a new session).
+    private static func apply(_ settings: [String: String], to connection: PostgresConnection) throws(PostgresError) {
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
+            _ = try connection.query("SELECT set_config($1, $2, false)", [name, value])
+        }
     }
 
     /// The last health seen.
@@ -68,10 +89,14 @@ public final class PostgresPool: Sendable {
         let connection: PostgresConnection
         do {
             if let reused = idle.withLock({ $0.popLast() }) {
-                if !reused.isConnected { try reused.reset() }
+                if !reused.isConnected {
+                    try reused.reset()
+                    try Self.apply(configuration.sessionSettings, to: reused)
+                }
                 connection = reused
             } else {
                 connection = try PostgresConnection(conninfo: configuration.conninfo)
+                try Self.apply(configuration.sessionSettings, to: connection)
             }
         } catch {
             closeIdleConnections()

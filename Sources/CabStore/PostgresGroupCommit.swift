@@ -29,13 +29,18 @@ final class PostgresGroupCommit: @unchecked Sendable {
     private let pool: PostgresPool
     private let maximumBatch: Int
     private let attempts: Int
+    private let waitsForFlush: Bool
 
     /// Starts `writers` threads committing batches of at most `maximumBatch` jobs on connections of `pool`.
-    init(pool: PostgresPool, writers: Int, maximumBatch: Int, attempts: Int = 5) {
+    /// `waitsForFlush` false: each batch commits with `synchronous_commit` off, so its callers are answered before
+    /// its WAL reaches the disk (within `wal_writer_delay`, 200 ms by default, later; a server crash before that
+    /// loses the batch, a clean stop does not). Only for writes whose loss in a crash costs nothing a user keeps.
+    init(pool: PostgresPool, writers: Int, maximumBatch: Int, attempts: Int = 5, waitsForFlush: Bool = true) {
         precondition(writers >= 1 && maximumBatch >= 1 && attempts >= 1, "at least one writer, job and attempt")
         self.pool = pool
         self.maximumBatch = maximumBatch
         self.attempts = attempts
+        self.waitsForFlush = waitsForFlush
         running = writers
         for n in 0..<writers {
             let thread = Thread { [self] in run() }
@@ -158,7 +163,7 @@ final class PostgresGroupCommit: @unchecked Sendable {
         _ batch: [any PostgresWriteJob], savepoints: Bool, on c: PostgresConnection, commitSent: inout Bool
     ) throws {
         do {
-            try c.execute("BEGIN")
+            try c.execute(waitsForFlush ? "BEGIN" : "BEGIN; SET LOCAL synchronous_commit TO off")
             for job in batch {
                 if savepoints { try c.execute("SAVEPOINT cab_job") }
                 if let error = job.run(c) {

@@ -19,10 +19,15 @@ extension PostgresStore: FencedDispatchRepository {
         )
         """
 
+    /// Committed without waiting for the WAL flush (`writeUnflushed`): the offers are on the drivers' screens a
+    /// disk flush sooner. A server crash within the flush delay loses them, which breaks no rule: an accept of a
+    /// lost offer finds none open and is refused (an accept that committed flushed the offer with it), the trip
+    /// stays `dispatching` and its owner (or the next, resuming from the stored offers) offers it again, and the
+    /// dispatch deadline, written flushed when dispatch began, still ends it.
     public func writeOffers(_ batch: OfferBatch, under fence: ShardFence) throws -> [DriverID] {
         Self.requireShard(fence, of: batch.booking)
         let drivers = Self.textArray(batch.drivers.map(\.rawValue))
-        return try write { c in
+        return try writeUnflushed { c in
             try Self.fenced(
                 c, fence, writing: "the offers of \(batch.booking)",
                 """

@@ -6,6 +6,10 @@ import CabPostgres
 /// compared with the database's `clock_timestamp()`, never a node's clock. Each call is one statement in its
 /// own transaction on a pooled connection (not the group commit: a renewal must not wait for a batch).
 extension PostgresStore: ShardLeaseRepository {
+    /// A lease row still locked by its old owner's open write (a fenced write holds it `FOR SHARE` until it
+    /// commits; a node paused mid-transaction holds it until the server ends that transaction,
+    /// `idleInTransactionMilliseconds`) is skipped, not waited for: the caller's next round asks again, and
+    /// its other leases' renewals never queue behind it.
     public func acquireLease(of shard: DispatchShard, for node: ClusterNodeID, durationMilliseconds: Int64) throws
         -> ShardLease?
     {
@@ -13,13 +17,17 @@ extension PostgresStore: ShardLeaseRepository {
         return try leaseStatement { c in
             try c.query(
                 """
-                WITH taken AS (
-                    UPDATE dispatch_shard_leases
-                    SET owner = $2::text, fence = fence + 1, acquired_at = clock_timestamp(),
-                        expires_at = clock_timestamp() + $3::float8 * interval '1 millisecond'
+                WITH free AS (
+                    SELECT shard FROM dispatch_shard_leases
                     WHERE shard = $1::smallint
                         AND (owner IS NULL OR owner = $2::text OR expires_at IS NULL OR expires_at <= clock_timestamp())
-                    RETURNING shard, fence, owner, acquired_at, expires_at
+                    FOR UPDATE SKIP LOCKED
+                ), taken AS (
+                    UPDATE dispatch_shard_leases AS l
+                    SET owner = $2::text, fence = l.fence + 1, acquired_at = clock_timestamp(),
+                        expires_at = clock_timestamp() + $3::float8 * interval '1 millisecond'
+                    FROM free WHERE l.shard = free.shard
+                    RETURNING l.shard, l.fence, l.owner, l.acquired_at, l.expires_at
                 ), logged AS (
                     INSERT INTO dispatch_shard_fences (shard, fence, owner, acquired_at)
                     SELECT shard, fence, owner, acquired_at FROM taken

@@ -45,6 +45,11 @@ public final class PostgresStore: Sendable {
         public var tokenCacheMilliseconds: Int64
         /// Monotonic milliseconds for the token cache (injected by tests).
         public var monotonicMilliseconds: @Sendable () -> Int64
+        /// A transaction of this store left open this long without a statement (its node paused or hung between
+        /// two statements) is ended by the server, which frees its row locks
+        /// (`idle_in_transaction_session_timeout`). A fenced write holds its shard's lease row until it commits,
+        /// and a takeover must not wait for a paused node: this bounds the wait well inside a lease.
+        public var idleInTransactionMilliseconds: Int = 3_000
 
         /// Creates a configuration.
         public init(
@@ -79,6 +84,8 @@ public final class PostgresStore: Sendable {
     let configuration: Configuration
     let pool: PostgresPool
     let writer: PostgresGroupCommit
+    /// Offer batches' writes: committed without waiting for the WAL flush (`writeUnflushed`).
+    let offerWriter: PostgresGroupCommit
     let probe: PostgresProbe
     /// Tokens resolved in the last `tokenCacheMilliseconds`.
     let tokens: TokenCache
@@ -102,7 +109,11 @@ public final class PostgresStore: Sendable {
         self.health = health
         do {
             pool = try PostgresPool(
-                .init(conninfo: configuration.conninfo, size: configuration.connections),
+                .init(
+                    conninfo: configuration.conninfo, size: configuration.connections,
+                    sessionSettings: [
+                        "idle_in_transaction_session_timeout": String(configuration.idleInTransactionMilliseconds)
+                    ], openAtStart: configuration.connections),
                 onHealthChange: { change in
                     switch change {
                     case .available: health.databaseAvailable()
@@ -115,6 +126,9 @@ public final class PostgresStore: Sendable {
         }
         writer = PostgresGroupCommit(
             pool: pool, writers: configuration.writers, maximumBatch: configuration.maximumBatch)
+        offerWriter = PostgresGroupCommit(
+            pool: pool, writers: max(1, configuration.writers / 2), maximumBatch: configuration.maximumBatch,
+            waitsForFlush: false)
         probe = PostgresProbe(pool: pool, health: health, intervalMilliseconds: configuration.probeIntervalMilliseconds)
         do {
             try pool.withConnection { c in
@@ -139,6 +153,7 @@ public final class PostgresStore: Sendable {
 
     /// Finishes queued writes and stops the writers and the probe; later writes throw `.closed`.
     public func close() {
+        offerWriter.close()
         writer.close()
         probe.close()
     }
@@ -148,7 +163,8 @@ public final class PostgresStore: Sendable {
     /// Writes committed so far and the transactions they took (group commit's effect: writes / batches).
     public var writeStatistics: (batches: Int, writes: Int) {
         let s = writer.statistics
-        return (s.batches, s.jobs)
+        let o = offerWriter.statistics
+        return (s.batches + o.batches, s.jobs + o.jobs)
     }
 
     /// Applies missing migrations to the database at `conninfo` (`cab migrate --postgres URL`); returns the
@@ -166,6 +182,15 @@ public final class PostgresStore: Sendable {
     @discardableResult
     func write<T: Sendable>(_ body: @escaping (PostgresConnection) throws -> T) throws -> T {
         try writer.write(body)
+    }
+
+    /// `write`, without waiting for the commit's WAL to be flushed (`synchronous_commit` off for its batch): for a
+    /// write whose loss in a server crash (not a clean stop) costs nothing a user keeps. A later flushed commit
+    /// flushes it too (the WAL is written in order), so anything that depends on it and was acknowledged is kept
+    /// with it.
+    @discardableResult
+    func writeUnflushed<T: Sendable>(_ body: @escaping (PostgresConnection) throws -> T) throws -> T {
+        try offerWriter.write(body)
     }
 
     /// Runs `body` on a pooled connection outside an explicit transaction. A connection found dead (the server

@@ -81,6 +81,13 @@ enum ServiceLoader {
                     + "(on a cluster, the booking's time is the node's that took it)",
                 buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
             dispatch.observeFirstOffers { firstOffers.observe(Double($0) / 1_000) }
+            let stages = metrics.histogram(
+                "dispatch_first_offer_stage_seconds",
+                help: "The steps of a booking's first offer on the node that took each (commit, start_queue: the "
+                    + "booking node; heard: from the booking's creation to the dispatching node acting on it; reads, "
+                    + "search, offers_write: the dispatching node)",
+                labelNames: ["stage"], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
+            dispatch.observeFirstOfferStages { stage, seconds in stages.observe(seconds, ["stage": stage.rawValue]) }
             services.dispatch = dispatch
         }
         return services

@@ -24,10 +24,39 @@ import Testing
         #expect(
             report.lines[0]
                 == "offer timeouts: 5 fired; calm 3, late p50 200 ms, p99 300 ms, max 300 ms (goal p99 under 1,000 ms);"
-                + " after a fault 2, max 12500 ms, 1 later than 12000 ms (the goal: none)")
+                + " after a fault 2, max 12500 ms from when due (1 later than 12000 ms); from the last fault on its"
+                + " shard's owner: max 12500 ms, 1 later than 12000 ms (the goal: none)")
         #expect(
             report.lines[1]
                 == "dispatch timeouts: 0 fired; calm 0; after a fault 0; 2 given up earlier, every batch asked")
+    }
+
+    @Test func aTimerHeldUpByTwoFaultsInARowIsCountedFromTheSecond() {
+        func grant(_ owner: String, _ at: Int64) -> DispatchTimings.Grant {
+            DispatchTimings.Grant(shard: 5, owner: owner, acquiredMilliseconds: at)
+        }
+        // node-1 owns shard 5 and is paused at 100 s; node-2 takes the shard at 110.5 s and is killed at 111 s;
+        // node-3 takes it at 121 s and fires the timer due at 101 s at 122 s: 21 s late from when due, 11 s from the kill.
+        let grants = [grant("node-1", 1_000), grant("node-2", 110_500), grant("node-3", 121_000)]
+        let faults = [
+            ChaosFault(kind: "pause", node: "node-1", startMilliseconds: 100_000, endMilliseconds: 120_000),
+            ChaosFault(kind: "kill", node: "node-2", startMilliseconds: 111_000, endMilliseconds: 111_000),
+            // A kill of a node that did not own the shard then: not this timer's fault.
+            ChaosFault(kind: "kill", node: "node-3", startMilliseconds: 115_000, endMilliseconds: 115_000),
+        ]
+        let late = Self.timer(due: 101_000, late: 21_000)
+        #expect(ChaosTimingReport.lateAfterLastFault(late, grants: grants, faults: faults, bound: 12_000) == 11_000)
+        // Only the pause: counted from when due (the pause began before it).
+        #expect(
+            ChaosTimingReport.lateAfterLastFault(late, grants: grants, faults: [faults[0]], bound: 12_000) == 21_000)
+        // A restart of PostgreSQL strikes every shard.
+        let postgres = ChaosFault(kind: "postgres", node: nil, startMilliseconds: 118_000, endMilliseconds: 121_000)
+        #expect(
+            ChaosTimingReport.lateAfterLastFault(late, grants: grants, faults: faults + [postgres], bound: 12_000)
+                == 4_000)
+        // A fault that began more than the bound before the timer came due is not counted.
+        let early = Self.timer(due: 125_000, late: 14_000)
+        #expect(ChaosTimingReport.lateAfterLastFault(early, grants: grants, faults: faults, bound: 12_000) == 14_000)
     }
 
     @Test func aTakeoverIsTheNextGrantOfEachShardTheFaultsNodeHeld() {
