@@ -1,13 +1,3 @@
-import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Hub labels computed from a contraction hierarchy: every node keeps, sorted by rank, the hubs its upward
 /// search reaches with their exact distances (forward label) and the same for reaching it (backward label).
 /// The duration from `s` to `t` is the smallest `forward(s)[h] + backward(t)[h]` over common hubs `h`: a merge
@@ -82,9 +72,19 @@ public struct HubLabels: Sendable {
     /// - Complexity: O(n · L²) for average label size L; about 0.1 s for 17,000 road nodes; plus one short
     ///   climb per unlabelled rank and direction.
     public init?(hierarchy: ContractionHierarchy, entryLimit: Int = 40_000_000) {
-        guard var labels = HubLabelBuilder(hierarchy: hierarchy, entryLimit: entryLimit).build() else { return nil }
+        self.init(hierarchy: hierarchy, entryLimit: entryLimit, usesTwoThreads: true)
+    }
+
+    /// The same labels and climbs, the climbs' two directions built on the calling thread alone when
+    /// `usesTwoThreads` is false (for `cab bench route`'s same-run comparison).
+    package init?(hierarchy: ContractionHierarchy, entryLimit: Int, usesTwoThreads: Bool) {
+        var builder = HubLabelBuilder(hierarchy: hierarchy, entryLimit: entryLimit)
+        guard var labels = builder.build() else { return nil }
         if !labels.coversEveryNode {
-            labels.climbs = UpperLabelQuery.precomputeClimbs(hierarchy: hierarchy, labels: labels)
+            labels.climbs =
+                usesTwoThreads
+                ? UpperLabelQuery.precomputeClimbs(hierarchy: hierarchy, labels: labels)
+                : UpperLabelQuery(hierarchy: hierarchy, labels: labels).precomputeClimbs()
         }
         self = labels
     }
@@ -151,62 +151,51 @@ public struct HubLabels: Sendable {
     }
 }
 
-/// Computes `HubLabels` top-down from a hierarchy (see `HubLabels`), the two directions on two threads.
-///
-/// A label of rank `r` in one direction reads that direction's labels of `r`'s upward neighbours (written earlier
-/// by the same thread) and, to prune, the opposite direction's labels of its candidate hubs: ranks no lower than
-/// `r`'s lowest upward neighbour. So each direction's thread waits before a rank until the other one has finished
-/// down to that neighbour, and the two go down the hierarchy side by side. The labels are those one thread computes
-/// (each depends on higher ranks' labels only), and so is where the budget stops them: the highest rank at which
-/// both directions' entries together exceed it, found by whichever thread finishes that rank second.
+/// Computes `HubLabels` top-down from a hierarchy (see `HubLabels`).
 struct HubLabelBuilder {
     let hierarchy: ContractionHierarchy
     let entryLimit: Int
-    /// False to label both directions on the calling thread, one rank after the other (the same labels).
-    var usesTwoThreads = true
+    // Scratch: the candidate label of the node being labelled, dense by hub rank.
+    private var candidateDuration: [UInt32]
+    private var candidateLength: [Float]
+    private var candidateStamp: [Int32]
+    private var hubs: [Int32] = []
 
     init(hierarchy: ContractionHierarchy, entryLimit: Int) {
         self.hierarchy = hierarchy
         self.entryLimit = entryLimit
-    }
-
-    /// One direction's upward arcs, CSR by rank.
-    private struct Arcs: Sendable {
-        let first: ContractionBuffer<Int32>
-        let head: ContractionBuffer<Int32>
-        let weight: ContractionBuffer<UInt32>
-        let arc: ContractionBuffer<Int32>
+        candidateDuration = Array(repeating: 0, count: hierarchy.nodeCount)
+        candidateLength = Array(repeating: 0, count: hierarchy.nodeCount)
+        candidateStamp = Array(repeating: -1, count: hierarchy.nodeCount)
     }
 
     /// One direction's labels in the making, appended from the highest rank down into buffers reserved for the
     /// whole budget (address space only: pages become resident as entries are written, and the finished labels
     /// are these same buffers, never a second copy).
-    ///
-    /// `@unchecked Sendable`: only its direction's thread writes it; the other thread reads the labels of ranks at or
-    /// above `done` only, after loading `done`, which the writer stores after writing them.
-    private final class Growing: @unchecked Sendable {
-        let start: ContractionBuffer<Int32>
-        let end: ContractionBuffer<Int32>
+    private struct Growing {
+        var start: [Int32]
+        var end: [Int32]
         let capacity: Int
         let hub: ContractionBuffer<Int32>
         let duration: ContractionBuffer<UInt32>
         let length: ContractionBuffer<Float>
         var count = 0
-        /// The lowest rank whose label is written (the node count before the first).
-        let done: Atomic<Int>
 
         init(nodeCount: Int, capacity: Int) {
-            start = ContractionBuffer(repeating: 0, count: nodeCount)
-            end = ContractionBuffer(repeating: 0, count: nodeCount)
+            start = Array(repeating: 0, count: nodeCount)
+            end = Array(repeating: 0, count: nodeCount)
             self.capacity = capacity
             hub = ContractionBuffer(uninitializedCount: capacity)
             duration = ContractionBuffer(uninitializedCount: capacity)
             length = ContractionBuffer(uninitializedCount: capacity)
-            done = Atomic(nodeCount)
         }
 
-        /// Forgets the label of rank `r` and every one appended after it (the ranks below).
-        func drop(rank r: Int) { count = Int(start[r]) }
+        /// Forgets the label of `rank`, the last one appended.
+        mutating func drop(rank r: Int) {
+            count = Int(start[r])
+            start[r] = 0
+            end[r] = 0
+        }
 
         /// The finished labels in rank order: the labels were appended highest rank first, so reversing all
         /// entries puts the labels in rank order with each one backwards, and reversing each label again
@@ -235,79 +224,30 @@ struct HubLabelBuilder {
         }
     }
 
-    /// The highest rank at which the labels went over budget (-1 while none has).
-    private final class Stop: Sendable {
-        let rank = Atomic<Int>(-1)
-
-        /// Records that the labels are over budget at rank `r`.
-        func raise(to r: Int) {
-            var current = rank.load(ordering: .relaxed)
-            while current < r {
-                let (exchanged, original) = rank.compareExchange(
-                    expected: current, desired: r, ordering: .sequentiallyConsistent)
-                if exchanged { return }
-                current = original
-            }
-        }
-    }
-
-    /// Scratch of one thread: the candidate label of the node being labelled, dense by hub rank.
-    private struct Scratch {
-        var candidateDuration: [UInt32]
-        var candidateLength: [Float]
-        var candidateStamp: [Int32]
-        var hubs: [Int32] = []
-
-        init(nodeCount: Int) {
-            candidateDuration = Array(repeating: 0, count: nodeCount)
-            candidateLength = Array(repeating: 0, count: nodeCount)
-            candidateStamp = Array(repeating: -1, count: nodeCount)
-        }
-    }
-
-    /// Both directions' labels, on two threads (on one when no thread can be started).
-    func build() -> HubLabels? {
+    mutating func build() -> HubLabels? {
         let n = hierarchy.nodeCount
         // A label holds at most one entry per rank: room for the budget plus one label, per direction.
         let capacity = min(entryLimit, n * n) + n + 1
-        let forward = Growing(nodeCount: n, capacity: capacity)
-        let backward = Growing(nodeCount: n, capacity: capacity)
-        let h = hierarchy
-        let forwardArcs = Arcs(first: h.forwardFirst, head: h.forwardHead, weight: h.forwardWeight, arc: h.forwardArc)
-        let backwardArcs = Arcs(
-            first: h.backwardFirst, head: h.backwardHead, weight: h.backwardWeight, arc: h.backwardArc)
-        let stop = Stop()
-        let limit = entryLimit
-        let inParallel =
-            usesTwoThreads
-            && TwoThreads.run(
-                {
-                    Self.labelDirection(
-                        h, forwardArcs, into: forward, opposite: backward, entryLimit: limit, stop: stop)
-                },
-                {
-                    Self.labelDirection(
-                        h, backwardArcs, into: backward, opposite: forward, entryLimit: limit, stop: stop)
-                })
-        if !inParallel {
-            var scratch = Scratch(nodeCount: n)
-            for r in stride(from: n - 1, through: 0, by: -1) {
-                Self.label(rank: r, h, forwardArcs, into: forward, opposite: backward, scratch: &scratch, stamp: 2 * r)
-                Self.label(
-                    rank: r, h, backwardArcs, into: backward, opposite: forward, scratch: &scratch, stamp: 2 * r + 1)
-                if forward.count + backward.count > entryLimit {
-                    stop.raise(to: r)
-                    break
-                }
+        var forward = Growing(nodeCount: n, capacity: capacity)
+        var backward = Growing(nodeCount: n, capacity: capacity)
+        var r = n - 1
+        while r >= 0 {
+            let h = hierarchy
+            label(
+                rank: r, into: &forward, opposite: backward, first: h.forwardFirst, head: h.forwardHead,
+                weight: h.forwardWeight, arc: h.forwardArc, stampOffset: 0)
+            label(
+                rank: r, into: &backward, opposite: forward, first: h.backwardFirst, head: h.backwardHead,
+                weight: h.backwardWeight, arc: h.backwardArc, stampOffset: 1)
+            if forward.count + backward.count > entryLimit {
+                // Over budget: this rank and every one below stay unlabelled (their queries climb to here).
+                forward.drop(rank: r)
+                backward.drop(rank: r)
+                break
             }
+            r -= 1
         }
-        let stopRank = stop.rank.load(ordering: .sequentiallyConsistent)
-        if stopRank >= 0 {
-            // Over budget: this rank and every one below stay unlabelled (their queries climb to here).
-            forward.drop(rank: stopRank)
-            backward.drop(rank: stopRank)
-        }
-        let lowest = stopRank + 1
+        let lowest = r + 1
         guard lowest < n else { return nil }
         return HubLabels(
             nodeCount: n, lowestLabelledRank: lowest, rankOf: hierarchy.rankOf,
@@ -315,81 +255,47 @@ struct HubLabelBuilder {
             backward: backward.finish(nodeCount: n, lowest: lowest))
     }
 
-    /// One direction's labels from the top down, beside the thread of the opposite direction, until the budget
-    /// stops them (see `HubLabelBuilder`).
-    private static func labelDirection(
-        _ hierarchy: ContractionHierarchy, _ arcs: Arcs, into labels: Growing, opposite: Growing, entryLimit: Int,
-        stop: Stop
-    ) {
-        var scratch = Scratch(nodeCount: hierarchy.nodeCount)
-        var r = hierarchy.nodeCount - 1
-        while r >= 0 && stop.rank.load(ordering: .relaxed) < 0 {
-            // The opposite labels read to prune are those of ranks from the lowest upward neighbour up.
-            var needed = Int.max
-            for k in Int(arcs.first[r])..<Int(arcs.first[r + 1]) { needed = min(needed, Int(arcs.head[k])) }
-            var spins = 0
-            while opposite.done.load(ordering: .acquiring) > needed {
-                if stop.rank.load(ordering: .relaxed) >= 0 { return }
-                spins += 1
-                if spins >= 64 {
-                    sched_yield()
-                    spins = 0
-                }
-            }
-            label(rank: r, hierarchy, arcs, into: labels, opposite: opposite, scratch: &scratch, stamp: r)
-            labels.done.store(r, ordering: .sequentiallyConsistent)
-            // Whichever thread finishes rank r second sees both counts (at least one of them does).
-            if opposite.done.load(ordering: .sequentiallyConsistent) <= r
-                && Int(labels.end[r]) + Int(opposite.end[r]) > entryLimit
-            {
-                stop.raise(to: r)
-            }
-            // Over budget alone: the other thread finds the stop when it finishes this rank.
-            if labels.count > entryLimit { return }
-            r -= 1
-        }
-    }
-
     /// Computes the label of `rank` in one direction from its upward neighbours' labels, prunes it against the
     /// opposite direction's labels of its hubs, and appends it.
-    private static func label(
-        rank r: Int, _ hierarchy: ContractionHierarchy, _ arcs: Arcs, into labels: Growing, opposite: Growing,
-        scratch: inout Scratch, stamp rawStamp: Int
+    private mutating func label(
+        rank r: Int, into labels: inout Growing, opposite: Growing, first: ContractionBuffer<Int32>,
+        head: ContractionBuffer<Int32>, weight: ContractionBuffer<UInt32>, arc: ContractionBuffer<Int32>,
+        stampOffset: Int32
     ) {
-        let stamp = Int32(rawStamp)
-        scratch.hubs.removeAll(keepingCapacity: true)
+        let stamp = Int32(2 * r) + stampOffset
+        hubs.removeAll(keepingCapacity: true)
         func offer(_ hub: Int32, _ duration: UInt32, _ length: Float) {
             let h = Int(hub)
-            if scratch.candidateStamp[h] != stamp {
-                scratch.candidateStamp[h] = stamp
-                scratch.candidateDuration[h] = duration
-                scratch.candidateLength[h] = length
-                scratch.hubs.append(hub)
-            } else if duration < scratch.candidateDuration[h] {
-                scratch.candidateDuration[h] = duration
-                scratch.candidateLength[h] = length
+            if candidateStamp[h] != stamp {
+                candidateStamp[h] = stamp
+                candidateDuration[h] = duration
+                candidateLength[h] = length
+                hubs.append(hub)
+            } else if duration < candidateDuration[h] {
+                candidateDuration[h] = duration
+                candidateLength[h] = length
             }
         }
         offer(Int32(r), 0, 0)
-        for k in Int(arcs.first[r])..<Int(arcs.first[r + 1]) {
-            let x = Int(arcs.head[k])
-            let w = arcs.weight[k]
-            let len = hierarchy.arcLength[Int(arcs.arc[k])]
+        for k in Int(first[r])..<Int(first[r + 1]) {
+            let x = Int(head[k])
+            let w = weight[k]
+            let len = hierarchy.arcLength[Int(arc[k])]
             for e in Int(labels.start[x])..<Int(labels.end[x]) {
                 offer(labels.hub[e], labels.duration[e] &+ w, labels.length[e] + len)
             }
         }
-        scratch.hubs.sort()
+        hubs.sort()
         labels.start[r] = Int32(labels.count)
-        for hub in scratch.hubs {
+        for hub in hubs {
             let h = Int(hub)
-            let d = scratch.candidateDuration[h]
+            let d = candidateDuration[h]
             var pruned = false
             if h != r {
                 // Any common hub x with candidate(x) + opposite(h)[x] < d proves d is not a shortest distance.
                 for e in Int(opposite.start[h])..<Int(opposite.end[h]) {
                     let x = Int(opposite.hub[e])
-                    if scratch.candidateStamp[x] == stamp && scratch.candidateDuration[x] &+ opposite.duration[e] < d {
+                    if candidateStamp[x] == stamp && candidateDuration[x] &+ opposite.duration[e] < d {
                         pruned = true
                         break
                     }
@@ -398,7 +304,7 @@ struct HubLabelBuilder {
             if !pruned && labels.count < labels.capacity {
                 labels.hub[labels.count] = hub
                 labels.duration[labels.count] = d
-                labels.length[labels.count] = scratch.candidateLength[h]
+                labels.length[labels.count] = candidateLength[h]
                 labels.count += 1
             }
         }

@@ -7,9 +7,9 @@
 #endif
 
 /// Runs two pieces of preprocessing at the same time: one on a thread of its own (`pthread_create`), one on the
-/// caller's. Preprocessing uses both for the two directions of the hub labels and of their climbs (each half of
-/// the work, see `HubLabelBuilder`). A real thread rather than a task or `concurrentPerform`: the label pass's
-/// halves wait on each other's progress, so they must both run, whatever else the process is doing.
+/// caller's. Preprocessing uses it for the two directions of the precomputed climbs (`LabelClimbs`), which share
+/// nothing but the finished labels. A plain thread rather than a task: preprocessing is synchronous, runs once per
+/// import and must not hold a thread of the cooperative pool for seconds.
 enum TwoThreads {
     /// The closure a started thread runs (passed through `Unmanaged`).
     private final class Job: @unchecked Sendable {

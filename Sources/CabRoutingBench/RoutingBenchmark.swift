@@ -336,6 +336,17 @@ public enum RoutingBenchmark {
                 }
             }
             (query.touchesRoutes, query.writesPolylines) = (true, true)
+            // The label pass again, the climbs on two threads then on one, in this process.
+            for usesTwoThreads in [true, false] {
+                let start = clock.now
+                let labels = HubLabels(
+                    hierarchy: index.hierarchy, entryLimit: configuration.index.hubLabelEntryLimit,
+                    usesTwoThreads: usesTwoThreads)
+                sink &+= labels?.entryCount ?? 0
+                times[usesTwoThreads ? "labels_two_threads_s" : "labels_one_thread_s"] = [
+                    seconds(clock.now - start)
+                ]
+            }
             variants = times.mapValues(median)
         }
         // Same-run baselines for this session's changes: climbs searched, shortcuts split into halves.
