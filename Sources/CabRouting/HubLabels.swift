@@ -72,10 +72,19 @@ public struct HubLabels: Sendable {
     /// - Complexity: O(n · L²) for average label size L; about 0.1 s for 17,000 road nodes; plus one short
     ///   climb per unlabelled rank and direction.
     public init?(hierarchy: ContractionHierarchy, entryLimit: Int = 40_000_000) {
+        self.init(hierarchy: hierarchy, entryLimit: entryLimit, usesTwoThreads: true)
+    }
+
+    /// The same labels and climbs, the climbs' two directions built on the calling thread alone when
+    /// `usesTwoThreads` is false (for `cab bench route`'s same-run comparison).
+    package init?(hierarchy: ContractionHierarchy, entryLimit: Int, usesTwoThreads: Bool) {
         var builder = HubLabelBuilder(hierarchy: hierarchy, entryLimit: entryLimit)
         guard var labels = builder.build() else { return nil }
         if !labels.coversEveryNode {
-            labels.climbs = UpperLabelQuery(hierarchy: hierarchy, labels: labels).precomputeClimbs()
+            labels.climbs =
+                usesTwoThreads
+                ? UpperLabelQuery.precomputeClimbs(hierarchy: hierarchy, labels: labels)
+                : UpperLabelQuery(hierarchy: hierarchy, labels: labels).precomputeClimbs()
         }
         self = labels
     }

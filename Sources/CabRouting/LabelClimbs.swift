@@ -50,6 +50,23 @@ extension UpperLabelQuery {
         return LabelClimbs(forward: precompute(forward: true), backward: precompute(forward: false))
     }
 
+    /// `precomputeClimbs()` with the two directions on two threads, each with a query object of its own.
+    static func precomputeClimbs(hierarchy: ContractionHierarchy, labels: HubLabels) -> LabelClimbs {
+        final class Result: @unchecked Sendable {
+            // `@unchecked Sendable`: written by the started thread, read only after it has been joined.
+            var forward: LabelClimbs.Direction?
+        }
+        let result = Result()
+        var backward: LabelClimbs.Direction?
+        let inParallel = TwoThreads.run(
+            { result.forward = UpperLabelQuery(hierarchy: hierarchy, labels: labels).precompute(forward: true) },
+            { backward = UpperLabelQuery(hierarchy: hierarchy, labels: labels).precompute(forward: false) })
+        guard inParallel, let forward = result.forward, let backward else {
+            return UpperLabelQuery(hierarchy: hierarchy, labels: labels).precomputeClimbs()
+        }
+        return LabelClimbs(forward: forward, backward: backward)
+    }
+
     private func precompute(forward: Bool) -> LabelClimbs.Direction {
         let c = forward ? ahead : behind
         let direction = forward ? labels.forward : labels.backward
