@@ -12,6 +12,9 @@
 #   RIDERS=N      riders booking at once (default 24)
 #   CALM=S        seconds of load without faults first, for the steady booking-to-first-offer figure (default 30)
 #   SKEW_SECONDS=S how far node 3's clock runs ahead (default 30; 0: every node on the true clock)
+#   PG_OPTIONS=".." PostgreSQL server settings (default "-c deadlock_timeout=100ms": the nodes' group commits
+#                 deadlock now and then, and PostgreSQL's default of 1 s to find a deadlock held those first offers a
+#                 second; docs/dispatch-ownership.md, "PostgreSQL settings")
 # Exit status: check-dispatch's (0 when every invariant holds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +25,7 @@ RIDERS=${RIDERS:-24}
 DATA=${DATA:-data/cab}
 CALM=${CALM:-30}
 DISPATCH_SECONDS=30
+PG_OPTIONS=${PG_OPTIONS--c deadlock_timeout=100ms}
 [ -x "$CAB" ] || { echo "chaos-run: no $CAB (run: make release, or set CAB=)" >&2; exit 64; }
 [ -f "$DATA/roads.graph" ] || { echo "chaos-run: $DATA holds no imported map (run: make run once, or set DATA=)" >&2; exit 64; }
 command -v redis-server >/dev/null || { echo "chaos-run: needs redis-server (scripts/install-deps.sh --test)" >&2; exit 69; }
@@ -47,7 +51,7 @@ fault() { printf '%s\t%s\t%s\t%s\n' "$@" >> "$W/faults.tsv"; }
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 mkdir "$W/pg" && { [ "$(id -u)" != 0 ] || chown postgres "$W/pg"; }
 as_pg "$PGBIN/initdb" -D "$W/pg/data" -A trust -U cab >/dev/null
-start_pg() { as_pg "$PGBIN/pg_ctl" -D "$W/pg/data" -w -l "$W/pg/log" -o "-k $W/pg -c listen_addresses='' -c max_connections=200" start >/dev/null; }
+start_pg() { as_pg "$PGBIN/pg_ctl" -D "$W/pg/data" -w -l "$W/pg/log" -o "-k $W/pg -c listen_addresses='' -c max_connections=200 ${PG_OPTIONS:-}" start >/dev/null; }
 start_pg
 PG="host=$W/pg user=cab dbname=postgres"
 start_redis() { redis-server --port 0 --unixsocket "$W/redis.sock" --save "" --appendonly no --daemonize yes \
