@@ -133,6 +133,19 @@ extension PostgresStore: ShardLeaseRepository {
         }
     }
 
+    /// The server's `deadlock_timeout` in milliseconds: how long a transaction waits on a lock before PostgreSQL
+    /// looks for a deadlock. Nodes' group commits deadlock now and then, and each one holds its callers this long
+    /// (docs/dispatch-ownership.md, "PostgreSQL settings": 100 ms is what cab expects; the default is 1 s).
+    public func deadlockTimeoutMilliseconds() throws -> Int {
+        try leaseStatement { c in
+            guard
+                let ms = try c.query("SELECT setting::int FROM pg_settings WHERE name = 'deadlock_timeout'").first?.int(
+                    0)
+            else { throw StoreError(.corruptRow, "The database did not say its deadlock_timeout.") }
+            return ms
+        }
+    }
+
     /// Runs one lease statement on a pooled connection (autocommit), not repeated on a lost connection: the
     /// caller's next round asks again (a lost acquisition only skips a fence number).
     @discardableResult

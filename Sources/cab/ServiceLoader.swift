@@ -116,6 +116,12 @@ enum ServiceLoader {
         do {
             let store = try PostgresStore(postgres)
             Log.info("store opened", ["store": store.health.path, "kind": "postgresql"])
+            if let waited = try? store.deadlockTimeoutMilliseconds(), waited > 200 {
+                Log.warning(
+                    "PostgreSQL's deadlock_timeout is long: a deadlock between two writes holds both that long; set "
+                        + "deadlock_timeout = 100ms in postgresql.conf (docs/dispatch-ownership.md)",
+                    ["deadlock_timeout_ms": "\(waited)"])
+            }
             return store
         } catch let error as StoreError {
             let code: Int32 = error.code == .misconfigured ? 64 : error.code == .unavailable ? 69 : 65

@@ -416,4 +416,11 @@ extension ShardLeaseStoreTests {
         #expect(try f.count("dispatch_offers", where: "state = 'open'") == 1)
         #expect(f.store.writeStatistics.writes - before == 1)
     }
+
+    /// The store reads the server's deadlock_timeout (`cab serve` warns when it is over 200 ms); the tests' server
+    /// runs with the 100 ms cab expects.
+    @Test func theStoreReadsTheServersDeadlockTimeout() throws {
+        let f = try DispatchFixture()
+        #expect(try f.store.deadlockTimeoutMilliseconds() == 100)
+    }
 }

@@ -50,7 +50,7 @@ public final class PostgresTestServer: @unchecked Sendable {
             "pg_ctl",
             [
                 "-D", dataPath, "-w", "-t", "30", "-l", directory.appendingPathComponent("log").path, "-o",
-                "-k \(directory.path) -c listen_addresses='' -c max_connections=400 -c shared_buffers=32MB",
+                "-k \(directory.path) -c listen_addresses='' -c max_connections=400 -c shared_buffers=32MB -c deadlock_timeout=100ms",
                 "start",
             ])
     }
