@@ -26,6 +26,7 @@ final class PostgresGroupCommit: @unchecked Sendable {
     private var running = 0
     private(set) var batches = 0
     private(set) var jobs = 0
+    private var retried = 0
     private let pool: PostgresPool
     private let maximumBatch: Int
     private let attempts: Int
@@ -88,6 +89,14 @@ final class PostgresGroupCommit: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Attempts of a batch lost to a concurrent transaction (a deadlock or a serialization failure) and run again.
+    /// A lock order kept by every job (docs/dispatch-ownership.md, rule 16) keeps this at zero.
+    var retriedBatches: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return retried
+    }
+
     /// (batches, jobs) committed so far.
     var statistics: (batches: Int, jobs: Int) {
         condition.lock()
@@ -145,6 +154,9 @@ final class PostgresGroupCommit: @unchecked Sendable {
                 // in the same deadlock again.
                 usleep(UInt32.random(in: 1_000...4_000) * UInt32(attempt))
                 attempt += 1
+                condition.lock()
+                retried += 1
+                condition.unlock()
             } catch let error as PostgresError where !commitSent && error.isUnavailable && !reconnected {
                 reconnected = true  // a connection left dead by a server restart: once more on a fresh one
             } catch {

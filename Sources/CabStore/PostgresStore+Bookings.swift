@@ -176,20 +176,23 @@ extension PostgresStore: BookingRepository {
             return (updated, record, from)
         }
         guard !checked.isEmpty else { return [] }
+        // In the order of their IDs, so that two such transactions take the bookings in the same order.
+        let order = checked.indices.sorted { checked[$0].0.id.rawValue < checked[$1].0.id.rawValue }
         return try write { c in
-            try checked.map { updated, record, from in
+            var written = [Bool](repeating: false, count: checked.count)
+            for i in order {
+                let (updated, record, from) = checked[i]
                 // Each in a savepoint: a driver already holding an open trip loses this change only.
                 try c.execute("SAVEPOINT cab_change")
                 do {
-                    let written = try Self.compareAndSet(updated, record: record, from: from, on: c) != nil
+                    written[i] = try Self.compareAndSet(updated, record: record, from: from, on: c) != nil
                     try c.execute("RELEASE SAVEPOINT cab_change")
-                    return written
                 } catch let error as CoreError where error.code == .transitionConflict {
                     try c.execute("ROLLBACK TO SAVEPOINT cab_change")
                     try c.execute("RELEASE SAVEPOINT cab_change")
-                    return false
                 }
             }
+            return written
         }
     }
 

@@ -28,6 +28,8 @@ extension PostgresStore: FencedDispatchRepository {
         Self.requireShard(fence, of: batch.booking)
         let drivers = Self.textArray(batch.drivers.map(\.rawValue))
         return try writeUnflushed { c in
+            // Shared: this writer's batches hold offers only and never update the booking, so they never upgrade it.
+            try Self.lockTrip(batch.booking, .share, on: c)
             try Self.fenced(
                 c, fence, writing: "the offers of \(batch.booking)",
                 """
@@ -79,6 +81,7 @@ extension PostgresStore: FencedDispatchRepository {
     public func closeBatch(_ batch: Int, of booking: BookingID, under fence: ShardFence) throws -> Int {
         Self.requireShard(fence, of: booking)
         return try write { c in
+            try Self.lockTrip(booking, on: c)
             let row = try Self.fenced(
                 c, fence, writing: "the end of batch \(batch) of \(booking)",
                 """
@@ -101,6 +104,7 @@ extension PostgresStore: FencedDispatchRepository {
     public func giveUp(_ booking: BookingID, under fence: ShardFence) throws {
         Self.requireShard(fence, of: booking)
         try write { c in
+            try Self.lockTrip(booking, on: c)
             try Self.fenced(
                 c, fence, writing: "giving up on \(booking)",
                 """
@@ -139,7 +143,10 @@ extension PostgresStore: FencedDispatchRepository {
         _ kind: TripDeadlineKind, of booking: BookingID, inMilliseconds milliseconds: Int64, under fence: ShardFence
     ) throws {
         Self.requireShard(fence, of: booking)
-        try write { c in try Self.upsertDeadline(kind, of: booking, in: milliseconds, under: fence, on: c) }
+        try write { c in
+            try Self.lockTrip(booking, on: c)
+            try Self.upsertDeadline(kind, of: booking, in: milliseconds, under: fence, on: c)
+        }
     }
 
     public func claimDueDeadlines(
@@ -229,6 +236,9 @@ extension PostgresStore: FencedDispatchRepository {
             preconditionFailure("an accept names its driver and comes from a state")
         }
         return try write { c in
+            // The booking first (`lockTrip`); two accepts of one trip then queue on it instead of each holding its
+            // own offer while waiting for the other's.
+            try Self.lockTrip(updated.id, on: c)
             // Locked until the commit: a decline or a batch step of this offer waits for the accept, or wins.
             let held = try c.query(
                 """
@@ -254,6 +264,7 @@ extension PostgresStore: FencedDispatchRepository {
 
     public func declineOffer(of booking: BookingID, by driver: DriverID, at time: Instant) throws -> Bool {
         try write { c in
+            try Self.lockTrip(booking, on: c)
             let closed = try c.query(
                 """
                 UPDATE dispatch_offers SET state = 'declined', closed_at = clock_timestamp()
@@ -268,6 +279,24 @@ extension PostgresStore: FencedDispatchRepository {
     }
 
     // MARK: Internals
+
+    /// How `lockTrip` holds the booking row.
+    enum TripLock: String {
+        /// As an update of the row does: for a job that may change the booking in the same transaction.
+        case update = "FOR NO KEY UPDATE"
+        /// Alongside other readers: for a transaction that only reads the booking (it must never upgrade).
+        case share = "FOR SHARE"
+    }
+
+    /// The lock order of every transaction that writes a trip's rows (rule 16 in docs/dispatch-ownership.md): the
+    /// booking row first, then its offers, then its deadlines. An update of `bookings` takes the booking first by
+    /// itself; a job that writes the offers or deadlines without changing the booking calls this first, so that it
+    /// queues behind a transition of the trip in flight (or the transition behind it) instead of each holding the
+    /// row the other waits for. A group commit's batch holds every job's locks to its commit, so one job taking
+    /// the offers first is enough for a deadlock with any batch that changes the trip.
+    static func lockTrip(_ booking: BookingID, _ mode: TripLock = .update, on c: PostgresConnection) throws {
+        try c.query("SELECT 1 FROM bookings WHERE id = $1::text \(mode.rawValue)", [booking.rawValue])
+    }
 
     /// Sets `booking`'s deadline of `kind` (a new generation, unclaimed) under `fence`.
     static func upsertDeadline(

@@ -167,6 +167,10 @@ public final class PostgresStore: Sendable {
         return (s.batches + o.batches, s.jobs + o.jobs)
     }
 
+    /// Write batches run again after losing to another transaction (a deadlock, a serialization failure), over
+    /// both writers since the store opened. Each deadlock costs PostgreSQL's `deadlock_timeout` before it is found.
+    public var retriedWriteBatches: Int { writer.retriedBatches + offerWriter.retriedBatches }
+
     /// Applies missing migrations to the database at `conninfo` (`cab migrate --postgres URL`); returns the
     /// versions applied (empty when it was up to date).
     public static func migrate(conninfo: String) throws -> [Int] {

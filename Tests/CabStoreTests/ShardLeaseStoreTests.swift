@@ -360,6 +360,81 @@ import Testing
     }
 }
 
+/// Every transaction that writes a trip's rows takes its booking row first (rule 16 in
+/// docs/dispatch-ownership.md). Each test holds the booking on a connection of its own until both sides are
+/// waiting, then lets them go: taken in another order, the two meet in a deadlock that PostgreSQL breaks only
+/// after `deadlock_timeout`, and the losing batch runs again (`retriedWriteBatches`).
+@Suite struct TripLockOrderTests {
+    /// Two nodes' stores on one database, a trip offered to two drivers, and the trip held on a raw connection.
+    struct Race {
+        let f: DispatchFixture
+        let other: PostgresStore
+        let trip: BookingID
+        let drivers: [DriverID]
+        let holder: PostgresConnection
+
+        init() throws {
+            f = try DispatchFixture()
+            other = try PostgresStore(.init(conninfo: f.conninfo, connections: 2, writers: 1))
+            let shard = DispatchShard(21)
+            let lease = try #require(
+                try f.store.acquireLease(of: shard, for: ClusterNodeID("a"), durationMilliseconds: 60_000))
+            trip = try f.booking(in: shard)
+            drivers = [try f.driver(), try f.driver()]
+            let offered = try f.store.writeOffers(
+                OfferBatch(booking: trip, batch: 1, drivers: drivers, openMilliseconds: 60_000), under: lease.fence)
+            #expect(Set(offered) == Set(drivers))
+            holder = try PostgresConnection(conninfo: f.conninfo)
+            try holder.execute("BEGIN")
+            _ = try holder.query("SELECT 1 FROM bookings WHERE id = $1 FOR NO KEY UPDATE", [trip.rawValue])
+        }
+
+        /// Waits until `n` of the database's sessions wait on a lock, then ends the holder's transaction.
+        func release(whenWaiting n: Int) throws {
+            let waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            #expect(eventually(within: 10) { (try? f.sql.query(waiting).first?.int(0)) == n }, "both sides wait")
+            try holder.execute("COMMIT")
+        }
+
+        /// Batches run again on either store since it opened (each one a deadlock PostgreSQL broke).
+        var retried: Int { f.store.retriedWriteBatches + other.retriedWriteBatches }
+
+        func accept(by driver: DriverID, on store: PostgresStore) throws -> ThreadTask<[DriverID]> {
+            var taken = try #require(try store.booking(trip))
+            taken.status = .accepted
+            taken.driverID = driver
+            taken.version += 1
+            let record = TripTransitionRecord(
+                bookingID: trip, from: .dispatching, to: .accepted, event: .accept, actor: .driver(driver),
+                at: Stores.start)
+            let accepted = taken
+            return ThreadTask {
+                try store.acceptOffer(
+                    accepted, record: record, then: NextDeadline(.pickupOverdue, inMilliseconds: 60_000))
+            }
+        }
+    }
+
+    /// Two drivers accept one trip at once on two nodes: one wins, the other is told the trip was taken, and
+    /// neither waits on the other's offer while holding the booking.
+    @Test func twoAcceptsOfOneTripOnTwoNodesQueueInsteadOfDeadlocking() throws {
+        let race = try Race()
+        defer { race.other.close() }
+        let first = try race.accept(by: race.drivers[0], on: race.f.store)
+        let second = try race.accept(by: race.drivers[1], on: race.other)
+        try race.release(whenWaiting: 2)
+        let outcomes = [Result { try first.value() }, Result { try second.value() }]
+        let won = outcomes.filter { if case .success = $0 { true } else { false } }
+        #expect(won.count == 1)
+        for case .failure(let error) in outcomes {
+            #expect((error as? CoreError)?.code == .transitionConflict, "the loser hears the trip was taken")
+        }
+        #expect(try race.f.count("dispatch_offers", where: "state = 'accepted'") == 1)
+        #expect(try race.f.count("dispatch_offers", where: "state = 'withdrawn'") == 1)
+        #expect(race.retried == 0, "a deadlock between the two accepts")
+    }
+}
+
 extension ShardLeaseStoreTests {
     @Test func renewalsOfManyShardsGoInOneStatementAndLeaveOutTheLostOnes() throws {
         let f = try DispatchFixture()
