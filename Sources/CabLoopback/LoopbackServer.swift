@@ -28,16 +28,19 @@ public final class LoopbackServer: Sendable {
     ///     connection cap is off for them; the tests keep the cap a user gets.
     ///   - logPath: where the server's standard error goes (`/dev/null` keeps the access log off the disk).
     ///   - startupTimeoutSeconds: how long loading the data directory may take.
+    ///   - environment: added to this process's own for the server (`CAB_CLOCK_SKEW_MS`, say).
     public init(
         executable: String = LoopbackServer.currentExecutable(), dataDirectory: String, extraArguments: [String] = [],
-        uncapped: Bool = true, logPath: String = "/dev/null", startupTimeoutSeconds: Double = 120
+        uncapped: Bool = true, logPath: String = "/dev/null", startupTimeoutSeconds: Double = 120,
+        environment: [String: String] = [:]
     ) throws(LoopbackError) {
         self.dataDirectory = dataDirectory
         self.logPath = logPath
         let arguments =
             ["serve", "--data", dataDirectory, "--host", "127.0.0.1", "--port", "0"]
             + (uncapped ? ["--max-per-address", "0"] : []) + extraArguments
-        child = try ChildProcess(executable: executable, arguments: arguments, stderrPath: logPath)
+        child = try ChildProcess(
+            executable: executable, arguments: arguments, stderrPath: logPath, environment: environment)
         guard let line = child.readLine(timeoutSeconds: startupTimeoutSeconds) else {
             child.send(SIGKILL)
             let status = child.waitForExit()

@@ -5,15 +5,20 @@ import Testing
 
 /// Issue 18's chaos run, short: three real `cab serve` nodes over one PostgreSQL and one Redis, `cab simulate
 /// --chaos` playing riders and drivers on all of them while one node is paused (SIGSTOP) and another killed
-/// (SIGKILL); then the database's checker must find nothing broken. The long run is `scripts/chaos-run.sh`.
+/// (SIGKILL), and the third (`node-a`, never stopped) runs with its wall clock 30 s ahead; then the database's
+/// checker must find nothing broken. The long run is `scripts/chaos-run.sh`.
 @Suite("chaos run, short", .serialized)
 struct ClusterChaosTests {
     @Test("a few hundred dispatches through a pause and a kill: no double offer or assignment, no deadline lost")
     func dispatchesThroughAPauseAndAKill() throws {
         let settings = #"{"dispatch": {"offer_seconds": 4, "batch_size": 2}, "trip": {"dispatch_seconds": 20}}"#
-        let cluster = try ClusterServeTests.Cluster(count: 3) { _ in settings }
+        // Node a's clock 30 s ahead, as the long run's third node: leases and timers are the database's (rules 1
+        // and 13 in docs/dispatch-ownership.md), so a skewed node must not fire a timer early or late.
+        let cluster = try ClusterServeTests.Cluster(
+            count: 3, settings: { _ in settings }, environment: { i in i == 0 ? ["CAB_CLOCK_SKEW_MS": "30000"] : [:] })
         defer { cluster.stop() }
         #expect(cluster.settledShards())
+        #expect(cluster.a.log.contains("this node's clock is off the database's"), "node a runs 30 s ahead")
         let map = try ImportedMap.dataDirectory("helsinki")
         let urls = cluster.nodes.map { "http://127.0.0.1:\($0.port)" }.joined(separator: ",")
         let outcome = Mutex<CabProcess.Result?>(nil)

@@ -20,8 +20,12 @@ struct ClusterServeTests {
         let dispatcher: String
         private let directories: [URL]
 
-        /// `count` nodes `node-a`, `node-b`...; `settings(i)` is node i's configuration file's JSON, if any.
-        init(count: Int = 2, settings: (Int) -> String? = { _ in nil }) throws {
+        /// `count` nodes `node-a`, `node-b`...; `settings(i)` is node i's configuration file's JSON, if any, and
+        /// `environment(i)` what its process gets besides the test's own environment.
+        init(
+            count: Int = 2, settings: (Int) -> String? = { _ in nil },
+            environment: (Int) -> [String: String] = { _ in [:] }
+        ) throws {
             postgres = try PostgresTestServer()
             redis = try RedisTestServer()
             var directories: [URL] = []
@@ -36,7 +40,8 @@ struct ClusterServeTests {
                     try Data(json.utf8).write(to: file)
                     arguments += ["--config", file.path]
                 }
-                nodes.append(try ServerProcess(dataDirectory: data, extraArguments: arguments))
+                nodes.append(
+                    try ServerProcess(dataDirectory: data, extraArguments: arguments, environment: environment(i)))
             }
             self.directories = directories
             self.nodes = nodes

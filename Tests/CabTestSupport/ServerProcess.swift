@@ -10,13 +10,14 @@ public final class ServerProcess: Sendable {
     public let dataDirectory: URL
     private let server: LoopbackServer
 
-    /// Starts `cab serve --data DIR --host 127.0.0.1 --port 0 extra...` and waits for its first line.
-    public init(dataDirectory: URL, extraArguments: [String] = []) throws {
+    /// Starts `cab serve --data DIR --host 127.0.0.1 --port 0 extra...` (with `environment` added to the test's
+    /// own) and waits for its first line.
+    public init(dataDirectory: URL, extraArguments: [String] = [], environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory
         let log = NSTemporaryDirectory() + "cab-serve-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         server = try LoopbackServer(
             executable: CabProcess.executableURL.path, dataDirectory: dataDirectory.path,
-            extraArguments: extraArguments, uncapped: false, logPath: log)
+            extraArguments: extraArguments, uncapped: false, logPath: log, environment: environment)
     }
 
     /// Sends SIGTERM and waits for the exit; returns the exit status.
