@@ -68,7 +68,7 @@ test-browser:
 	@scripts/test-browser.sh
 
 # Issue 18's chaos run: three nodes, PostgreSQL and Redis, kills, pauses, restarts and a skewed clock for TRIPS
-# dispatches, then `cab check-dispatch` (docs/dispatch-ownership.md). About half an hour for 10,000 on two cores.
+# dispatches, then `cab check-dispatch` (docs/dispatch-ownership.md). About 40 minutes for 10,000 on two cores.
 TRIPS ?= 10000
 DRIVERS ?= 60
 chaos: test-deps map build import
