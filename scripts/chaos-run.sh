@@ -93,7 +93,7 @@ log "three nodes up, shards ${spread:-unknown} (node 3 ${SKEW[*]:-on the true cl
 "$CAB" simulate --chaos --url http://127.0.0.1:19291,http://127.0.0.1:19292,http://127.0.0.1:19293 --data "$DATA" \
   --trips "$TRIPS" --drivers "$DRIVERS" --riders "$RIDERS" --dispatch-seconds "$DISPATCH_SECONDS" --calm-seconds "$CALM" > "$W/chaos.out" 2>&1 &
 LOAD=$!
-t=0; kills=0; pauses=0; redis_restarted=0; pg_restarted=0
+t=0; kills=0; pauses=0; stops=0; redis_restarted=0; pg_restarted=0
 while kill -0 "$LOAD" 2>/dev/null; do
   sleep 1; t=$((t + 1))
   # A node that exited by itself (started while PostgreSQL was restarting) is started again.
@@ -125,6 +125,17 @@ while kill -0 "$LOAD" 2>/dev/null; do
     ( sleep 20; sig CONT "${PIDS[$i]}" && echo "[$(date +%T)] SIGCONT node-$i" >> "$W/faults.log"
       fault pause "node-$i" "$paused" "$(ms)" ) &
   fi
+  # A deploy: every 120 s (from 90 s in) a node not paused is stopped with SIGTERM, which hands its shards over
+  # (rule 10 in docs/dispatch-ownership.md), and started again 3 s later.
+  if [ $((f % 120)) = 90 ]; then
+    i=$(( (f / 120) % 3 + 1 ))
+    if kill -0 "${PIDS[$i]}" 2>/dev/null && [ "$(ps -o stat= -p "${PIDS[$i]}" | cut -c1)" != T ]; then
+      stopping=$(ms); sig TERM "${PIDS[$i]}" || true; wait "${PIDS[$i]}" 2>/dev/null || true
+      fault stop "node-$i" "$stopping" "$(ms)"
+      stops=$((stops + 1)); log "SIGTERM node-$i (stopped in $(( $(ms) - stopping )) ms)"
+      (sleep 3; true) && start_node "$i" && log "node-$i started again"
+    fi
+  fi
   if [ "$f" = 60 ] && [ "$redis_restarted" = 0 ]; then
     away=$(ms); kill "$(cat "$W/redis.pid")"; sleep 2; start_redis; redis_restarted=1; log "Redis restarted (2 s away)"
     fault redis - "$away" "$(ms)"
@@ -137,7 +148,7 @@ done
 wait "$LOAD" && load_status=0 || load_status=$?
 for i in 1 2 3; do sig CONT "${PIDS[$i]}" || true; done
 sleep 15  # the last deadlines come due and are swept
-echo "--- the load ($t s; $kills kills, $pauses pauses, Redis restarted $redis_restarted, PostgreSQL restarted $pg_restarted)"
+echo "--- the load ($t s; $kills kills, $pauses pauses, $stops stops, Redis restarted $redis_restarted, PostgreSQL restarted $pg_restarted)"
 cat "$W/chaos.out"
 if [ -s "$W/first-offer-calm.txt" ]; then
   echo "--- the nodes' booking-to-first-offer histograms after the calm $CALM s (from a booking's creation to its offers going out; then each step on the node that took it)"

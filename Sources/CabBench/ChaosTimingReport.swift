@@ -1,11 +1,11 @@
 import CabCore
 import CabStore
 
-/// A fault the chaos run made (`scripts/chaos-run.sh` writes them to `faults.tsv`): a node killed or paused, Redis
-/// or PostgreSQL restarted, from `startMilliseconds` until `endMilliseconds` (since the Unix epoch; a kill ends
-/// as it starts: the node is gone, and its leases run out by themselves).
+/// A fault the chaos run made (`scripts/chaos-run.sh` writes them to `faults.tsv`): a node killed, paused or
+/// stopped, Redis or PostgreSQL restarted, from `startMilliseconds` until `endMilliseconds` (since the Unix epoch; a
+/// kill ends as it starts: the node is gone, and its leases run out by themselves).
 package struct ChaosFault: Sendable, Hashable {
-    /// `kill`, `pause`, `redis` or `postgres`.
+    /// `kill`, `pause`, `stop` (SIGTERM: a clean stop, as a deploy), `redis` or `postgres`.
     package var kind: String
     /// The node (`node-2`), nil for Redis and PostgreSQL.
     package var node: String?
@@ -90,7 +90,10 @@ package struct ChaosTimingReport: Sendable {
             describe("dispatch timeouts", timings.dispatchTimeouts)
                 + (timings.earlyGiveUps > 0 ? "; \(timings.earlyGiveUps) given up earlier, every batch asked" : ""),
         ]
-        for (kind, name) in [("kill", "takeover after SIGKILL"), ("pause", "takeover after SIGSTOP")] {
+        let kinds = [
+            ("kill", "takeover after SIGKILL"), ("pause", "takeover after SIGSTOP"), ("stop", "hand-over after SIGTERM"),
+        ]
+        for (kind, name) in kinds {
             let (delays, never) = Self.takeovers(after: faults.filter { $0.kind == kind }, grants: timings.grants)
             let count = faults.count { $0.kind == kind }
             var line = "\(name): \(delays.count) shards over \(count) faults"
@@ -100,6 +103,7 @@ package struct ChaosTimingReport: Sendable {
             }
             if never > 0 { line += ", \(never) not taken over by the end" }
             if kind == "kill" { line += " (goal p99 under 13,000 ms)" }
+            if kind == "stop" { line += " (goal under 1,000 ms)" }
             lines.append(line)
         }
         self.lines = lines

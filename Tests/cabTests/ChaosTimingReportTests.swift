@@ -79,6 +79,24 @@ import Testing
         #expect(afterPauses == [15_000] && neverAfterPauses == 1)
     }
 
+    /// A clean stop (SIGTERM) is reported on a line of its own, against the hand-over goal of a second.
+    @Test func aStopsHandOverIsReportedOnItsOwnLine() {
+        let grants = [
+            DispatchTimings.Grant(shard: 0, owner: "node-1", acquiredMilliseconds: 1_000),
+            DispatchTimings.Grant(shard: 1, owner: "node-1", acquiredMilliseconds: 1_000),
+            DispatchTimings.Grant(shard: 0, owner: "node-2", acquiredMilliseconds: 100_300),
+            DispatchTimings.Grant(shard: 1, owner: "node-3", acquiredMilliseconds: 100_500),
+        ]
+        let stop = ChaosFault(kind: "stop", node: "node-1", startMilliseconds: 100_000, endMilliseconds: 100_200)
+        let timings = DispatchTimings(offerTimeouts: [], dispatchTimeouts: [], earlyGiveUps: 0, grants: grants)
+        let report = ChaosTimingReport(timings: timings, faults: [stop], leaseMilliseconds: 10_000)
+        #expect(report.lines.contains { $0.hasPrefix("takeover after SIGKILL: 0 shards over 0 faults") })
+        #expect(
+            report.lines.last
+                == "hand-over after SIGTERM: 2 shards over 1 faults, p50 300 ms, p99 500 ms, max 500 ms"
+                + " (goal under 1,000 ms)")
+    }
+
     @Test func theFaultsFileIsReadAndABadLineIsNamed() throws {
         let text = "# the run's faults\nkill\tnode-2\t1000\t1000\npause node-1 2000 22000\nredis\t-\t3000\t5000\n\n"
         let faults = try ChaosFault.parse(text).get()
