@@ -91,7 +91,8 @@ package struct ChaosTimingReport: Sendable {
                 + (timings.earlyGiveUps > 0 ? "; \(timings.earlyGiveUps) given up earlier, every batch asked" : ""),
         ]
         let kinds = [
-            ("kill", "takeover after SIGKILL"), ("pause", "takeover after SIGSTOP"), ("stop", "hand-over after SIGTERM"),
+            ("kill", "takeover after SIGKILL"), ("pause", "takeover after SIGSTOP"),
+            ("stop", "hand-over after SIGTERM"),
         ]
         for (kind, name) in kinds {
             let (delays, never) = Self.takeovers(after: faults.filter { $0.kind == kind }, grants: timings.grants)
