@@ -9,6 +9,15 @@ extension DispatchCoordinator {
     /// arrival alerts.
     public func tick() {
         let t = now()
+        fireBatchTimers(at: t)
+        fireTripTimeouts(at: t)
+        sweepIfSharded()
+        let followed = state.withLock { Array($0.following.keys) }
+        for trip in followed { follow(trip) }
+    }
+
+    /// Ends the batches whose timers are due at `t` (each once: its timer is cleared under the lock first).
+    func fireBatchTimers(at t: Instant) {
         let due = state.withLock { s in
             // Collected first, then cleared: clearing while iterating would copy the whole dictionary.
             let due = s.dispatching.compactMap { id, d -> BookingID? in
@@ -19,11 +28,16 @@ extension DispatchCoordinator {
             return due
         }
         for trip in due { runDispatch(trip) { $0.timerFired(at: $1) } }
-        fireTripTimeouts(at: t)
-        sweepIfSharded()
-        let followed = state.withLock { Array($0.following.keys) }
-        for trip in followed { follow(trip) }
     }
+
+    /// Sets what is told each batch timer as it is set (`DispatchTicker`), nil to stop.
+    package func onTimerSet(_ wake: (@Sendable (Instant) -> Void)?) { timerWake.withLock { $0 = wake } }
+
+    /// Ends the batches due now: what a wake-up armed for a batch timer calls (`DispatchTicker`).
+    public func fireDueBatchTimers() { fireBatchTimers(at: now()) }
+
+    /// Milliseconds from now until `t` on this coordinator's clock (negative when past).
+    func millisecondsUntil(_ t: Instant) -> Int64 { t.milliseconds(since: now()) }
 
     /// `drivers` moved (tracking accepted their fixes here, or another node's came in): the trips they drive get
     /// their follow-up (position, ETA, alerts) now, on `followQueue`, instead of at the next tick. Quick on the

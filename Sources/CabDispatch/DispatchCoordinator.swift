@@ -173,6 +173,9 @@ public final class DispatchCoordinator: Sendable {
     /// trips' reads (each reads the trip as stored, so their order does not matter; `takeOver` registers a
     /// dispatch once).
     let hearing = DispatchLanes(label: "swiftcab.dispatch.shard-hearing", count: 16)
+    /// Told each batch timer as it is set (`DispatchTicker` arms a wake-up for it), so that a batch ends when its
+    /// offers run out, not at the next tick; nil without a ticker (tests tick by hand).
+    let timerWake = Mutex<(@Sendable (Instant) -> Void)?>(nil)
     /// Where queued new bookings start, side by side (`startQueued`) ...
     let startLanes = DispatchLanes(label: "swiftcab.dispatch.starts", count: 16)
     /// ... at most this many started or waiting for a lane at once ...
@@ -457,6 +460,7 @@ public final class DispatchCoordinator: Sendable {
                 for d in drivers { bus.publish(.offerWithdrawn(trip, reason: reason.rawValue), to: .driver(d)) }
             case .scheduleTimer(let at):
                 state.withLock { $0.dispatching[trip]?.timer = at }
+                timerWake.withLock { $0 }?(at)
             case .giveUp:
                 state.withLock { _ = $0.dispatching.removeValue(forKey: trip) }
                 stopWatching(trip)

@@ -36,7 +36,9 @@ public struct DispatchTimings: Sendable, Hashable {
 
     /// Batches of offers that ran out unanswered, each closed at or after its offers' expiry by the trip's owner
     /// (or a new owner, or a node offering one of its drivers another trip): due at the expiry, late by the
-    /// last close.
+    /// last close. The owner's timer counts from its search, a few milliseconds before the offers' write set their
+    /// expiry in the database, so a batch it closed up to `ownTimerMilliseconds` before that expiry is on time
+    /// (late by 0); one closed earlier ended for another reason (its drivers declined) and is no timeout.
     public var offerTimeouts: [Timer]
     /// Trips given up as `no_driver_found` at their dispatch deadline: due `dispatchMilliseconds` after the trip
     /// last entered `dispatching`, late by the history row's time.
@@ -56,6 +58,10 @@ public struct DispatchTimings: Sendable, Hashable {
 
     /// Reads the timings of the database at `conninfo`, whose nodes give up dispatching after
     /// `dispatchMilliseconds` (`trip.dispatch_seconds`).
+    /// How long before its offers' expiry in the database a batch closed by its owner's timer may be closed (see
+    /// `offerTimeouts`): the search-to-write time, a few milliseconds, up to a few hundred in a burst.
+    public static let ownTimerMilliseconds: Int64 = 1_000
+
     public static func read(conninfo: String, dispatchMilliseconds: Int64) throws -> DispatchTimings {
         do {
             let c = try PostgresConnection(conninfo: conninfo)
@@ -66,10 +72,11 @@ public struct DispatchTimings: Sendable, Hashable {
                 let offers = try tx.query(
                     """
                     SELECT booking_id, \(milliseconds("min(expires_at)")),
-                        \(milliseconds("max(closed_at)")) - \(milliseconds("min(expires_at)"))
-                    FROM dispatch_offers WHERE state = 'expired' AND closed_at >= expires_at
+                        greatest(0, \(milliseconds("max(closed_at)")) - \(milliseconds("min(expires_at)")))
+                    FROM dispatch_offers
+                    WHERE state = 'expired' AND closed_at >= expires_at - $1::float8 * interval '1 millisecond'
                     GROUP BY booking_id, batch ORDER BY 2
-                    """
+                    """, [ownTimerMilliseconds]
                 ).rows.compactMap { try timer($0) }
                 let given = try tx.query(
                     """
