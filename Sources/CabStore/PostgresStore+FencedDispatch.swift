@@ -41,11 +41,16 @@ extension PostgresStore: FencedDispatchRepository {
                 )
                 SELECT (SELECT count(*) FROM lease), (SELECT count(*) FROM closed)
                 """, [batch.booking.rawValue, batch.batch])
-            // Any node may close an offer that has run out: nothing can be done with it any more.
+            // Any node may close an offer that has run out: nothing can be done with it any more. Another trip's
+            // offer, so its row is skipped when locked (rule 16: that trip's booking was not taken first); the
+            // transaction holding it is changing it already, and the insert below waits for it to commit.
             try c.query(
                 """
                 UPDATE dispatch_offers SET state = 'expired', closed_at = clock_timestamp()
-                WHERE driver_id = ANY($1::text[]) AND state = 'open' AND expires_at <= clock_timestamp()
+                WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM dispatch_offers
+                    WHERE driver_id = ANY($1::text[]) AND state = 'open' AND expires_at <= clock_timestamp()
+                    FOR UPDATE SKIP LOCKED))
                 """, [drivers])
             let made = try Self.fenced(
                 c, fence, writing: "the offers of \(batch.booking)",
