@@ -61,16 +61,16 @@ extension UpperLabelQuery {
             }
         }
         let labelFirst = direction.first.base
-        let hubs = direction.hub.base
-        let durations = direction.duration.base
+        let hubs = direction.hub
+        let durations = direction.duration
         var dominated = batchDominated
         batchDominated = []
         dominated.removeAll(keepingCapacity: true)
         dominated.append(contentsOf: repeatElement(false, count: border.count))
         // Every border node's label offsets, then the first cache lines of its hubs and durations, then (this
         // round) the dominance among each query's border nodes, which reads only the low end of the labels, so
-        // that a dominated node's label is not read any further; then one line in every 16 entries of the labels
-        // left (which the hardware prefetcher may not have fetched yet).
+        // that a dominated node's label is not read any further; then one line in every `LabelEntries.perCacheLine` entries
+        // of the labels left (which the hardware prefetcher may not have fetched yet).
         for b in border { sink &+= UInt32(bitPattern: labelFirst[Int(b.rank)]) }
         if climbsInline {
             for b in border {
@@ -88,11 +88,11 @@ extension UpperLabelQuery {
             }
         }
         for (k, b) in border.enumerated() where !dominated[k] {
-            var e = Int(labelFirst[Int(b.rank)]) + (climbsInline ? 16 : 0)
+            var e = Int(labelFirst[Int(b.rank)]) + (climbsInline ? LabelEntries.perCacheLine : 0)
             let end = Int(labelFirst[Int(b.rank) + 1])
             while e < end {
-                sink &+= UInt32(bitPattern: hubs[e]) &+ durations[e]
-                e += 16
+                sink &+= durations[e]
+                e += LabelEntries.perCacheLine
             }
         }
         var scanned = 0
@@ -212,7 +212,7 @@ extension UpperLabelQuery {
     @inline(__always)
     static func markDominated(
         _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
-        first: UnsafeMutablePointer<Int32>, hubs: UnsafeMutablePointer<Int32>, durations: UnsafeMutablePointer<UInt32>
+        first: UnsafeMutablePointer<Int32>, hubs: LabelEntries.Hubs, durations: LabelEntries.Durations
     ) {
         for index in range where !dominated[index] {
             let b = border[index]
@@ -240,8 +240,8 @@ extension UpperLabelQuery {
     @inline(__always)
     static func scanDurations(
         _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
-        first: UnsafeMutablePointer<Int32>, hubs: UnsafeMutablePointer<Int32>,
-        durations: UnsafeMutablePointer<UInt32>, bits: UnsafeMutablePointer<UInt64>,
+        first: UnsafeMutablePointer<Int32>, hubs: LabelEntries.Hubs,
+        durations: LabelEntries.Durations, bits: UnsafeMutablePointer<UInt64>,
         table: UnsafeMutablePointer<UInt32>, marks: Bool, slotZero: Bool, best: inout UInt64, scanned: inout Int,
         skipped: inout Int
     ) {
