@@ -12,8 +12,9 @@ extension FastRouterIndex {
     /// Version 4: built over graphs with via-way restrictions and U-turn rules (graph file version 2), whose nodes
     /// differ from those of the same map before. Version 5: over graph file version 3 (other durations and
     /// nodes for the same map). Version 6: arrays padded to 8 bytes, a checksum at the end instead of a check of
-    /// every index at load, the unpacked shortcut lists stored (not rebuilt at every start).
-    public static let fileFormatVersion: UInt32 = 6
+    /// every index at load, the unpacked shortcut lists stored (not rebuilt at every start). Version 7: label hubs and
+    /// durations packed in 6 bytes per entry (`LabelEntries`).
+    public static let fileFormatVersion: UInt32 = 7
     static let fileMagic: [UInt8] = Array("SWCABCH\0".utf8)
 
     /// The index as file bytes.
@@ -59,8 +60,7 @@ extension FastRouterIndex {
             try out.put(UInt64(labels.lowestLabelledRank))
             for direction in [labels.forward, labels.backward] {
                 try out.put(direction.first)
-                try out.put(direction.hub)
-                try out.put(direction.duration)
+                try out.put(direction.entries.words)
                 try out.put(direction.length)
             }
             try out.put(UInt32(labels.climbs == nil ? 0 : 1))
@@ -158,10 +158,13 @@ extension FastRouterIndex {
             var directions: [HubLabels.Direction] = []
             for _ in 0..<2 {
                 let first: ContractionBuffer<Int32> = try input.buffer(count: nodeCount + 1)
-                let hub: ContractionBuffer<Int32> = try input.buffer()
-                let duration: ContractionBuffer<UInt32> = try input.buffer(count: hub.count)
-                let length: ContractionBuffer<Float> = try input.buffer(count: hub.count)
-                directions.append(.init(first: first, hub: hub, duration: duration, length: length))
+                let words: ContractionBuffer<UInt16> = try input.buffer()
+                guard words.count >= 3 && words.count % 3 == 0 else {
+                    throw RoutingError(.corruptFile, "The preprocessed routing file is damaged; run `cab import`.")
+                }
+                let entries = LabelEntries(words: words, lowest: Int32(lowest))
+                let length: ContractionBuffer<Float> = try input.buffer(count: entries.count)
+                directions.append(.init(first: first, entries: entries, length: length))
             }
             var climbs: LabelClimbs?
             if try input.scalar() as UInt32 == 1 {

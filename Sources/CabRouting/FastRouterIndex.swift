@@ -9,9 +9,10 @@ public struct FastRouterIndex: Sendable {
         /// Whether to compute hub labels (faster queries, more memory and build time).
         public var buildsHubLabels: Bool
         /// The label budget: labels are built from the top of the hierarchy down until they hold this many
-        /// entries (12 bytes each; the default, 32 M, is at most 366 MiB at any map size: on the N=700 grid it
-        /// labels the top 49 % of the hierarchy, where 20 M labelled 31 %), and the nodes below stay unlabelled
-        /// (their queries climb to the labels, see `HubLabels`).
+        /// entries (10 bytes each, `LabelEntries`: the default, 32 M, is at most 305 MiB at any map size: on the
+        /// N=700 grid it labels the top 49 % of the hierarchy, where 20 M labelled 31 %), and the nodes below stay
+        /// unlabelled (their queries climb to the labels, see `HubLabels`). Labels also stop above ~1 M labelled
+        /// nodes or a 74-hour label duration, what a packed entry holds.
         public var hubLabelEntryLimit: Int
 
         /// Creates a configuration.

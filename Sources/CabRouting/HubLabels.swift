@@ -19,21 +19,43 @@ public struct HubLabels: Sendable {
     public let lowestLabelledRank: Int
     /// Rank of each graph node (the hierarchy's).
     let rankOf: ContractionBuffer<Int32>
-    let forward: Direction
-    let backward: Direction
+    private(set) var forward: Direction
+    private(set) var backward: Direction
     /// The precomputed climbs of the unlabelled ranks (nil when every node is labelled).
     private(set) var climbs: LabelClimbs?
 
-    /// One direction's labels, CSR by rank: hubs (ranks, ascending), durations, lengths.
+    /// One direction's labels, CSR by rank: hubs (ranks, ascending) and durations packed in 6 bytes per entry
+    /// (`LabelEntries`), lengths beside.
     struct Direction: Sendable {
         let first: ContractionBuffer<Int32>
-        let hub: ContractionBuffer<Int32>
-        let duration: ContractionBuffer<UInt32>
+        let entries: LabelEntries
         let length: ContractionBuffer<Float>
+
+        /// The hub rank of each entry.
+        var hub: LabelEntries.Hubs { entries.hub }
+        /// The duration (milliseconds) of each entry.
+        var duration: LabelEntries.Durations { entries.duration }
+        /// The same entries as two arrays of 4-byte hubs and durations, the layout before the sixth metro round;
+        /// set only by `withWideEntries` (`cab bench route`'s same-run comparison), and then the batched
+        /// many-to-one's label scans read it instead of `entries`.
+        var wide: (hub: ContractionBuffer<Int32>, duration: ContractionBuffer<UInt32>)?
+
+        /// This direction with `wide` filled in from `entries`.
+        func widened() -> Direction {
+            let hubs = ContractionBuffer<Int32>(uninitializedCount: entries.count)
+            let durations = ContractionBuffer<UInt32>(uninitializedCount: entries.count)
+            for e in 0..<entries.count {
+                hubs[e] = hub[e]
+                durations[e] = duration[e]
+            }
+            var copy = self
+            copy.wide = (hubs, durations)
+            return copy
+        }
     }
 
     /// Hub entries in both directions.
-    public var entryCount: Int { forward.hub.count + backward.hub.count }
+    public var entryCount: Int { forward.entries.count + backward.entries.count }
     /// Nodes that have labels (the top of the hierarchy).
     public var labelledNodeCount: Int { nodeCount - lowestLabelledRank }
     /// True when every node has labels, so that any two nodes are joined by one label merge.
@@ -42,10 +64,21 @@ public struct HubLabels: Sendable {
     public var averageLabelSize: Double {
         labelledNodeCount == 0 ? 0 : Double(entryCount) / Double(2 * labelledNodeCount)
     }
-    /// Bytes the labels take (offsets, hubs, durations, lengths, and the unlabelled ranks' climbs).
-    public var byteCount: Int { 2 * (4 * (nodeCount + 1)) + 12 * entryCount + (climbs?.byteCount ?? 0) }
+    /// Bytes the labels take (offsets, packed hubs and durations, lengths, and the unlabelled ranks' climbs).
+    /// 10 bytes per entry: 6 packed for hub and duration (and a padding entry per direction), 4 for the length.
+    public var byteCount: Int {
+        2 * (4 * (nodeCount + 1)) + 6 * (entryCount + 2) + 4 * entryCount + (climbs?.byteCount ?? 0)
+    }
     /// Bytes of the unlabelled ranks' precomputed climbs (`LabelClimbs`), included in `byteCount`.
     public var climbByteCount: Int { climbs?.byteCount ?? 0 }
+    /// The same labels with a copy of their entries in the layout before the sixth metro round (`Direction.wide`),
+    /// which the batched many-to-one then scans: `cab bench route`'s same-run comparison of the two layouts.
+    package var withWideEntries: HubLabels {
+        var copy = self
+        copy.forward = forward.widened()
+        copy.backward = backward.widened()
+        return copy
+    }
     /// The same labels without the precomputed climbs (queries below the labels then search), for comparisons.
     package var withoutClimbs: HubLabels {
         var copy = self
@@ -117,10 +150,10 @@ public struct HubLabels: Sendable {
     /// The shortest `a[x] + b[y]` over common hubs of label `x` of `a` and label `y` of `b`.
     @inline(__always)
     static func merge(_ a: Direction, _ x: Int, _ b: Direction, _ y: Int) -> (UInt32, Float) {
-        let aHub = a.hub.base
-        let bHub = b.hub.base
-        let aDuration = a.duration.base
-        let bDuration = b.duration.base
+        let aHub = a.hub
+        let bHub = b.hub
+        let aDuration = a.duration
+        let bDuration = b.duration
         var i = Int(a.first[x])
         let iEnd = Int(a.first[x + 1])
         var j = Int(b.first[y])
@@ -180,6 +213,8 @@ struct HubLabelBuilder {
         let duration: ContractionBuffer<UInt32>
         let length: ContractionBuffer<Float>
         var count = 0
+        /// The longest duration appended (a packed entry holds at most `LabelEntries.maxDuration`).
+        var maxDuration: UInt32 = 0
 
         init(nodeCount: Int, capacity: Int) {
             start = Array(repeating: 0, count: nodeCount)
@@ -197,9 +232,10 @@ struct HubLabelBuilder {
             end[r] = 0
         }
 
-        /// The finished labels in rank order: the labels were appended highest rank first, so reversing all
-        /// entries puts the labels in rank order with each one backwards, and reversing each label again
-        /// restores its ascending hubs. In place.
+        /// The finished labels in rank order, hubs and durations packed (`LabelEntries`): the labels were
+        /// appended highest rank first, each with ascending hubs, so they are copied label by label from the lowest
+        /// rank up. The lengths are reversed in place instead (reversing all entries puts the labels in rank order
+        /// with each one backwards, and reversing each label again restores its ascending hubs).
         func finish(nodeCount: Int, lowest: Int) -> HubLabels.Direction {
             func reverse<T>(_ buffer: ContractionBuffer<T>, _ range: Range<Int>) {
                 var view = UnsafeMutableBufferPointer(start: buffer.base + range.lowerBound, count: range.count)
@@ -207,20 +243,27 @@ struct HubLabelBuilder {
             }
             let total = count
             var first = [Int32](repeating: 0, count: nodeCount + 1)
-            reverse(hub, 0..<total)
-            reverse(duration, 0..<total)
             reverse(length, 0..<total)
             for r in lowest..<nodeCount {
                 let range = (total - Int(end[r]))..<(total - Int(start[r]))
                 first[r] = Int32(range.lowerBound)
                 first[r + 1] = Int32(range.upperBound)
-                reverse(hub, range)
-                reverse(duration, range)
                 reverse(length, range)
             }
-            return .init(
-                first: ContractionBuffer(first), hub: hub.prefix(total), duration: duration.prefix(total),
-                length: length.prefix(total))
+            // Entry by entry in the finished order: rank by rank from the lowest, each label as appended.
+            var r = lowest - 1
+            var e = 0
+            var labelEnd = 0
+            let entries = LabelEntries(count: total, lowest: Int32(lowest)) { _ in
+                while e == labelEnd {
+                    r += 1
+                    e = Int(start[r])
+                    labelEnd = Int(end[r])
+                }
+                defer { e += 1 }
+                return (hub[e], duration[e])
+            }
+            return .init(first: ContractionBuffer(first), entries: entries, length: length.prefix(total))
         }
     }
 
@@ -239,8 +282,11 @@ struct HubLabelBuilder {
             label(
                 rank: r, into: &backward, opposite: forward, first: h.backwardFirst, head: h.backwardHead,
                 weight: h.backwardWeight, arc: h.backwardArc, stampOffset: 1)
-            if forward.count + backward.count > entryLimit {
-                // Over budget: this rank and every one below stay unlabelled (their queries climb to here).
+            if forward.count + backward.count > entryLimit || n - r > LabelEntries.maxHubOffset + 1
+                || max(forward.maxDuration, backward.maxDuration) > LabelEntries.maxDuration
+            {
+                // Over budget, or past what a packed entry holds (more than ~1 M labelled ranks, or a duration
+                // over 74 hours): this rank and every one below stay unlabelled (their queries climb to here).
                 forward.drop(rank: r)
                 backward.drop(rank: r)
                 break
@@ -249,10 +295,14 @@ struct HubLabelBuilder {
         }
         let lowest = r + 1
         guard lowest < n else { return nil }
+        // Each direction's build buffers are released once packed, before the other is.
+        let forwardLabels = forward.finish(nodeCount: n, lowest: lowest)
+        forward = Growing(nodeCount: 0, capacity: 0)
+        let backwardLabels = backward.finish(nodeCount: n, lowest: lowest)
+        backward = Growing(nodeCount: 0, capacity: 0)
         return HubLabels(
-            nodeCount: n, lowestLabelledRank: lowest, rankOf: hierarchy.rankOf,
-            forward: forward.finish(nodeCount: n, lowest: lowest),
-            backward: backward.finish(nodeCount: n, lowest: lowest))
+            nodeCount: n, lowestLabelledRank: lowest, rankOf: hierarchy.rankOf, forward: forwardLabels,
+            backward: backwardLabels)
     }
 
     /// Computes the label of `rank` in one direction from its upward neighbours' labels, prunes it against the
@@ -306,6 +356,7 @@ struct HubLabelBuilder {
                 labels.duration[labels.count] = d
                 labels.length[labels.count] = candidateLength[h]
                 labels.count += 1
+                labels.maxDuration = max(labels.maxDuration, d)
             }
         }
         labels.end[r] = Int32(labels.count)

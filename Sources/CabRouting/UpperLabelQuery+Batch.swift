@@ -60,17 +60,49 @@ extension UpperLabelQuery {
                 start = end
             }
         }
-        let labelFirst = direction.first.base
-        let hubs = direction.hub.base
-        let durations = direction.duration.base
         var dominated = batchDominated
         batchDominated = []
+        var scanned = 0
+        var skipped = 0
+        if let wide = direction.wide {
+            // `cab bench route`'s same-run comparison: the labels as they were before the sixth metro round,
+            // 4-byte hubs and 4-byte durations in two arrays.
+            sink &+= scanBorders(
+                border, borderEnd, &dominated, &answers, first: direction.first.base,
+                hubs: PlainLabelHubs(base: wide.hub.base),
+                durations: PlainLabelDurations(base: wide.duration.base), entriesPerLine: 16, scanned: &scanned,
+                skipped: &skipped)
+        } else {
+            sink &+= scanBorders(
+                border, borderEnd, &dominated, &answers, first: direction.first.base, hubs: direction.hub,
+                durations: direction.duration, entriesPerLine: LabelEntries.perCacheLine, scanned: &scanned,
+                skipped: &skipped)
+        }
+        batchDominated = dominated
+        statistics.scannedEntries += scanned
+        statistics.borderEntries += scanned + skipped
+        batchBorder = border
+        batchBorderEnd = borderEnd
+        touched &+= sink
+        return answers
+    }
+
+    /// The label part of `durationScans`: touches the border nodes' labels, finds the dominated ones, then scans
+    /// each query's border against the table into `answers`; returns the sum of the words touched. Generic over how
+    /// the entries are stored (`LabelEntries`, or the two arrays the benchmark compares it with).
+    @inline(__always)
+    private func scanBorders<Hubs: LabelHubReading, Durations: LabelDurationReading>(
+        _ border: [BorderEntry], _ borderEnd: [Int], _ dominated: inout [Bool], _ answers: inout [Answer],
+        first labelFirst: UnsafeMutablePointer<Int32>, hubs: Hubs, durations: Durations, entriesPerLine: Int,
+        scanned: inout Int, skipped: inout Int
+    ) -> UInt32 {
+        var sink: UInt32 = 0
         dominated.removeAll(keepingCapacity: true)
         dominated.append(contentsOf: repeatElement(false, count: border.count))
         // Every border node's label offsets, then the first cache lines of its hubs and durations, then (this
         // round) the dominance among each query's border nodes, which reads only the low end of the labels, so
-        // that a dominated node's label is not read any further; then one line in every 16 entries of the labels
-        // left (which the hardware prefetcher may not have fetched yet).
+        // that a dominated node's label is not read any further; then one line in every `entriesPerLine` entries of
+        // the labels left (which the hardware prefetcher may not have fetched yet).
         for b in border { sink &+= UInt32(bitPattern: labelFirst[Int(b.rank)]) }
         if climbsInline {
             for b in border {
@@ -88,15 +120,13 @@ extension UpperLabelQuery {
             }
         }
         for (k, b) in border.enumerated() where !dominated[k] {
-            var e = Int(labelFirst[Int(b.rank)]) + (climbsInline ? 16 : 0)
+            var e = Int(labelFirst[Int(b.rank)]) + (climbsInline ? entriesPerLine : 0)
             let end = Int(labelFirst[Int(b.rank) + 1])
             while e < end {
                 sink &+= UInt32(bitPattern: hubs[e]) &+ durations[e]
-                e += 16
+                e += entriesPerLine
             }
         }
-        var scanned = 0
-        var skipped = 0
         // The scans, query by query, on raw pointers.
         let marks = !climbsInline
         let slotZero = climbsInline
@@ -118,13 +148,7 @@ extension UpperLabelQuery {
                 }
             }
         }
-        batchDominated = dominated
-        statistics.scannedEntries += scanned
-        statistics.borderEntries += scanned + skipped
-        batchBorder = border
-        batchBorderEnd = borderEnd
-        touched &+= sink
-        return answers
+        return sink
     }
 
     /// `climb(_:_:along:meeting:)` of every query, appending each one's border (sorted by rank, then duration)
@@ -212,7 +236,7 @@ extension UpperLabelQuery {
     @inline(__always)
     static func markDominated(
         _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
-        first: UnsafeMutablePointer<Int32>, hubs: UnsafeMutablePointer<Int32>, durations: UnsafeMutablePointer<UInt32>
+        first: UnsafeMutablePointer<Int32>, hubs: some LabelHubReading, durations: some LabelDurationReading
     ) {
         for index in range where !dominated[index] {
             let b = border[index]
@@ -240,8 +264,8 @@ extension UpperLabelQuery {
     @inline(__always)
     static func scanDurations(
         _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
-        first: UnsafeMutablePointer<Int32>, hubs: UnsafeMutablePointer<Int32>,
-        durations: UnsafeMutablePointer<UInt32>, bits: UnsafeMutablePointer<UInt64>,
+        first: UnsafeMutablePointer<Int32>, hubs: some LabelHubReading,
+        durations: some LabelDurationReading, bits: UnsafeMutablePointer<UInt64>,
         table: UnsafeMutablePointer<UInt32>, marks: Bool, slotZero: Bool, best: inout UInt64, scanned: inout Int,
         skipped: inout Int
     ) {

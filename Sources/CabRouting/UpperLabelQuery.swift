@@ -249,8 +249,8 @@ package final class UpperLabelQuery {
 
     /// Every seed's own label against the table (all seeds are labelled).
     private func scanSeeds(_ seeds: [ContractionSeed], _ direction: HubLabels.Direction) -> Answer {
-        let hubs = direction.hub.base
-        let durations = direction.duration.base
+        let hubs = direction.hub
+        let durations = direction.duration
         let first = direction.first.base
         let bits = filled.base
         let table = tableDuration.base
@@ -436,8 +436,8 @@ package final class UpperLabelQuery {
         defer { self.filledHubs = filledHubs }
         for hub in filledHubs { bits[Int(hub) >> 6] = 0 }
         filledHubs.removeAll(keepingCapacity: true)
-        let hubs = direction.hub.base
-        let durations = direction.duration.base
+        let hubs = direction.hub
+        let durations = direction.duration
         let lengths = direction.length.base
         let first = direction.first.base
         let table = tableDuration.base
@@ -527,8 +527,8 @@ package final class UpperLabelQuery {
         var dominated = c.dominated
         c.dominated = []
         defer { c.dominated = dominated }
-        let hubs = direction.hub.base
-        let durations = direction.duration.base
+        let hubs = direction.hub
+        let durations = direction.duration
         let first = direction.first.base
         let bits = filled.base
         let table = tableDuration.base

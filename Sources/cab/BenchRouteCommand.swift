@@ -32,6 +32,9 @@ enum BenchRouteCommand {
         .init(
             name: "export-edges", valueName: "FILE", help: "also write the graph's edges for scripts/routingkit-peer.py"
         ),
+        .init(
+            name: "label-entries", valueName: "N",
+            help: "the hub-label budget in entries (default FastRouterIndex.Configuration's, 32000000)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
@@ -79,11 +82,15 @@ enum BenchRouteCommand {
         }
         let importSeconds = seconds(clock.now - started)
         if let path = args.value("export-edges") { exportEdges(graph, to: path) }
-        let preprocessed = RoutingBenchmark.preprocess(graph)
+        var index = FastRouterIndex.Configuration()
+        index.hubLabelEntryLimit = args.integer(
+            "label-entries", default: index.hubLabelEntryLimit, in: 1...1_000_000_000)
+        let preprocessed = RoutingBenchmark.preprocess(graph, configuration: index)
         let result = RoutingBenchmark.measure(
             on: graph, preprocessed: preprocessed, importSeconds: importSeconds,
             configuration: .init(
-                pairs: pairs, dijkstraPairs: args.integer("dijkstra-pairs", default: min(pairs, 1_000), in: 1...pairs)))
+                pairs: pairs, dijkstraPairs: args.integer("dijkstra-pairs", default: min(pairs, 1_000), in: 1...pairs),
+                index: index))
         let http: [Double]
         do {
             http = try measureHTTP(graph: graph, index: preprocessed.index, requests: httpRequests)
