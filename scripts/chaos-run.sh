@@ -12,9 +12,9 @@
 #   RIDERS=N      riders booking at once (default 24)
 #   CALM=S        seconds of load without faults first, for the steady booking-to-first-offer figure (default 30)
 #   SKEW_SECONDS=S how far node 3's clock runs ahead (default 30; 0: every node on the true clock)
-#   PG_OPTIONS=".." PostgreSQL server settings (default "-c deadlock_timeout=100ms": the nodes' group commits
-#                 deadlock now and then, and PostgreSQL's default of 1 s to find a deadlock held those first offers a
-#                 second; docs/dispatch-ownership.md, "PostgreSQL settings")
+#   PG_OPTIONS=".." PostgreSQL server settings (default "-c deadlock_timeout=100ms": what cab expects, so that a
+#                 deadlock left holds its writes 100 ms, not the default 1 s; docs/dispatch-ownership.md, "PostgreSQL
+#                 settings")
 # Exit status: check-dispatch's (0 when every invariant holds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -130,9 +130,9 @@ while kill -0 "$LOAD" 2>/dev/null; do
   if [ $((f % 120)) = 90 ]; then
     i=$(( (f / 120) % 3 + 1 ))
     if kill -0 "${PIDS[$i]}" 2>/dev/null && [ "$(ps -o stat= -p "${PIDS[$i]}" | cut -c1)" != T ]; then
-      stopping=$(ms); sig TERM "${PIDS[$i]}" || true; wait "${PIDS[$i]}" 2>/dev/null || true
-      fault stop "node-$i" "$stopping" "$(ms)"
-      stops=$((stops + 1)); log "SIGTERM node-$i (stopped in $(( $(ms) - stopping )) ms)"
+      stopping=$(ms); sig TERM "${PIDS[$i]}" || true; wait "${PIDS[$i]}" 2>/dev/null || true; stopped=$(ms)
+      fault stop "node-$i" "$stopping" "$stopped"
+      stops=$((stops + 1)); log "SIGTERM node-$i (stopped in $((stopped - stopping)) ms)"
       (sleep 3; true) && start_node "$i" && log "node-$i started again"
     fi
   fi

@@ -56,12 +56,12 @@ public struct DispatchTimings: Sendable, Hashable {
         self.grants = grants
     }
 
-    /// Reads the timings of the database at `conninfo`, whose nodes give up dispatching after
-    /// `dispatchMilliseconds` (`trip.dispatch_seconds`).
     /// How long before its offers' expiry in the database a batch closed by its owner's timer may be closed (see
     /// `offerTimeouts`): the search-to-write time, a few milliseconds, up to a few hundred in a burst.
     public static let ownTimerMilliseconds: Int64 = 1_000
 
+    /// Reads the timings of the database at `conninfo`, whose nodes give up dispatching after
+    /// `dispatchMilliseconds` (`trip.dispatch_seconds`).
     public static func read(conninfo: String, dispatchMilliseconds: Int64) throws -> DispatchTimings {
         do {
             let c = try PostgresConnection(conninfo: conninfo)

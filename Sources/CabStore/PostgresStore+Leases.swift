@@ -134,8 +134,8 @@ extension PostgresStore: ShardLeaseRepository {
     }
 
     /// The server's `deadlock_timeout` in milliseconds: how long a transaction waits on a lock before PostgreSQL
-    /// looks for a deadlock. Nodes' group commits deadlock now and then, and each one holds its callers this long
-    /// (docs/dispatch-ownership.md, "PostgreSQL settings": 100 ms is what cab expects; the default is 1 s).
+    /// looks for a deadlock. Any deadlock left (rule 16 takes a trip's rows in one order) holds its callers this
+    /// long (docs/dispatch-ownership.md, "PostgreSQL settings": 100 ms is what cab expects; the default is 1 s).
     public func deadlockTimeoutMilliseconds() throws -> Int {
         try leaseStatement { c in
             guard
