@@ -188,18 +188,17 @@ public struct HubLabels: Sendable {
 struct HubLabelBuilder {
     let hierarchy: ContractionHierarchy
     let entryLimit: Int
-    // Scratch: the candidate label of the node being labelled, dense by hub rank.
-    private var candidateDuration: [UInt32]
-    private var candidateLength: [Float]
-    private var candidateStamp: [Int32]
+    // Scratch: the candidate label of the node being labelled, dense by hub rank; `UInt32.max` where a rank is no
+    // candidate (each label resets the slots it set), so that the pruning reads one word per hub and needs no stamp.
+    private let candidateDuration: ContractionBuffer<UInt32>
+    private let candidateLength: ContractionBuffer<Float>
     private var hubs: [Int32] = []
 
     init(hierarchy: ContractionHierarchy, entryLimit: Int) {
         self.hierarchy = hierarchy
         self.entryLimit = entryLimit
-        candidateDuration = Array(repeating: 0, count: hierarchy.nodeCount)
-        candidateLength = Array(repeating: 0, count: hierarchy.nodeCount)
-        candidateStamp = Array(repeating: -1, count: hierarchy.nodeCount)
+        candidateDuration = ContractionBuffer(repeating: .max, count: hierarchy.nodeCount)
+        candidateLength = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
     }
 
     /// One direction's labels in the making, appended from the highest rank down into buffers reserved for the
@@ -278,10 +277,10 @@ struct HubLabelBuilder {
             let h = hierarchy
             label(
                 rank: r, into: &forward, opposite: backward, first: h.forwardFirst, head: h.forwardHead,
-                weight: h.forwardWeight, arc: h.forwardArc, stampOffset: 0)
+                weight: h.forwardWeight, arc: h.forwardArc)
             label(
                 rank: r, into: &backward, opposite: forward, first: h.backwardFirst, head: h.backwardHead,
-                weight: h.backwardWeight, arc: h.backwardArc, stampOffset: 1)
+                weight: h.backwardWeight, arc: h.backwardArc)
             if forward.count + backward.count > entryLimit || n - r > LabelEntries.maxHubOffset + 1
                 || max(forward.maxDuration, backward.maxDuration) > LabelEntries.maxDuration
             {
@@ -309,56 +308,62 @@ struct HubLabelBuilder {
     /// opposite direction's labels of its hubs, and appends it.
     private mutating func label(
         rank r: Int, into labels: inout Growing, opposite: Growing, first: ContractionBuffer<Int32>,
-        head: ContractionBuffer<Int32>, weight: ContractionBuffer<UInt32>, arc: ContractionBuffer<Int32>,
-        stampOffset: Int32
+        head: ContractionBuffer<Int32>, weight: ContractionBuffer<UInt32>, arc: ContractionBuffer<Int32>
     ) {
-        let stamp = Int32(2 * r) + stampOffset
+        let candidate = candidateDuration.base
+        let candidateLength = candidateLength.base
+        var hubs = self.hubs
+        self.hubs = []
+        defer { self.hubs = hubs }
         hubs.removeAll(keepingCapacity: true)
-        func offer(_ hub: Int32, _ duration: UInt32, _ length: Float) {
+        @inline(__always) func offer(_ hub: Int32, _ duration: UInt32, _ length: Float) {
             let h = Int(hub)
-            if candidateStamp[h] != stamp {
-                candidateStamp[h] = stamp
-                candidateDuration[h] = duration
-                candidateLength[h] = length
-                hubs.append(hub)
-            } else if duration < candidateDuration[h] {
-                candidateDuration[h] = duration
+            let known = candidate[h]
+            if known == .max { hubs.append(hub) }
+            if duration < known {
+                candidate[h] = duration
                 candidateLength[h] = length
             }
         }
         offer(Int32(r), 0, 0)
+        let labelHub = labels.hub.base
+        let labelDuration = labels.duration.base
+        let labelLength = labels.length.base
         for k in Int(first[r])..<Int(first[r + 1]) {
             let x = Int(head[k])
             let w = weight[k]
             let len = hierarchy.arcLength[Int(arc[k])]
             for e in Int(labels.start[x])..<Int(labels.end[x]) {
-                offer(labels.hub[e], labels.duration[e] &+ w, labels.length[e] + len)
+                offer(labelHub[e], labelDuration[e] &+ w, labelLength[e] + len)
             }
         }
         hubs.sort()
         labels.start[r] = Int32(labels.count)
+        let oppositeHub = opposite.hub.base
+        let oppositeDuration = opposite.duration.base
         for hub in hubs {
             let h = Int(hub)
-            let d = candidateDuration[h]
+            let d = UInt64(candidate[h])
             var pruned = false
             if h != r {
-                // Any common hub x with candidate(x) + opposite(h)[x] < d proves d is not a shortest distance.
-                for e in Int(opposite.start[h])..<Int(opposite.end[h]) {
-                    let x = Int(opposite.hub[e])
-                    if candidateStamp[x] == stamp && candidateDuration[x] &+ opposite.duration[e] < d {
-                        pruned = true
-                        break
-                    }
+                // Any common hub x with candidate(x) + opposite(h)[x] < d proves d is not a shortest distance (a
+                // rank that is no candidate holds `UInt32.max`, whose sum is never below d).
+                for e in Int(opposite.start[h])..<Int(opposite.end[h])
+                where UInt64(candidate[Int(oppositeHub[e])]) &+ UInt64(oppositeDuration[e]) < d {
+                    pruned = true
+                    break
                 }
             }
             if !pruned && labels.count < labels.capacity {
                 labels.hub[labels.count] = hub
-                labels.duration[labels.count] = d
+                labels.duration[labels.count] = UInt32(d)
                 labels.length[labels.count] = candidateLength[h]
                 labels.count += 1
-                labels.maxDuration = max(labels.maxDuration, d)
+                labels.maxDuration = max(labels.maxDuration, UInt32(d))
             }
         }
         labels.end[r] = Int32(labels.count)
+        // The next label starts from no candidate.
+        for hub in hubs { candidate[Int(hub)] = .max }
     }
 }

@@ -129,8 +129,6 @@ extension UpperLabelQuery {
         }
         // The scans, query by query, on raw pointers.
         let marks = !climbsInline
-        let slotZero = climbsInline
-        let bits = filled.base
         let table = tableDuration.base
         border.withUnsafeBufferPointer { border in
             dominated.withUnsafeMutableBufferPointer { dominated in
@@ -138,9 +136,8 @@ extension UpperLabelQuery {
                     var best = UInt64(answers[i].durationMilliseconds)
                     Self.scanDurations(
                         border, (i == 0 ? 0 : borderEnd[i - 1])..<borderEnd[i], dominated, first: labelFirst,
-                        hubs: hubs, durations: durations, bits: bits, table: table, marks: marks, slotZero: slotZero,
-                        best: &best,
-                        scanned: &scanned, skipped: &skipped)
+                        hubs: hubs, durations: durations, table: table, marks: marks, best: &best, scanned: &scanned,
+                        skipped: &skipped)
                     if best < UInt64(answers[i].durationMilliseconds) {
                         answers[i].durationMilliseconds = UInt32(best)
                         answers[i].meet = -1
@@ -258,16 +255,15 @@ extension UpperLabelQuery {
 
     /// The durations-only scan of one query's border (`border[range]`, sorted by rank): `scanTable`'s dominance (a
     /// border node that a lower one's label reaches as cheaply is skipped), then per entry a table look-up and a
-    /// minimum with no branch (an unfilled hub's stale table value is masked to "unreachable" by its bit), so the
-    /// processor runs the loop's loads ahead instead of guessing at a branch that about half the hubs take. The entries up to the last border node's rank also walk the border for dominance;
-    /// the rest of each label is a tight loop of loads and a minimum.
+    /// minimum with no branch: an unfilled hub's slot holds `UInt32.max`, whose sum is never below a found
+    /// duration, so the processor runs the loop's loads ahead instead of guessing at a branch that about half the
+    /// hubs would take. The entries up to the last border node's rank also walk the border for dominance (unless
+    /// `markDominated` did it before); the rest of each label is a tight loop of loads and a minimum.
     @inline(__always)
     static func scanDurations(
         _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
-        first: UnsafeMutablePointer<Int32>, hubs: some LabelHubReading,
-        durations: some LabelDurationReading, bits: UnsafeMutablePointer<UInt64>,
-        table: UnsafeMutablePointer<UInt32>, marks: Bool, slotZero: Bool, best: inout UInt64, scanned: inout Int,
-        skipped: inout Int
+        first: UnsafeMutablePointer<Int32>, hubs: some LabelHubReading, durations: some LabelDurationReading,
+        table: UnsafeMutablePointer<UInt32>, marks: Bool, best: inout UInt64, scanned: inout Int, skipped: inout Int
     ) {
         var low = best
         for index in range {
@@ -276,11 +272,8 @@ extension UpperLabelQuery {
             let end = Int(first[Int(b.rank) + 1])
             let shift = UInt64(b.durationMilliseconds)
             var next = index + 1
-            // Dominance (unless `markDominated` did it before): while border nodes remain above, walk them alongside
-            // the ascending hubs.
             while marks && e < end && next < range.upperBound {
                 let hub = hubs[e]
-                let h = Int(hub)
                 let d = durations[e]
                 while next < range.upperBound && border[next].rank < hub { next += 1 }
                 if next < range.upperBound && border[next].rank == hub
@@ -288,18 +281,11 @@ extension UpperLabelQuery {
                 {
                     dominated[next] = true
                 }
-                let unfilled = ((bits[h >> 6] >> UInt64(h & 63)) & 1) &- 1
-                low = min(low, (UInt64(table[h]) &+ UInt64(d) &+ shift) | unfilled)
+                low = min(low, UInt64(table[Int(hub)]) &+ UInt64(d) &+ shift)
                 e += 1
             }
-            // The rest: no border node can be a hub any more. This round, an unfilled hub reads slot 0 of the table
-            // (always cached) instead of its own stale slot (a miss in a table spread over the labelled ranks); the
-            // mask makes the sum "unreachable" either way.
             while e < end {
-                let h = Int(hubs[e])
-                let unfilled = ((bits[h >> 6] >> UInt64(h & 63)) & 1) &- 1
-                let slot = slotZero ? h & Int(truncatingIfNeeded: ~unfilled) : h
-                low = min(low, (UInt64(table[slot]) &+ UInt64(durations[e]) &+ shift) | unfilled)
+                low = min(low, UInt64(table[Int(hubs[e])]) &+ UInt64(durations[e]) &+ shift)
                 e += 1
             }
         }

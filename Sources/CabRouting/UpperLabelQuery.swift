@@ -22,8 +22,8 @@ package final class UpperLabelQuery {
     let ahead: Climb
     let behind: Climb
     // The table: one bit per rank says whether the hub is filled (n/8 bytes: it stays in cache, and most hubs a
-    // scan asks about are not there), then per hub the duration, and for the winner only the length and the
-    // border entry that filled it. A fill clears the bits it set last time.
+    // scan asks about are not there), then per hub the duration (`UInt32.max` where not filled), and for the winner
+    // only the length and the border entry that filled it. A fill clears the bits and durations it set last time.
     let filled: ContractionBuffer<UInt64>
     private var filledHubs: [Int32] = []
     let tableDuration: ContractionBuffer<UInt32>
@@ -167,7 +167,7 @@ package final class UpperLabelQuery {
         ahead = Climb(nodeCount: hierarchy.nodeCount)
         behind = Climb(nodeCount: hierarchy.nodeCount)
         filled = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount / 64 + 1)
-        tableDuration = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
+        tableDuration = ContractionBuffer(repeating: .max, count: hierarchy.nodeCount)
         tableLength = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
         tableBorder = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
     }
@@ -434,13 +434,16 @@ package final class UpperLabelQuery {
         var filledHubs = self.filledHubs
         self.filledHubs = []
         defer { self.filledHubs = filledHubs }
-        for hub in filledHubs { bits[Int(hub) >> 6] = 0 }
+        let table = tableDuration.base
+        for hub in filledHubs {
+            bits[Int(hub) >> 6] = 0
+            table[Int(hub)] = .max
+        }
         filledHubs.removeAll(keepingCapacity: true)
         let hubs = direction.hub
         let durations = direction.duration
         let lengths = direction.length.base
         let first = direction.first.base
-        let table = tableDuration.base
         let tableLength = self.tableLength.base
         let tableBorder = self.tableBorder.base
         var scanned = 0
