@@ -108,11 +108,14 @@ public struct HubLabels: Sendable {
         self.init(hierarchy: hierarchy, entryLimit: entryLimit, usesTwoThreads: true)
     }
 
-    /// The same labels and climbs, the climbs' two directions built on the calling thread alone when
-    /// `usesTwoThreads` is false (for `cab bench route`'s same-run comparison).
+    /// The same labels and climbs, built on the calling thread alone when `usesTwoThreads` is false (for `cab
+    /// bench route`'s same-run comparison); otherwise two workers share the labels (`HubLabelBuilder`) and the
+    /// climbs' two directions run on two threads.
     package init?(hierarchy: ContractionHierarchy, entryLimit: Int, usesTwoThreads: Bool) {
-        var builder = HubLabelBuilder(hierarchy: hierarchy, entryLimit: entryLimit)
-        guard var labels = builder.build() else { return nil }
+        guard
+            var labels = HubLabelBuilder(hierarchy: hierarchy, entryLimit: entryLimit).build(
+                onTwoThreads: usesTwoThreads)
+        else { return nil }
         if !labels.coversEveryNode {
             labels.climbs =
                 usesTwoThreads
@@ -181,189 +184,5 @@ public struct HubLabels: Sendable {
         }
         if bestI < 0 { return (.max, 0) }
         return (best, a.length[bestI] + b.length[bestJ])
-    }
-}
-
-/// Computes `HubLabels` top-down from a hierarchy (see `HubLabels`).
-struct HubLabelBuilder {
-    let hierarchy: ContractionHierarchy
-    let entryLimit: Int
-    // Scratch: the candidate label of the node being labelled, dense by hub rank; `UInt32.max` where a rank is no
-    // candidate (each label resets the slots it set), so that the pruning reads one word per hub and needs no stamp.
-    private let candidateDuration: ContractionBuffer<UInt32>
-    private let candidateLength: ContractionBuffer<Float>
-    private var hubs: [Int32] = []
-
-    init(hierarchy: ContractionHierarchy, entryLimit: Int) {
-        self.hierarchy = hierarchy
-        self.entryLimit = entryLimit
-        candidateDuration = ContractionBuffer(repeating: .max, count: hierarchy.nodeCount)
-        candidateLength = ContractionBuffer(repeating: 0, count: hierarchy.nodeCount)
-    }
-
-    /// One direction's labels in the making, appended from the highest rank down into buffers reserved for the
-    /// whole budget (address space only: pages become resident as entries are written, and the finished labels
-    /// are these same buffers, never a second copy).
-    private struct Growing {
-        var start: [Int32]
-        var end: [Int32]
-        let capacity: Int
-        let hub: ContractionBuffer<Int32>
-        let duration: ContractionBuffer<UInt32>
-        let length: ContractionBuffer<Float>
-        var count = 0
-        /// The longest duration appended (a packed entry holds at most `LabelEntries.maxDuration`).
-        var maxDuration: UInt32 = 0
-
-        init(nodeCount: Int, capacity: Int) {
-            start = Array(repeating: 0, count: nodeCount)
-            end = Array(repeating: 0, count: nodeCount)
-            self.capacity = capacity
-            hub = ContractionBuffer(uninitializedCount: capacity)
-            duration = ContractionBuffer(uninitializedCount: capacity)
-            length = ContractionBuffer(uninitializedCount: capacity)
-        }
-
-        /// Forgets the label of `rank`, the last one appended.
-        mutating func drop(rank r: Int) {
-            count = Int(start[r])
-            start[r] = 0
-            end[r] = 0
-        }
-
-        /// The finished labels in rank order, hubs and durations packed (`LabelEntries`): the labels were
-        /// appended highest rank first, each with ascending hubs, so they are copied label by label from the lowest
-        /// rank up. The lengths are reversed in place instead (reversing all entries puts the labels in rank order
-        /// with each one backwards, and reversing each label again restores its ascending hubs).
-        func finish(nodeCount: Int, lowest: Int) -> HubLabels.Direction {
-            func reverse<T>(_ buffer: ContractionBuffer<T>, _ range: Range<Int>) {
-                var view = UnsafeMutableBufferPointer(start: buffer.base + range.lowerBound, count: range.count)
-                view.reverse()
-            }
-            let total = count
-            var first = [Int32](repeating: 0, count: nodeCount + 1)
-            reverse(length, 0..<total)
-            for r in lowest..<nodeCount {
-                let range = (total - Int(end[r]))..<(total - Int(start[r]))
-                first[r] = Int32(range.lowerBound)
-                first[r + 1] = Int32(range.upperBound)
-                reverse(length, range)
-            }
-            // Entry by entry in the finished order: rank by rank from the lowest, each label as appended.
-            var r = lowest - 1
-            var e = 0
-            var labelEnd = 0
-            let entries = LabelEntries(count: total, lowest: Int32(lowest)) { _ in
-                while e == labelEnd {
-                    r += 1
-                    e = Int(start[r])
-                    labelEnd = Int(end[r])
-                }
-                defer { e += 1 }
-                return (hub[e], duration[e])
-            }
-            return .init(first: ContractionBuffer(first), entries: entries, length: length.prefix(total))
-        }
-    }
-
-    mutating func build() -> HubLabels? {
-        let n = hierarchy.nodeCount
-        // A label holds at most one entry per rank: room for the budget plus one label, per direction.
-        let capacity = min(entryLimit, n * n) + n + 1
-        var forward = Growing(nodeCount: n, capacity: capacity)
-        var backward = Growing(nodeCount: n, capacity: capacity)
-        var r = n - 1
-        while r >= 0 {
-            let h = hierarchy
-            label(
-                rank: r, into: &forward, opposite: backward, first: h.forwardFirst, head: h.forwardHead,
-                weight: h.forwardWeight, arc: h.forwardArc)
-            label(
-                rank: r, into: &backward, opposite: forward, first: h.backwardFirst, head: h.backwardHead,
-                weight: h.backwardWeight, arc: h.backwardArc)
-            if forward.count + backward.count > entryLimit || n - r > LabelEntries.maxHubOffset + 1
-                || max(forward.maxDuration, backward.maxDuration) > LabelEntries.maxDuration
-            {
-                // Over budget, or past what a packed entry holds (more than ~1 M labelled ranks, or a duration
-                // over 74 hours): this rank and every one below stay unlabelled (their queries climb to here).
-                forward.drop(rank: r)
-                backward.drop(rank: r)
-                break
-            }
-            r -= 1
-        }
-        let lowest = r + 1
-        guard lowest < n else { return nil }
-        // Each direction's build buffers are released once packed, before the other is.
-        let forwardLabels = forward.finish(nodeCount: n, lowest: lowest)
-        forward = Growing(nodeCount: 0, capacity: 0)
-        let backwardLabels = backward.finish(nodeCount: n, lowest: lowest)
-        backward = Growing(nodeCount: 0, capacity: 0)
-        return HubLabels(
-            nodeCount: n, lowestLabelledRank: lowest, rankOf: hierarchy.rankOf, forward: forwardLabels,
-            backward: backwardLabels)
-    }
-
-    /// Computes the label of `rank` in one direction from its upward neighbours' labels, prunes it against the
-    /// opposite direction's labels of its hubs, and appends it.
-    private mutating func label(
-        rank r: Int, into labels: inout Growing, opposite: Growing, first: ContractionBuffer<Int32>,
-        head: ContractionBuffer<Int32>, weight: ContractionBuffer<UInt32>, arc: ContractionBuffer<Int32>
-    ) {
-        let candidate = candidateDuration.base
-        let candidateLength = candidateLength.base
-        var hubs = self.hubs
-        self.hubs = []
-        defer { self.hubs = hubs }
-        hubs.removeAll(keepingCapacity: true)
-        @inline(__always) func offer(_ hub: Int32, _ duration: UInt32, _ length: Float) {
-            let h = Int(hub)
-            let known = candidate[h]
-            if known == .max { hubs.append(hub) }
-            if duration < known {
-                candidate[h] = duration
-                candidateLength[h] = length
-            }
-        }
-        offer(Int32(r), 0, 0)
-        let labelHub = labels.hub.base
-        let labelDuration = labels.duration.base
-        let labelLength = labels.length.base
-        for k in Int(first[r])..<Int(first[r + 1]) {
-            let x = Int(head[k])
-            let w = weight[k]
-            let len = hierarchy.arcLength[Int(arc[k])]
-            for e in Int(labels.start[x])..<Int(labels.end[x]) {
-                offer(labelHub[e], labelDuration[e] &+ w, labelLength[e] + len)
-            }
-        }
-        hubs.sort()
-        labels.start[r] = Int32(labels.count)
-        let oppositeHub = opposite.hub.base
-        let oppositeDuration = opposite.duration.base
-        for hub in hubs {
-            let h = Int(hub)
-            let d = UInt64(candidate[h])
-            var pruned = false
-            if h != r {
-                // Any common hub x with candidate(x) + opposite(h)[x] < d proves d is not a shortest distance (a
-                // rank that is no candidate holds `UInt32.max`, whose sum is never below d).
-                for e in Int(opposite.start[h])..<Int(opposite.end[h])
-                where UInt64(candidate[Int(oppositeHub[e])]) &+ UInt64(oppositeDuration[e]) < d {
-                    pruned = true
-                    break
-                }
-            }
-            if !pruned && labels.count < labels.capacity {
-                labels.hub[labels.count] = hub
-                labels.duration[labels.count] = UInt32(d)
-                labels.length[labels.count] = candidateLength[h]
-                labels.count += 1
-                labels.maxDuration = max(labels.maxDuration, UInt32(d))
-            }
-        }
-        labels.end[r] = Int32(labels.count)
-        // The next label starts from no candidate.
-        for hub in hubs { candidate[Int(hub)] = .max }
     }
 }

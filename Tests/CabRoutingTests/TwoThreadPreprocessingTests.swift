@@ -3,8 +3,36 @@ import Testing
 
 @testable import CabRouting
 
-/// The precomputed climbs built on two threads (`TwoThreads`, one direction each) are those one thread builds.
+/// The labels built by two workers (`HubLabelBuilder`) and the precomputed climbs built on two threads
+/// (`TwoThreads`, one direction each) are those one thread builds.
 @Suite struct TwoThreadPreprocessingTests {
+    /// Budgets that stop the labels near the top, halfway, near the bottom, or not at all; the labels, the lowest
+    /// labelled rank and every entry's hub, duration and length are those of one thread.
+    @Test(arguments: [1, 40, 300, 1_500, 5_000, 20_000, 10_000_000])
+    func labelsAreTheSameOnTwoThreads(entryLimit: Int) throws {
+        for graph in [
+            ContractionGraph(roadGraph: SyntheticCity.grid(rows: 30, cols: 30, seed: 7)),
+            ContractionTestGraphs.random(nodes: 300, seed: UInt64(entryLimit)),
+        ] {
+            let hierarchy = ContractionHierarchy(graph: graph)
+            let builder = HubLabelBuilder(hierarchy: hierarchy, entryLimit: entryLimit)
+            let one = builder.build(onTwoThreads: false)
+            // Several times: which worker takes which rank changes from run to run.
+            for _ in 0..<3 {
+                let two = builder.build(onTwoThreads: true)
+                #expect(one?.lowestLabelledRank == two?.lowestLabelledRank)
+                guard let one, let two else { continue }
+                for (a, b) in [(one.forward, two.forward), (one.backward, two.backward)] {
+                    #expect(a.first.array == b.first.array)
+                    #expect(a.length.array == b.length.array)
+                    #expect(a.entries.count == b.entries.count)
+                    #expect(
+                        (0..<a.entries.count).allSatisfy { a.hub[$0] == b.hub[$0] && a.duration[$0] == b.duration[$0] })
+                }
+            }
+        }
+    }
+
     /// Budgets that leave a few ranks, most of the graph or only its bottom unlabelled.
     @Test(arguments: [40, 300, 1_500, 5_000, 20_000])
     func climbsAreTheSameOnTwoThreads(entryLimit: Int) throws {
