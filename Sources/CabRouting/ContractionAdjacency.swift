@@ -4,15 +4,18 @@
 /// a fraction of the memory.
 struct ContractionAdjacency {
     private(set) var pool: [ContractionBuilder.DynamicArc] = []
-    private var start: [Int32]
-    private var count: [Int32]
-    private var capacity: [Int32]
+    /// Per node, where its arcs are: one struct, so that a witness search reaching a node misses once, not thrice.
+    private var slots: [Slot]
     private var abandoned = 0
 
+    private struct Slot {
+        var start: Int32 = 0
+        var count: Int32 = 0
+        var capacity: Int32 = 0
+    }
+
     init(nodeCount: Int) {
-        start = Array(repeating: 0, count: nodeCount)
-        count = Array(repeating: 0, count: nodeCount)
-        capacity = Array(repeating: 0, count: nodeCount)
+        slots = Array(repeating: Slot(), count: nodeCount)
     }
 
     /// Reserves room for `arcs` pool slots (address space; pages become resident as they are written).
@@ -20,8 +23,8 @@ struct ContractionAdjacency {
 
     /// Pool indices of `node`'s arcs.
     @inline(__always) func range(_ node: Int32) -> Range<Int> {
-        let s = Int(start[Int(node)])
-        return s..<(s + Int(count[Int(node)]))
+        let slot = slots[Int(node)]
+        return Int(slot.start)..<(Int(slot.start) + Int(slot.count))
     }
 
     /// A copy of `node`'s arcs.
@@ -38,41 +41,46 @@ struct ContractionAdjacency {
 
     mutating func append(_ arc: ContractionBuilder.DynamicArc, to node: Int32) {
         let n = Int(node)
-        if count[n] == capacity[n] {
-            let newCapacity = max(4, 2 * Int(capacity[n]))
-            let old = Int(start[n])..<(Int(start[n]) + Int(count[n]))
-            abandoned += Int(capacity[n])
-            start[n] = Int32(pool.count)
+        var slot = slots[n]
+        if slot.count == slot.capacity {
+            let newCapacity = max(4, 2 * Int(slot.capacity))
+            let old = Int(slot.start)..<(Int(slot.start) + Int(slot.count))
+            abandoned += Int(slot.capacity)
+            slot.start = Int32(pool.count)
             // Copied out first: appending a slice of the pool to the pool would copy the whole pool.
             let moved = Array(pool[old])
             pool.append(contentsOf: moved)
             pool.append(contentsOf: repeatElement(arc, count: newCapacity - old.count))
-            capacity[n] = Int32(newCapacity)
+            slot.capacity = Int32(newCapacity)
         }
-        pool[Int(start[n]) + Int(count[n])] = arc
-        count[n] += 1
+        pool[Int(slot.start) + Int(slot.count)] = arc
+        slot.count += 1
+        slots[n] = slot
     }
 
     /// Removes every arc of `node` to `other`.
     mutating func remove(_ other: Int32, at node: Int32) {
         let n = Int(node)
-        var i = Int(start[n])
-        while i < Int(start[n]) + Int(count[n]) {
+        let start = Int(slots[n].start)
+        var count = Int(slots[n].count)
+        var i = start
+        while i < start + count {
             if pool[i].other == other {
-                count[n] -= 1
-                pool[i] = pool[Int(start[n]) + Int(count[n])]
+                count -= 1
+                pool[i] = pool[start + count]
             } else {
                 i += 1
             }
         }
+        slots[n].count = Int32(count)
     }
 
     /// Drops all of `node`'s arcs and its slot.
     mutating func removeAll(at node: Int32) {
         let n = Int(node)
-        abandoned += Int(capacity[n])
-        count[n] = 0
-        capacity[n] = 0
+        abandoned += Int(slots[n].capacity)
+        slots[n].count = 0
+        slots[n].capacity = 0
         if abandoned > 1 << 16 && abandoned > pool.count / 4 { compact() }
     }
 
@@ -80,10 +88,10 @@ struct ContractionAdjacency {
     private mutating func compact() {
         var fresh: [ContractionBuilder.DynamicArc] = []
         fresh.reserveCapacity(pool.capacity)
-        for n in start.indices {
-            let s = Int(start[n])
-            start[n] = Int32(fresh.count)
-            fresh.append(contentsOf: pool[s..<(s + Int(capacity[n]))])
+        for n in slots.indices {
+            let s = Int(slots[n].start)
+            slots[n].start = Int32(fresh.count)
+            fresh.append(contentsOf: pool[s..<(s + Int(slots[n].capacity))])
         }
         pool = fresh
         abandoned = 0

@@ -283,69 +283,145 @@ public struct ContractionBuilder {
 }
 
 /// A bounded Dijkstra in the shrinking graph that looks for paths avoiding the node being contracted.
+///
+/// Everything it keeps per node (distance, stamp, target stamp, heap position) is one 16-byte struct, so that
+/// reaching a node costs one cache miss; the 4-ary heap keeps its keys and nodes in two small arrays.
 struct WitnessSearch {
-    private var distances: [UInt32]
-    private var stamps: [UInt32]
-    private var targetStamps: [UInt32]
+    private struct NodeState {
+        var distance: UInt32 = 0
+        /// The search that last reached the node.
+        var stamp: UInt32 = 0
+        /// The search that last made the node a target.
+        var targetStamp: UInt32 = 0
+        /// Where the node is in the heap; -1 once popped (meaningful only while `stamp` is the current search's).
+        var position: Int32 = -1
+    }
+
+    private let state: ContractionBuffer<NodeState>
+    private let keys: ContractionBuffer<UInt32>
+    private let nodes: ContractionBuffer<Int32>
+    private var queued = 0
     private var stamp: UInt32 = 0
-    private let heap: ContractionHeap
 
     init(nodeCount: Int) {
-        distances = Array(repeating: 0, count: nodeCount)
-        stamps = Array(repeating: 0, count: nodeCount)
-        targetStamps = Array(repeating: 0, count: nodeCount)
-        heap = ContractionHeap(capacity: nodeCount)
+        state = ContractionBuffer(repeating: NodeState(), count: nodeCount)
+        keys = ContractionBuffer(repeating: 0, count: nodeCount)
+        nodes = ContractionBuffer(repeating: 0, count: nodeCount)
     }
 
     /// The distance found to `node` by the last run, or `UInt32.max` when none was found.
     func distance(to node: Int32) -> UInt32 {
-        stamps[Int(node)] == stamp ? distances[Int(node)] : .max
+        let s = state[Int(node)]
+        return s.stamp == stamp ? s.distance : .max
     }
 
     mutating func run(
         from source: Int32, avoiding skipped: Int32, limit: UInt32, targets: [ContractionBuilder.DynamicArc],
         outs: ContractionAdjacency, settleLimit: Int
     ) {
+        let state = self.state.base
         stamp &+= 1
         if stamp == 0 {
-            for i in stamps.indices { stamps[i] = 0 }
-            for i in targetStamps.indices { targetStamps[i] = 0 }
+            for i in 0..<self.state.count {
+                state[i].stamp = 0
+                state[i].targetStamp = 0
+            }
             stamp = 1
         }
+        let stamp = self.stamp
         var remaining = 0
-        for target in targets where targetStamps[Int(target.other)] != stamp {
-            targetStamps[Int(target.other)] = stamp
+        for target in targets where state[Int(target.other)].targetStamp != stamp {
+            state[Int(target.other)].targetStamp = stamp
             remaining += 1
         }
-        heap.clear()
-        distances[Int(source)] = 0
-        stamps[Int(source)] = stamp
-        heap.push(source, key: 0)
+        queued = 0
+        state[Int(source)].distance = 0
+        state[Int(source)].stamp = stamp
+        push(source, key: 0)
         var settled = 0
-        while !heap.isEmpty {
-            let (node, distance) = heap.pop()
-            if distance > limit { break }
-            if targetStamps[Int(node)] == stamp {
-                remaining -= 1
-                if remaining == 0 { break }
-            }
-            settled += 1
-            if settled > settleLimit { break }
-            for k in outs.range(node) {
-                let arc = outs.pool[k]
-                if arc.other == skipped { continue }
-                let candidate = distance + arc.weight
-                if candidate > limit { continue }
-                let next = Int(arc.other)
-                if stamps[next] != stamp {
-                    stamps[next] = stamp
-                    distances[next] = candidate
-                    heap.push(arc.other, key: candidate)
-                } else if candidate < distances[next] && heap.contains(arc.other) {
-                    distances[next] = candidate
-                    heap.decrease(arc.other, to: candidate)
+        outs.pool.withUnsafeBufferPointer { pool in
+            while queued > 0 {
+                let (node, distance) = pop()
+                if distance > limit { break }
+                if state[Int(node)].targetStamp == stamp {
+                    remaining -= 1
+                    if remaining == 0 { break }
+                }
+                settled += 1
+                if settled > settleLimit { break }
+                for k in outs.range(node) {
+                    let arc = pool[k]
+                    if arc.other == skipped { continue }
+                    let candidate = distance + arc.weight
+                    if candidate > limit { continue }
+                    let next = Int(arc.other)
+                    if state[next].stamp != stamp {
+                        state[next].stamp = stamp
+                        state[next].distance = candidate
+                        push(arc.other, key: candidate)
+                    } else if candidate < state[next].distance && state[next].position >= 0 {
+                        state[next].distance = candidate
+                        siftUp(from: Int(state[next].position), node: arc.other, key: candidate)
+                    }
                 }
             }
         }
+    }
+
+    @inline(__always) private mutating func push(_ node: Int32, key: UInt32) {
+        siftUp(from: queued, node: node, key: key)
+        queued += 1
+    }
+
+    @inline(__always) private mutating func pop() -> (node: Int32, key: UInt32) {
+        let top = (nodes[0], keys[0])
+        state[Int(top.0)].position = -1
+        queued -= 1
+        if queued > 0 { siftDown(from: 0, node: nodes[queued], key: keys[queued]) }
+        return top
+    }
+
+    @inline(__always) private func siftUp(from start: Int, node: Int32, key: UInt32) {
+        var hole = start
+        while hole > 0 {
+            let parent = (hole - 1) >> 2
+            let parentKey = keys[parent]
+            if parentKey <= key { break }
+            keys[hole] = parentKey
+            nodes[hole] = nodes[parent]
+            state[Int(nodes[hole])].position = Int32(hole)
+            hole = parent
+        }
+        keys[hole] = key
+        nodes[hole] = node
+        state[Int(node)].position = Int32(hole)
+    }
+
+    @inline(__always) private func siftDown(from start: Int, node: Int32, key: UInt32) {
+        var hole = start
+        while true {
+            let first = 4 * hole + 1
+            if first >= queued { break }
+            var best = first
+            var bestKey = keys[first]
+            let last = Swift.min(first + 4, queued)
+            var child = first + 1
+            while child < last {
+                let k = keys[child]
+                if k < bestKey {
+                    best = child
+                    bestKey = k
+                }
+                child += 1
+            }
+            if bestKey >= key { break }
+            keys[hole] = bestKey
+            nodes[hole] = nodes[best]
+            state[Int(nodes[hole])].position = Int32(hole)
+            hole = best
+        }
+        keys[hole] = key
+        nodes[hole] = node
+        state[Int(node)].position = Int32(hole)
     }
 }
