@@ -35,23 +35,6 @@ public struct HubLabels: Sendable {
         var hub: LabelEntries.Hubs { entries.hub }
         /// The duration (milliseconds) of each entry.
         var duration: LabelEntries.Durations { entries.duration }
-        /// The same entries as two arrays of 4-byte hubs and durations, the layout before the sixth metro round;
-        /// set only by `withWideEntries` (`cab bench route`'s same-run comparison), and then the batched
-        /// many-to-one's label scans read it instead of `entries`.
-        var wide: (hub: ContractionBuffer<Int32>, duration: ContractionBuffer<UInt32>)?
-
-        /// This direction with `wide` filled in from `entries`.
-        func widened() -> Direction {
-            let hubs = ContractionBuffer<Int32>(uninitializedCount: entries.count)
-            let durations = ContractionBuffer<UInt32>(uninitializedCount: entries.count)
-            for e in 0..<entries.count {
-                hubs[e] = hub[e]
-                durations[e] = duration[e]
-            }
-            var copy = self
-            copy.wide = (hubs, durations)
-            return copy
-        }
     }
 
     /// Hub entries in both directions.
@@ -71,14 +54,6 @@ public struct HubLabels: Sendable {
     }
     /// Bytes of the unlabelled ranks' precomputed climbs (`LabelClimbs`), included in `byteCount`.
     public var climbByteCount: Int { climbs?.byteCount ?? 0 }
-    /// The same labels with a copy of their entries in the layout before the sixth metro round (`Direction.wide`),
-    /// which the batched many-to-one then scans: `cab bench route`'s same-run comparison of the two layouts.
-    package var withWideEntries: HubLabels {
-        var copy = self
-        copy.forward = forward.widened()
-        copy.backward = backward.widened()
-        return copy
-    }
     /// The same labels without the precomputed climbs (queries below the labels then search), for comparisons.
     package var withoutClimbs: HubLabels {
         var copy = self

@@ -78,33 +78,3 @@ struct LabelEntries: Sendable {
         }
     }
 }
-
-/// How the query loops read a label entry's hub rank: from `LabelEntries`, or from a plain array of ranks (the
-/// layout before the sixth metro round, kept for `cab bench route`'s same-run comparison).
-protocol LabelHubReading {
-    /// The hub rank of entry `e` (unchecked).
-    subscript(e: Int) -> Int32 { get }
-}
-
-/// How the query loops read a label entry's duration (see `LabelHubReading`).
-protocol LabelDurationReading {
-    /// The duration (milliseconds) of entry `e` (unchecked).
-    subscript(e: Int) -> UInt32 { get }
-}
-
-extension LabelEntries.Hubs: LabelHubReading {}
-extension LabelEntries.Durations: LabelDurationReading {}
-
-/// Hub ranks in a plain array, 4 bytes each (the layout before the sixth metro round).
-struct PlainLabelHubs: LabelHubReading {
-    let base: UnsafeMutablePointer<Int32>
-
-    @inline(__always) subscript(e: Int) -> Int32 { base[e] }
-}
-
-/// Durations in a plain array, 4 bytes each (the layout before the sixth metro round).
-struct PlainLabelDurations: LabelDurationReading {
-    let base: UnsafeMutablePointer<UInt32>
-
-    @inline(__always) subscript(e: Int) -> UInt32 { base[e] }
-}

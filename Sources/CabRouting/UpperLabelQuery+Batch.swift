@@ -64,20 +64,9 @@ extension UpperLabelQuery {
         batchDominated = []
         var scanned = 0
         var skipped = 0
-        if let wide = direction.wide {
-            // `cab bench route`'s same-run comparison: the labels as they were before the sixth metro round,
-            // 4-byte hubs and 4-byte durations in two arrays.
-            sink &+= scanBorders(
-                border, borderEnd, &dominated, &answers, first: direction.first.base,
-                hubs: PlainLabelHubs(base: wide.hub.base),
-                durations: PlainLabelDurations(base: wide.duration.base), entriesPerLine: 16, scanned: &scanned,
-                skipped: &skipped)
-        } else {
-            sink &+= scanBorders(
-                border, borderEnd, &dominated, &answers, first: direction.first.base, hubs: direction.hub,
-                durations: direction.duration, entriesPerLine: LabelEntries.perCacheLine, scanned: &scanned,
-                skipped: &skipped)
-        }
+        sink &+= scanBorders(
+            border, borderEnd, &dominated, &answers, first: direction.first.base, hubs: direction.hub,
+            durations: direction.duration, scanned: &scanned, skipped: &skipped)
         batchDominated = dominated
         statistics.scannedEntries += scanned
         statistics.borderEntries += scanned + skipped
@@ -88,14 +77,14 @@ extension UpperLabelQuery {
     }
 
     /// The label part of `durationScans`: touches the border nodes' labels, finds the dominated ones, then scans
-    /// each query's border against the table into `answers`; returns the sum of the words touched. Generic over how
-    /// the entries are stored (`LabelEntries`, or the two arrays the benchmark compares it with).
+    /// each query's border against the table into `answers`; returns the sum of the words touched.
     @inline(__always)
-    private func scanBorders<Hubs: LabelHubReading, Durations: LabelDurationReading>(
+    private func scanBorders(
         _ border: [BorderEntry], _ borderEnd: [Int], _ dominated: inout [Bool], _ answers: inout [Answer],
-        first labelFirst: UnsafeMutablePointer<Int32>, hubs: Hubs, durations: Durations, entriesPerLine: Int,
+        first labelFirst: UnsafeMutablePointer<Int32>, hubs: LabelEntries.Hubs, durations: LabelEntries.Durations,
         scanned: inout Int, skipped: inout Int
     ) -> UInt32 {
+        let entriesPerLine = LabelEntries.perCacheLine
         var sink: UInt32 = 0
         dominated.removeAll(keepingCapacity: true)
         dominated.append(contentsOf: repeatElement(false, count: border.count))
@@ -233,7 +222,7 @@ extension UpperLabelQuery {
     @inline(__always)
     static func markDominated(
         _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
-        first: UnsafeMutablePointer<Int32>, hubs: some LabelHubReading, durations: some LabelDurationReading
+        first: UnsafeMutablePointer<Int32>, hubs: LabelEntries.Hubs, durations: LabelEntries.Durations
     ) {
         for index in range where !dominated[index] {
             let b = border[index]
@@ -262,7 +251,7 @@ extension UpperLabelQuery {
     @inline(__always)
     static func scanDurations(
         _ border: UnsafeBufferPointer<BorderEntry>, _ range: Range<Int>, _ dominated: UnsafeMutableBufferPointer<Bool>,
-        first: UnsafeMutablePointer<Int32>, hubs: some LabelHubReading, durations: some LabelDurationReading,
+        first: UnsafeMutablePointer<Int32>, hubs: LabelEntries.Hubs, durations: LabelEntries.Durations,
         table: UnsafeMutablePointer<UInt32>, marks: Bool, best: inout UInt64, scanned: inout Int, skipped: inout Int
     ) {
         var low = best

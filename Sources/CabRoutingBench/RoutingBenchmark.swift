@@ -372,34 +372,8 @@ public enum RoutingBenchmark {
             }
         }
         // Last, after the peak RSS of the queries is read (it holds a second set of labels for a while): the label
-        // entries in the layout before the sixth metro round (4-byte hubs and durations in two arrays) against the
-        // packed ones, many-to-one round-robin on fresh points; then the label pass again, the climbs on two
-        // threads then on one, in this process.
+        // pass again, on two workers then on one thread, in this process.
         let peakAfterQueries = peakResidentMegabytes()
-        if variants != nil, let labels = index.labels, labels.climbByteCount > 0 {
-            let wide = FastRouter(
-                index: FastRouterIndex(
-                    hierarchy: index.hierarchy, labels: labels.withWideEntries, edgeFrom: index.edgeFrom,
-                    edgeTo: index.edgeTo),
-                graph: graph)
-            wide.labelQuery?.overlapsMisses = true
-            let layouts: [(name: String, router: FastRouter)] = [("packed_entries", router), ("wide_entries", wide)]
-            var times: [String: [Double]] = [:]
-            for drivers in [20, 100] {
-                for round in 0..<configuration.manyToOneRounds {
-                    let layout = layouts[round % layouts.count]
-                    let group = randomPoints(graph, count: drivers + 1, random: &random)
-                    let starts = Array(group.prefix(drivers))
-                    let t = time(clock) {
-                        let found = try? layout.router.durationsMilliseconds(
-                            from: starts, to: group[drivers], snappingWith: snapper)
-                        for d in found ?? [] { sink &+= d ?? 0 }
-                    }
-                    times["\(drivers)_\(layout.name)", default: []].append(t)
-                }
-            }
-            for (name, values) in times { variants?[name] = median(values) }
-        }
         if variants != nil, let labels = index.labels, labels.climbByteCount > 0 {
             for usesTwoThreads in [true, false] {
                 let start = clock.now
