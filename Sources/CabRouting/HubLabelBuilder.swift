@@ -29,21 +29,11 @@ struct HubLabelBuilder {
         let n = hierarchy.nodeCount
         guard n > 0 else { return nil }
         let shared = Shared(hierarchy: hierarchy, entryLimit: entryLimit)
-        let ranAsTwo =
-            onTwoThreads
-            && TwoThreads.run(
-                {
-                    var worker = Worker(shared)
-                    worker.run()
-                },
-                {
-                    var worker = Worker(shared)
-                    worker.run()
-                })
-        if !ranAsTwo {
+        @Sendable func work() {
             var worker = Worker(shared)
             worker.run()
         }
+        if !(onTwoThreads && TwoThreads.run(work, work)) { work() }
         // The cut, in rank order: the first rank (from the top) that brings the labels over budget, past what a
         // packed entry holds (more than ~1 M labelled ranks, or a duration over 74 hours), or was never labelled
         // stays unlabelled with every rank below it (their queries climb to the ranks above).

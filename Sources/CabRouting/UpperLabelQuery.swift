@@ -59,9 +59,9 @@ package final class UpperLabelQuery {
     var batchBorderEnd: [Int] = []
     var batchDominated: [Bool] = []
     /// Whether a batched many-to-one climbs every query in one pass (`climbAll`, duplicates dropped), fills the
-    /// table with durations alone, finds dominated border nodes before reading their labels and scans unfilled hubs
-    /// against table slot 0; off for the previous round's climb object per query, full fill, dominance found
-    /// during the scans and stale-slot reads (the benchmark's same-run comparison).
+    /// table with durations alone and finds dominated border nodes before reading their labels; off for the earlier
+    /// rounds' climb object per query, full fill and dominance found during the scans (the benchmark's same-run
+    /// comparison).
     package var climbsInline = true
     /// Whether a route touches ahead what it will read (the table slots of its fill, the arcs' unpacked lists, the
     /// edges' geometry; with `overlapsMisses`). Off only for the benchmark's same-run comparison: since the polyline
