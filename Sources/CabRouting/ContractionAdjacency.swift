@@ -8,7 +8,7 @@ struct ContractionAdjacency {
     private var slots: [Slot]
     private var abandoned = 0
 
-    private struct Slot {
+    struct Slot {
         var start: Int32 = 0
         var count: Int32 = 0
         var capacity: Int32 = 0
@@ -16,6 +16,38 @@ struct ContractionAdjacency {
 
     init(nodeCount: Int) {
         slots = Array(repeating: Slot(), count: nodeCount)
+    }
+
+    /// A read-only view of the arcs for a search on another thread: valid only inside `withView`, during which
+    /// nothing may add or remove an arc.
+    struct View {
+        let pool: UnsafePointer<ContractionBuilder.DynamicArc>
+        let slots: UnsafePointer<Slot>
+
+        /// Pool indices of `node`'s arcs.
+        @inline(__always) func range(_ node: Int32) -> Range<Int> {
+            let slot = slots[Int(node)]
+            return Int(slot.start)..<(Int(slot.start) + Int(slot.count))
+        }
+
+        /// `node`'s arcs.
+        @inline(__always) func arcs(_ node: Int32) -> UnsafeBufferPointer<ContractionBuilder.DynamicArc> {
+            let slot = slots[Int(node)]
+            return UnsafeBufferPointer(start: pool + Int(slot.start), count: Int(slot.count))
+        }
+    }
+
+    /// Runs `body` with a view of the arcs as they are now.
+    func withView<R>(_ body: (View) -> R) -> R {
+        pool.withUnsafeBufferPointer { pool in
+            slots.withUnsafeBufferPointer { slots in
+                // An empty array may have no base address; nothing is read through it then (no arcs, no nodes).
+                body(
+                    View(
+                        pool: pool.baseAddress ?? UnsafePointer(bitPattern: 64)!,
+                        slots: slots.baseAddress ?? UnsafePointer(bitPattern: 64)!))
+            }
+        }
     }
 
     /// Reserves room for `arcs` pool slots (address space; pages become resident as they are written).

@@ -383,6 +383,16 @@ public enum RoutingBenchmark {
                 sink &+= again?.entryCount ?? 0
                 variants?[usesTwoThreads ? "labels_two_threads_s" : "labels_one_thread_s"] = seconds(clock.now - start)
             }
+            // The contraction again, with the priority estimates shared with a second thread, then on one.
+            for usesTwoThreads in [true, false] {
+                var contraction = configuration.index.contraction
+                contraction.usesTwoThreads = usesTwoThreads
+                var builder = ContractionBuilder(graph: ContractionGraph(roadGraph: graph), configuration: contraction)
+                let start = clock.now
+                sink &+= builder.build().arcCount
+                variants?[usesTwoThreads ? "contraction_two_threads_s" : "contraction_one_thread_s"] = seconds(
+                    clock.now - start)
+            }
         }
         precondition(sink != 42, "keeps the optimizer from dropping the timed work")
         return Result(

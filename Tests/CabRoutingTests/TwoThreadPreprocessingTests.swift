@@ -3,9 +3,40 @@ import Testing
 
 @testable import CabRouting
 
-/// The labels built by two workers (`HubLabelBuilder`) and the precomputed climbs built on two threads
-/// (`TwoThreads`, one direction each) are those one thread builds.
+/// The hierarchy contracted with a second thread estimating priorities (`PriorityHelper`), the labels built by two
+/// workers (`HubLabelBuilder`) and the precomputed climbs built on two threads (`TwoThreads`, one direction each)
+/// are those one thread builds.
 @Suite struct TwoThreadPreprocessingTests {
+    /// Graphs above `ContractionBuilder.twoThreadMinimumNodes` (a grid city, random graphs in several parts):
+    /// every rank, upward arc and arc-table entry is the one-thread build's, in several builds (which thread takes
+    /// which estimate changes from run to run).
+    @Test(arguments: [1, 2, 3])
+    func hierarchyIsTheSameOnTwoThreads(seed: UInt64) {
+        for graph in [
+            ContractionGraph(roadGraph: SyntheticCity.grid(rows: 60, cols: 60, seed: seed)),
+            ContractionTestGraphs.random(nodes: 3_000, seed: seed),
+        ] {
+            #expect(graph.nodeCount >= ContractionBuilder.twoThreadMinimumNodes)
+            let one = ContractionHierarchy(graph: graph, configuration: .init(usesTwoThreads: false))
+            for _ in 0..<2 {
+                let two = ContractionHierarchy(graph: graph, configuration: .init(usesTwoThreads: true))
+                #expect(one.rankOf.array == two.rankOf.array)
+                #expect(one.nodeAt.array == two.nodeAt.array)
+                #expect(one.forwardFirst.array == two.forwardFirst.array)
+                #expect(one.forwardHead.array == two.forwardHead.array)
+                #expect(one.forwardWeight.array == two.forwardWeight.array)
+                #expect(one.forwardArc.array == two.forwardArc.array)
+                #expect(one.backwardFirst.array == two.backwardFirst.array)
+                #expect(one.backwardHead.array == two.backwardHead.array)
+                #expect(one.backwardWeight.array == two.backwardWeight.array)
+                #expect(one.backwardArc.array == two.backwardArc.array)
+                #expect(one.arcFirst.array == two.arcFirst.array)
+                #expect(one.arcSecond.array == two.arcSecond.array)
+                #expect(one.arcLength.array == two.arcLength.array)
+            }
+        }
+    }
+
     /// Budgets that stop the labels near the top, halfway, near the bottom, or not at all; the labels, the lowest
     /// labelled rank and every entry's hub, duration and length are those of one thread.
     @Test(arguments: [1, 40, 300, 1_500, 5_000, 20_000, 10_000_000])
