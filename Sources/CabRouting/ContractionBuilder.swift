@@ -21,9 +21,11 @@ public struct ContractionBuilder {
         /// the N=700 grid the contraction takes 16 % less time for 6 % more shortcuts and the same query times;
         /// at 5 the hierarchy gets visibly worse (docs/performance.md, "Metro, seventh round").
         public var simulationSettleLimit: Int
-        /// Whether the priority estimates and witness searches are shared with a second thread (`PriorityHelper`) on
-        /// graphs of `ContractionBuilder.twoThreadMinimumNodes` nodes or more, when a second processor is online.
-        /// The hierarchy is the same either way; on the N=700 grid the contraction takes 18 % less time.
+        /// Whether the priority estimates and witness searches may be shared with a second thread
+        /// (`PriorityHelper`) on graphs of `ContractionBuilder.twoThreadMinimumNodes` nodes or more, when a second
+        /// processor is online; `SharingSchedule` measures whether it pays as the contraction goes. The hierarchy is
+        /// the same either way. On the N=700 grid: 16-18 % less time when the box's two processors are free, about
+        /// the same (+3 %) when they are not (docs/performance.md, "Metro, eighth round").
         public var usesTwoThreads: Bool
         /// Creates a configuration.
         public init(witnessSettleLimit: Int = 60, simulationSettleLimit: Int = 10, usesTwoThreads: Bool = true) {
@@ -56,6 +58,10 @@ public struct ContractionBuilder {
         var hops: UInt32
     }
 
+    /// Epochs of the last `build()` that shared their work with the second thread, and that ran alone
+    /// (`SharingSchedule`; both 0 on one thread).
+    package private(set) var epochsSharing = 0
+    package private(set) var epochsAlone = 0
     private let configuration: Configuration
     private let nodeCount: Int
     private let edgeCount: Int
@@ -158,11 +164,17 @@ public struct ContractionBuilder {
         for v in 0..<nodeCount { queue.push(Int32(v), key: keys[v]) }
         var nextRank: Int32 = 0
         var neighbours: [Int32] = []
+        var schedule = SharingSchedule()
+        let clock = ContinuousClock()
+        var epochStart = clock.now
+        var epochContracted = 0
+        defer { (epochsSharing, epochsAlone) = (schedule.epochsSharing, schedule.epochsAlone) }
         while !queue.isEmpty {
             let (v, _) = queue.pop()
+            let sharing = schedule.shares ? helper : nil
             let key = withSnapshot {
                 estimator.priority(
-                    of: v, collect: true, settleLimit: configuration.witnessSettleLimit, in: $0, helper: helper)
+                    of: v, collect: true, settleLimit: configuration.witnessSettleLimit, in: $0, helper: sharing)
             }
             if !queue.isEmpty && key > queue.minKey {
                 queue.push(v, key: key)
@@ -173,8 +185,18 @@ public struct ContractionBuilder {
             neighbours.removeAll(keepingCapacity: true)
             contract(v, neighbours: &neighbours, shortcuts: estimator.shortcuts)
             for n in neighbours { depth[Int(n)] = max(depth[Int(n)], depth[Int(v)] + 1) }
-            estimates(of: neighbours, into: &keys, settleLimit: estimate, estimator: &estimator, helper: helper)
+            estimates(of: neighbours, into: &keys, settleLimit: estimate, estimator: &estimator, helper: sharing)
             for (i, n) in neighbours.enumerated() { queue.update(n, to: keys[i]) }
+            epochContracted += 1
+            if helper != nil && epochContracted == SharingSchedule.epochContractions {
+                let now = clock.now
+                let elapsed = now - epochStart
+                let shared = schedule.shares
+                schedule.finished(
+                    epochSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                if shared != schedule.shares { schedule.shares ? helper?.unpark() : helper?.park() }
+                (epochStart, epochContracted) = (clock.now, 0)
+            }
         }
     }
 

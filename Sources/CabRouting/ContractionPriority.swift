@@ -142,7 +142,8 @@ struct PriorityEstimator {
 /// counter (the builder's caches are warm with the node just contracted, the helper's are not, so a fixed half
 /// would leave one of them waiting). Both spin rather than sleep between jobs, since a job lasts microseconds and
 /// the builder posts one every few. The keys are the ones one thread computes, and the builder applies them in
-/// the same order, so the hierarchy is the same.
+/// the same order, so the hierarchy is the same. Whether sharing pays is measured as the contraction goes
+/// (`SharingSchedule`).
 final class PriorityHelper: @unchecked Sendable {
     // `@unchecked Sendable`: `job` is written by the builder before it publishes a job (`posted`, releasing) and read
     // by the helper after it loads `posted` (acquiring); the builder rewrites it only after the helper has published
@@ -179,8 +180,41 @@ final class PriorityHelper: @unchecked Sendable {
     /// between two jobs (a few microseconds), short enough not to hold a core long when nothing comes.
     private static let spinsBeforeYielding = 1 << 14
 
+    /// Set while the builder runs alone: the helper then sleeps on `condition` instead of spinning (a spinning
+    /// thread slows the builder's when the two processors share a core).
+    private let parkRequested = Atomic<Bool>(false)
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
     init(nodeCount: Int) {
         estimator = PriorityEstimator(nodeCount: nodeCount)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Lets the helper sleep until `unpark()` (builder side, between jobs).
+    func park() { parkRequested.store(true, ordering: .relaxed) }
+
+    /// Wakes the helper for the jobs to come (builder side, before posting one).
+    func unpark() {
+        pthread_mutex_lock(mutex)
+        parkRequested.store(false, ordering: .relaxed)
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Helper side: sleeps until the builder calls `unpark()` (checked under the mutex, so no wake-up is lost).
+    private func waitWhileParked() {
+        pthread_mutex_lock(mutex)
+        while parkRequested.load(ordering: .relaxed) { pthread_cond_wait(condition, mutex) }
+        pthread_mutex_unlock(mutex)
     }
 
     /// Whether this machine has a second processor online: with one, the two threads' spinning would take turns on
@@ -194,6 +228,10 @@ final class PriorityHelper: @unchecked Sendable {
             var spins = 0
             var now = posted.load(ordering: .acquiring)
             while now == seen {
+                if parkRequested.load(ordering: .relaxed) {
+                    waitWhileParked()
+                    spins = 0
+                }
                 spins += 1
                 if spins > Self.spinsBeforeYielding { sched_yield() }
                 now = posted.load(ordering: .acquiring)
@@ -276,5 +314,54 @@ final class PriorityHelper: @unchecked Sendable {
     }
 
     /// Ends the helper's loop (builder side, after its last `estimate`).
-    func stop() { posted.store(Self.stopped, ordering: .releasing) }
+    func stop() {
+        unpark()
+        posted.store(Self.stopped, ordering: .releasing)
+    }
+}
+
+/// When the contraction shares its work with the second thread: by measuring. On an idle machine sharing is faster
+/// (a fifth on the N=700 grid); on a busy one the helper thread is often off its processor when the builder needs
+/// its share, and two spinning threads are slower than one. So the contraction runs in epochs of
+/// `epochContractions` nodes: first one epoch sharing and one alone, then `epochsBetweenTrials` epochs the faster
+/// way, then another trial, and so on. Sans-I/O: the builder reports each epoch's seconds and asks what to do next.
+/// The hierarchy is the same whichever way each epoch runs.
+struct SharingSchedule {
+    /// Nodes contracted per epoch.
+    static let epochContractions = 2_048
+    /// Epochs run the chosen way between two trials.
+    static let epochsBetweenTrials = 8
+
+    private enum Phase {
+        case trialSharing
+        case trialAlone(sharingSeconds: Double)
+        case chosen(sharing: Bool, epochsLeft: Int)
+    }
+
+    private var phase = Phase.trialSharing
+    /// Epochs run sharing and alone (for the benchmark's figures).
+    private(set) var epochsSharing = 0
+    private(set) var epochsAlone = 0
+
+    /// Whether the current epoch shares its work.
+    var shares: Bool {
+        switch phase {
+        case .trialSharing: true
+        case .trialAlone: false
+        case .chosen(let sharing, _): sharing
+        }
+    }
+
+    /// Records that the current epoch took `seconds` and moves to the next.
+    mutating func finished(epochSeconds seconds: Double) {
+        if shares { epochsSharing += 1 } else { epochsAlone += 1 }
+        switch phase {
+        case .trialSharing:
+            phase = .trialAlone(sharingSeconds: seconds)
+        case .trialAlone(let sharingSeconds):
+            phase = .chosen(sharing: sharingSeconds < seconds, epochsLeft: Self.epochsBetweenTrials)
+        case .chosen(let sharing, let epochsLeft):
+            phase = epochsLeft > 1 ? .chosen(sharing: sharing, epochsLeft: epochsLeft - 1) : .trialSharing
+        }
+    }
 }

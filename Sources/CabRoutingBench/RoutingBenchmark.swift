@@ -392,6 +392,10 @@ public enum RoutingBenchmark {
                 sink &+= builder.build().arcCount
                 variants?[usesTwoThreads ? "contraction_two_threads_s" : "contraction_one_thread_s"] = seconds(
                     clock.now - start)
+                if usesTwoThreads {
+                    variants?["contraction_epochs_sharing"] = Double(builder.epochsSharing)
+                    variants?["contraction_epochs_alone"] = Double(builder.epochsAlone)
+                }
             }
         }
         precondition(sink != 42, "keeps the optimizer from dropping the timed work")

@@ -19,7 +19,10 @@ import Testing
             #expect(graph.nodeCount >= ContractionBuilder.twoThreadMinimumNodes)
             let one = ContractionHierarchy(graph: graph, configuration: .init(usesTwoThreads: false))
             for _ in 0..<2 {
-                let two = ContractionHierarchy(graph: graph, configuration: .init(usesTwoThreads: true))
+                var builder = ContractionBuilder(graph: graph, configuration: .init(usesTwoThreads: true))
+                let two = builder.build()
+                // The first epoch shares its work (given a second processor), the second (the rest) runs alone.
+                #expect(builder.epochsSharing == (PriorityHelper.hasSecondProcessor ? 1 : 0))
                 #expect(one.rankOf.array == two.rankOf.array)
                 #expect(one.nodeAt.array == two.nodeAt.array)
                 #expect(one.forwardFirst.array == two.forwardFirst.array)
@@ -35,6 +38,23 @@ import Testing
                 #expect(one.arcLength.array == two.arcLength.array)
             }
         }
+    }
+
+    /// One epoch sharing, one alone, then eight the faster way, then a trial again.
+    @Test(arguments: [(1.0, 2.0, true), (2.0, 1.0, false)])
+    func theScheduleKeepsTheFasterWay(sharingSeconds: Double, aloneSeconds: Double, keepsSharing: Bool) {
+        var schedule = SharingSchedule()
+        #expect(schedule.shares)
+        schedule.finished(epochSeconds: sharingSeconds)
+        #expect(!schedule.shares)
+        schedule.finished(epochSeconds: aloneSeconds)
+        for _ in 0..<SharingSchedule.epochsBetweenTrials {
+            #expect(schedule.shares == keepsSharing)
+            schedule.finished(epochSeconds: 1)
+        }
+        #expect(schedule.shares)
+        #expect(schedule.epochsSharing + schedule.epochsAlone == 2 + SharingSchedule.epochsBetweenTrials)
+        #expect(schedule.epochsSharing == (keepsSharing ? 9 : 1))
     }
 
     /// Budgets that stop the labels near the top, halfway, near the bottom, or not at all; the labels, the lowest
