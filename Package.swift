@@ -124,11 +124,12 @@ let package = Package(
         .testTarget(name: "CabDispatchTests", dependencies: ["CabDispatch", "CabCore", "CabTracking", "CabGeo"]),
         .testTarget(name: "CabStoreTests", dependencies: ["CabStore", "CabPostgres", "CabTestSupport"]),
         .testTarget(name: "CabHTTPTests", dependencies: ["CabHTTP", "CabTestSupport"]),
+        .testTarget(name: "CabZlibTests", dependencies: ["CabZlib"]),
         .testTarget(
             name: "CabAPITests",
             dependencies: [
                 "CabAPI", "CabHTTP", "CabCore", "CabStore", "CabTracking", "CabDispatch", "CabClient", "CabBench",
-                "CabRoutingBench", "CabBaseMap", "CabImport", "CabTestSupport",
+                "CabRoutingBench", "CabBaseMap", "CabImport", "CabZlib", "CabTestSupport",
             ]),
         .testTarget(name: "CabClientTests", dependencies: ["CabClient", "CabTestSupport"]),
         .testTarget(

@@ -147,19 +147,24 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
   const cache = new Map(); // key -> FeatureCollection (LRU by insertion order)
   const inflight = new Map();
   let drawnZoom = null;
-  let drawnIds = new Set();
+  // Tiles hold their geometry clipped to the tile (a street crossing four tiles is four pieces with one id), so a
+  // tile is drawn once per zoom, whole; buildings come whole in every tile they cross and may be drawn twice.
+  let drawnTiles = new Set();
+  let drawnCount = 0;
   let namedRoads = [];
 
   function clearDrawn() {
     Object.values(groups).forEach((g) => g.clearLayers());
-    drawnIds = new Set();
+    drawnTiles = new Set();
+    drawnCount = 0;
     namedRoads = [];
   }
 
-  function draw(collection, zoom) {
+  function draw(key, collection, zoom) {
+    if (drawnTiles.has(key)) return;
+    drawnTiles.add(key);
     for (const feature of collection.features) {
-      if (drawnIds.has(feature.id)) continue;
-      drawnIds.add(feature.id);
+      drawnCount += 1;
       const { kind, class: cls, name } = feature.properties;
       const type = feature.geometry?.type;
       if (!type || type === 'Point' || type === 'MultiPoint') continue;
@@ -205,7 +210,7 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
 
   async function refresh() {
     const zoom = Math.round(map.getZoom());
-    if (zoom !== drawnZoom || drawnIds.size > MAX_DRAWN) {
+    if (zoom !== drawnZoom || drawnCount > MAX_DRAWN) {
       clearDrawn();
       drawnZoom = zoom;
     }
@@ -220,7 +225,7 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
     for (let bx = x0; bx <= x1; bx++) {
       for (let by = y0; by <= y1; by++) {
         jobs.push(loadBlock(zoom, bx, by).then((collection) => {
-          if (drawnZoom === zoom) draw(collection, zoom);
+          if (drawnZoom === zoom) draw(`${zoom}/${bx}/${by}`, collection, zoom);
         }));
       }
     }
@@ -231,9 +236,9 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
       onError(`The map could not be loaded: ${reason}`);
     }
     if (drawnZoom === zoom) placeLabels(zoom);
-    element.dataset.basemapFeatures = String(drawnIds.size);
+    element.dataset.basemapFeatures = String(drawnCount);
     element.dataset.basemapZoom = String(zoom);
-    element.dispatchEvent(new CustomEvent('basemap:drawn', { detail: { features: drawnIds.size } }));
+    element.dispatchEvent(new CustomEvent('basemap:drawn', { detail: { features: drawnCount } }));
   }
 
   function placeLabels(zoom) {

@@ -8,7 +8,8 @@ extension CabApplication {
     static let mapCacheSeconds = 3600
 
     /// `GET /v1/map/features?bbox=minLon,minLat,maxLon,maxLat&zoom=Z`: the base map for drawing without tiles;
-    /// `GET /v1/map/tiles/{z}/{x}/{y}.geojson`: the same features as cacheable slippy-map tiles.
+    /// `GET /v1/map/tiles/{z}/{x}/{y}.geojson`: the same features as cacheable slippy-map tiles, clipped to the
+    /// tile, gzipped when the request's `Accept-Encoding` allows it.
     func registerMapEndpoints(on router: inout Router) {
         router.get("/v1/map/features") { [services] request in
             guard let baseMap = services.baseMap else {
@@ -26,19 +27,25 @@ extension CabApplication {
             response.headers.append(("Cache-Control", "public, max-age=\(Self.mapCacheSeconds)"))
             return response
         }
-        router.get("/v1/map/tiles/{z}/{x}/{y}.geojson") { [services] request in
-            guard let baseMap = services.baseMap else {
+        // One service per router: its cache of encoded tiles lives as long as the server (the map is immutable).
+        let tiles = services.baseMap.map { MapTileService(baseMap: $0) }
+        router.get("/v1/map/tiles/{z}/{x}/{y}.geojson") { request in
+            guard let tiles else {
                 throw ProblemType.noMap.error("No base map is loaded; import a map with `cab import`.")
             }
             let tile = try Self.mapTile(request.pathParameters)
-            let etag = baseMap.entityTag(for: tile)
+            let coding: MapTileService.Coding = request.acceptsEncoding("gzip") ? .gzip : .identity
+            let etag = tiles.entityTag(for: tile, coding: coding)
             let cacheControl = "public, max-age=\(Self.mapCacheSeconds)"
+            // Every answer names the header it depends on, so that a shared cache keeps the codings apart.
+            let vary = ("Vary", "Accept-Encoding")
             if request.ifNoneMatchIncludes(etag) {
-                return .notModified(etag: etag, headers: [("Cache-Control", cacheControl)])
+                return .notModified(etag: etag, headers: [("Cache-Control", cacheControl), vary])
             }
-            let collection = try baseMap.tile(tile)
-            return HTTPResponse.bytes(Array(collection.geoJSON.utf8), contentType: "application/geo+json")
-                .cacheable(etag: etag, cacheControl: cacheControl)
+            var response = HTTPResponse.bytes(try tiles.tile(tile, coding: coding), contentType: "application/geo+json")
+            if coding == .gzip { response.headers.append(("Content-Encoding", "gzip")) }
+            response.headers.append(vary)
+            return response.cacheable(etag: etag, cacheControl: cacheControl)
         }
     }
 

@@ -6,9 +6,9 @@ extension BaseMapIndex {
     /// features and says `"truncated": true`.
     public static let tileByteBudget = 96 * 1024
 
-    /// A version of the rules that turn the file into tiles (budget, rounding); part of every tile's `ETag`, so
-    /// that a server with other rules never answers 304 for a tile it would now write differently.
-    public static let tileRulesVersion = 1
+    /// A version of the rules that turn the file into tiles (budget, rounding, clipping, order); part of every tile's
+    /// `ETag`, so that a server with other rules never answers 304 for a tile it would now write differently.
+    public static let tileRulesVersion = 2
 
     /// Paths (footways, cycleways, steps) are in tiles from this zoom: the web app draws them only from here (below
     /// it they hide the streets), and in a city centre's tile at zoom 15 they are a third of the bytes.
@@ -16,19 +16,89 @@ extension BaseMapIndex {
     /// The road classes `pathTileZoom` holds back.
     static let pathClasses: Set<String> = ["footway", "path", "steps", "cycleway", "bridleway"]
 
-    /// The features drawn at `tile.zoom` that intersect the tile's box, most important first, as a GeoJSON
-    /// FeatureCollection of at most `tileByteBudget` bytes: where the box holds more, features are taken by rank
-    /// (then id) while they fit, the ones that do not are left out, and the collection says `"truncated": true`.
-    /// Coordinates are rounded to the fewest decimals that keep every point within a quarter of a pixel of where it
-    /// was (`coordinateDecimals(for:)`). Features crossing the tile are whole, as in `features(in:zoom:limit:)`;
-    /// paths only from `pathTileZoom`. Features are found by their boxes, which the R*Tree keeps as 32-bit floats
-    /// rounded outward: one ending within about half a metre of the tile comes too.
-    /// - Complexity: an R*Tree search, O(log n + k log k) for k matching features.
+    /// How far beyond its edges a tile's geometry reaches, in its pixels: a line cut at the edge ends under the
+    /// neighbour's stroke, so strokes join across tile edges (the web app's widest road is 28 px at zoom 19, its
+    /// streets 4-10 px at zoom 15-17, drawn with round caps).
+    public static let tileMarginPixels = 4
+
+    /// The features drawn at `tile.zoom` that reach into the tile, as a GeoJSON FeatureCollection of at most
+    /// `tileByteBudget` bytes. Geometry is clipped to the tile's box grown by `tileMarginPixels` on every side:
+    /// lines are cut into the pieces inside (a LineString cut in several becomes a MultiLineString), polygons are
+    /// clipped as polygons (Sutherland-Hodgman), except buildings, which are sent whole (the web app strokes them, so
+    /// a cut would show; they are small). Features are ordered by rank, then by how much of the tile they cover
+    /// (a line's length in pixels, a polygon's area in square pixels), larger first, then id; where the tile
+    /// holds more than the budget, features are taken in that order while they fit, the ones that do not are left
+    /// out (the smallest of a rank first), and the collection says `"truncated": true`. Coordinates are rounded to
+    /// the fewest decimals that keep every point within a quarter of a pixel of where it was
+    /// (`coordinateDecimals(for:)`); paths only from `pathTileZoom`.
+    /// - Complexity: an R*Tree search, then O(p + k log k) for k matching features with p points.
     public func tile(_ tile: MapTile) throws(BaseMapError) -> BaseMapFeatureCollection {
-        try collection(
-            in: tile.boundingBox, zoom: tile.zoom, limit: Self.maximumLimit, byteBudget: Self.tileByteBudget,
-            decimals: Self.coordinateDecimals(for: tile),
+        let box = tile.boundingBox
+        let width = box.northEast.longitude - box.southWest.longitude
+        let height = box.northEast.latitude - box.southWest.latitude
+        let margin = Double(Self.tileMarginPixels) / 256
+        let clip = TileGeometry.Box(
+            west: box.southWest.longitude - width * margin, south: box.southWest.latitude - height * margin,
+            east: box.northEast.longitude + width * margin, north: box.northEast.latitude + height * margin)
+        let inside = TileGeometry.Box(
+            west: box.southWest.longitude, south: box.southWest.latitude, east: box.northEast.longitude,
+            north: box.northEast.latitude)
+        // Features whose box reaches the tile; the margin only extends the ones that do.
+        let matched = try rows(
+            in: box, zoom: tile.zoom, limit: Self.maximumLimit,
             leavingOut: tile.zoom < Self.pathTileZoom ? Self.pathClasses : [])
+        let scale = TileGeometry.Point(x: 256 / width, y: 256 / height)
+        var candidates: [(row: TileRow, geometry: TileGeometry, pixels: Double)] = []
+        candidates.reserveCapacity(matched.features.count)
+        for row in matched.features {
+            guard let shape = TileGeometry.Shape(geoJSONType: row.geometryType),
+                let stored = TileGeometry(shape: shape, coordinates: row.coordinates)
+            else {
+                throw BaseMapError(.unreadable, "The base map's feature \(row.id) has geometry that cannot be read.")
+            }
+            let building = row.kind == BaseMapKind.building.rawValue
+            let inTile = stored.clipped(to: clip)
+            // Its box reached the tile; its shape must too (not only the margin).
+            guard !inTile.isEmpty, !inTile.clipped(to: inside).isEmpty else { continue }
+            candidates.append((row, building ? stored : inTile, inTile.pixels(scale: scale)))
+        }
+        candidates.sort {
+            ($0.row.rank, -$0.pixels, $0.row.id) < ($1.row.rank, -$1.pixels, $1.row.id)
+        }
+        let decimals = Self.coordinateDecimals(for: tile)
+        let head = Array("{\"type\":\"FeatureCollection\",\"truncated\":".utf8)
+        var features: [UInt8] = []
+        features.reserveCapacity(Self.tileByteBudget)
+        // The collection's own bytes: head, "false" or "true", `,"features":[`, `]}`.
+        let frame = head.count + 5 + 13 + 2
+        var taken = 0
+        var truncated = matched.overLimit
+        var part: [UInt8] = []
+        for (row, geometry, _) in candidates {
+            part.removeAll(keepingCapacity: true)
+            if taken > 0 { part.append(UInt8(ascii: ",")) }
+            part += Array("{\"type\":\"Feature\",\"id\":\(row.id),\"properties\":{\"kind\":\"\(row.kind)\",".utf8)
+            part += Array("\"class\":".utf8)
+            part += Array(GeoJSONText.quoted(row.featureClass).utf8)
+            if let name = row.name { part += Array((",\"name\":" + GeoJSONText.quoted(name)).utf8) }
+            part += Array("},\"geometry\":{\"type\":\"\(geometry.geoJSONType)\",\"coordinates\":".utf8)
+            geometry.appendCoordinates(decimals: decimals, to: &part)
+            part += Array("}}".utf8)
+            guard frame + features.count + part.count <= Self.tileByteBudget else {
+                truncated = true
+                // With less room than this left the walk stops: most features are 120-300 bytes.
+                if Self.tileByteBudget - frame - features.count < 1024 { break }
+                continue
+            }
+            features += part
+            taken += 1
+        }
+        let geoJSON =
+            String(decoding: head, as: UTF8.self) + (truncated ? "true" : "false") + ",\"features\":["
+            + String(decoding: features, as: UTF8.self) + "]}"
+        return BaseMapFeatureCollection(
+            geoJSON: geoJSON, featureCount: taken, truncated: truncated,
+            featuresLeftOut: candidates.count - taken + (matched.overLimit ? 1 : 0))
     }
 
     /// The decimals a tile's coordinates keep: the fewest (3 ... 6) for which rounding moves a point by at most a

@@ -12,6 +12,20 @@ public struct BaseMapFeatureCollection: Sendable {
     public var featureCount: Int
     /// True when more features matched than the limit allowed; the least important were left out.
     public var truncated: Bool
+    /// How many features that reach a tile its byte budget left out (one more when more than
+    /// `BaseMapIndex.maximumLimit` matched); 0 from `features(in:zoom:limit:)`, which does not count them.
+    public var featuresLeftOut: Int = 0
+}
+
+/// One stored feature as a tile reads it.
+struct TileRow {
+    var id: Int64
+    var kind: String
+    var featureClass: String
+    var name: String?
+    var geometryType: String
+    var coordinates: String
+    var rank: Int
 }
 
 /// Reads a base-map file written by `BaseMapWriter`: the drawable features in a box at a zoom.
@@ -28,11 +42,16 @@ public final class BaseMapIndex: Sendable {
     /// The connection and its statements. `@unchecked Sendable`: only used inside `connection.withLock`.
     final class Connection: @unchecked Sendable {
         let database: SQLiteDatabase
+        /// Per band: the features in a box, rank then id first (the bbox endpoint, which stops at its limit).
         let queries: [BaseMapZoomBand: SQLiteStatement]
+        /// Per band: the same in the R*Tree's order, for tiles, which read every candidate and order them
+        /// themselves (SQLite's sort of the whole rows cost about a third of a dense tile's query).
+        let tileQueries: [BaseMapZoomBand: SQLiteStatement]
 
         init(database: SQLiteDatabase) throws(SQLiteError) {
             self.database = database
             var queries: [BaseMapZoomBand: SQLiteStatement] = [:]
+            var tileQueries: [BaseMapZoomBand: SQLiteStatement] = [:]
             for band in BaseMapZoomBand.allCases {
                 // One statement per band: the column name cannot be a bound parameter.
                 let column =
@@ -41,17 +60,17 @@ public final class BaseMapIndex: Sendable {
                     case .middle: "coordinates_middle"
                     case .near: "coordinates_near"
                     }
-                queries[band] = try database.prepare(
-                    """
-                    SELECT f.id, f.kind, f.class, f.name, f.geometry_type, f.\(column)
+                let select = """
+                    SELECT f.id, f.kind, f.class, f.name, f.geometry_type, f.\(column), f.rank
                     FROM feature_box b JOIN feature f ON f.id = b.id
                     WHERE b.max_lon >= ?1 AND b.min_lon <= ?2 AND b.max_lat >= ?3 AND b.min_lat <= ?4
                       AND b.min_zoom <= ?5 AND f.\(column) IS NOT NULL
-                    ORDER BY f.rank, f.id
-                    LIMIT ?6
-                    """, persistent: true)
+                    """
+                queries[band] = try database.prepare(select + " ORDER BY f.rank, f.id LIMIT ?6", persistent: true)
+                tileQueries[band] = try database.prepare(select + " LIMIT ?6", persistent: true)
             }
             self.queries = queries
+            self.tileQueries = tileQueries
         }
     }
 
@@ -90,22 +109,13 @@ public final class BaseMapIndex: Sendable {
     public func features(in box: BoundingBox, zoom: Int, limit: Int = BaseMapIndex.defaultLimit) throws(BaseMapError)
         -> BaseMapFeatureCollection
     {
-        try collection(in: box, zoom: zoom, limit: min(max(limit, 1), Self.maximumLimit), byteBudget: nil, decimals: 6)
+        try collection(in: box, zoom: zoom, limit: min(max(limit, 1), Self.maximumLimit))
     }
 
-    /// The features in `box` drawn at `zoom`, most important first (rank, then id), at most `limit`. With a
-    /// `byteBudget`, a feature that would take the collection past that many bytes of JSON is left out (and the
-    /// walk goes on to smaller ones) and the collection says `"truncated": true`. Coordinates are rounded to
-    /// `decimals` places (at most the 6 stored). Road classes in `leavingOut` are skipped (not counted as
-    /// truncation).
-    func collection(
-        in box: BoundingBox, zoom: Int, limit: Int, byteBudget: Int?, decimals: Int, leavingOut: Set<String> = []
-    ) throws(BaseMapError) -> BaseMapFeatureCollection {
+    /// The features in `box` drawn at `zoom`, most important first (rank, then id), at most `limit`, with the
+    /// coordinates as stored (6 decimals). Tiles are written by `tile(_:)` instead (clipped, ordered, rounded).
+    func collection(in box: BoundingBox, zoom: Int, limit: Int) throws(BaseMapError) -> BaseMapFeatureCollection {
         let band = BaseMapZoomBand(zoom: zoom)
-        let head = "{\"type\":\"FeatureCollection\",\"truncated\":false,\"features\":[]}".utf8.count + 1
-        // With less room than this left the walk stops: most features are 120-300 bytes, and reading the rest of a
-        // dense box only to find the few that fit costs more than they add.
-        let enoughRoom = 1024
         do {
             return try connection.withLock { connection throws(SQLiteError) in
                 // `queries` holds every band (built in init), so the subscript cannot be nil.
@@ -116,40 +126,59 @@ public final class BaseMapIndex: Sendable {
                     zoom, limit + 1,
                 ])
                 var parts: [String] = []
-                var bytes = head
                 var truncated = false
-                var rows = 0
                 while try statement.step() {
-                    rows += 1
-                    if rows > limit {
+                    if parts.count == limit {
                         truncated = true
                         break
                     }
                     let row = statement.row
-                    if !leavingOut.isEmpty && row.string(1) == "road" && leavingOut.contains(row.string(2)) { continue }
                     let name = row.optionalString(3).map { ",\"name\":" + GeoJSONText.quoted($0) } ?? ""
-                    let stored = row.string(5)
-                    let coordinates = decimals < 6 ? GeoJSONText.rounding(stored, decimals: decimals) : stored
-                    let part =
+                    parts.append(
                         "{\"type\":\"Feature\",\"id\":\(row.int64(0)),\"properties\":{\"kind\":\"\(row.string(1))\","
-                        + "\"class\":\(GeoJSONText.quoted(row.string(2)))\(name)},\"geometry\":{\"type\":\""
-                        + row.string(4) + "\",\"coordinates\":" + coordinates + "}}"
-                    if let byteBudget {
-                        let size = part.utf8.count + (parts.isEmpty ? 0 : 1)
-                        guard bytes + size <= byteBudget else {
-                            truncated = true
-                            if byteBudget - bytes < enoughRoom { break }
-                            continue
-                        }
-                        bytes += size
-                    }
-                    parts.append(part)
+                            + "\"class\":\(GeoJSONText.quoted(row.string(2)))\(name)},\"geometry\":{\"type\":\""
+                            + row.string(4) + "\",\"coordinates\":" + row.string(5) + "}}")
                 }
                 statement.reset()
                 return BaseMapFeatureCollection(
                     geoJSON: "{\"type\":\"FeatureCollection\",\"truncated\":\(truncated),\"features\":["
                         + parts.joined(separator: ",") + "]}",
                     featureCount: parts.count, truncated: truncated)
+            }
+        } catch {
+            throw BaseMapError(.unreadable, "Could not read the base map: \(error.message)", underlying: error)
+        }
+    }
+
+    /// The features in `box` drawn at `zoom`, in the R*Tree's order, at most `limit` (which ones, when more match,
+    /// is unspecified), read under the lock and parsed outside it; road classes in `leavingOut` are skipped.
+    /// `overLimit` says more matched.
+    func rows(in box: BoundingBox, zoom: Int, limit: Int, leavingOut: Set<String>) throws(BaseMapError)
+        -> (features: [TileRow], overLimit: Bool)
+    {
+        do {
+            return try connection.withLock { connection throws(SQLiteError) in
+                // `queries` holds every band (built in init), so the subscript cannot be nil.
+                let statement = connection.tileQueries[BaseMapZoomBand(zoom: zoom)]!
+                statement.reset()
+                defer { statement.reset() }
+                try statement.bind([
+                    box.southWest.longitude, box.northEast.longitude, box.southWest.latitude, box.northEast.latitude,
+                    zoom, limit + 1,
+                ])
+                var features: [TileRow] = []
+                while try statement.step() {
+                    if features.count == limit { return (features, true) }
+                    let row = statement.row
+                    let featureClass = row.string(2)
+                    let kind = row.string(1)
+                    if !leavingOut.isEmpty && kind == "road" && leavingOut.contains(featureClass) { continue }
+                    features.append(
+                        TileRow(
+                            id: row.int64(0), kind: kind, featureClass: featureClass, name: row.optionalString(3),
+                            geometryType: row.string(4), coordinates: row.string(5), rank: row.int(6)))
+                }
+                return (features, false)
             }
         } catch {
             throw BaseMapError(.unreadable, "Could not read the base map: \(error.message)", underlying: error)

@@ -1,10 +1,12 @@
+import CabAPI
 import CabBaseMap
 import CabGeo
 
-/// Serves base-map tiles over a spread of tiles at each zoom from the map file in process and measures time and
-/// size per tile, with two baselines from the same run: the bbox endpoint's query for the same boxes
-/// (`features(in:zoom:)`, what `GET /v1/map/features` answers) and the web app's former blocks (one tile of zoom
-/// z-2 with the features of zoom z).
+/// Serves base-map tiles over a spread of tiles at each zoom from the map file in process (through
+/// `MapTileService`, as `GET /v1/map/tiles` does) and measures time and size per tile: cold (a service with an empty
+/// cache writes the tile), the gzip added to that, and from the cache; with two baselines from the same run: the
+/// bbox endpoint's query for the same boxes (`features(in:zoom:)`, what `GET /v1/map/features` answers) and the web
+/// app's former blocks (one tile of zoom z-2 with the features of zoom z).
 package enum MapTileBenchmark {
     /// One zoom's figures.
     package struct ZoomFigures: Encodable, Sendable {
@@ -14,17 +16,24 @@ package enum MapTileBenchmark {
         package var coveringTiles: Int
         /// Tiles measured (all of them, or a seeded random sample); with fewer than 50, each several times.
         package var measuredTiles: Int
-        /// Tiles: time per tile (ms) and bytes.
+        /// Tiles written cold (an empty cache; the file's pages warm): time per tile (ms) and identity bytes.
         package var tile: Measured
+        /// Gzipping the written tile: the time it adds (ms) and the gzip bytes, what goes on the wire.
+        package var gzip: Measured
+        /// The same tile again, from the service's cache (gzip): time (ms) and bytes.
+        package var cached: Measured
         /// Measured tiles that hit the byte budget.
         package var truncatedTiles: Int
+        /// Features of the measured tiles left out by the byte budget, in all.
+        package var featuresLeftOut: Int
         /// The bbox endpoint's query for the same boxes.
         package var bbox: Measured
         /// The web app's former blocks holding the measured tiles (distinct, at most `blockCap`).
         package var block: Measured
 
         enum CodingKeys: String, CodingKey {
-            case zoom, tile, bbox, block
+            case zoom, tile, gzip, cached, bbox, block
+            case featuresLeftOut = "features_left_out"
             case coveringTiles = "covering_tiles"
             case measuredTiles = "measured_tiles"
             case truncatedTiles = "truncated_tiles"
@@ -82,6 +91,7 @@ package enum MapTileBenchmark {
         var generator = SplitMix64(seed: 19)
         // Warm the page cache and the statements: one pass over a few tiles of the middle zoom.
         for tile in MapTile.covering(extent, zoom: zooms.lowerBound).prefix(8) { _ = try index.tile(tile) }
+        let capacity = MapTileService.defaultCapacityBytes
         var figures: [ZoomFigures] = []
         for zoom in zooms {
             var tiles = MapTile.covering(extent, zoom: zoom)
@@ -92,6 +102,11 @@ package enum MapTileBenchmark {
             }
             var tileTimes: [Double] = []
             var tileSizes: [Int] = []
+            var gzipTimes: [Double] = []
+            var gzipSizes: [Int] = []
+            var cachedTimes: [Double] = []
+            var cachedSizes: [Int] = []
+            var leftOut = 0
             var bboxTimes: [Double] = []
             var bboxSizes: [Int] = []
             var truncated = 0
@@ -99,10 +114,22 @@ package enum MapTileBenchmark {
             for (i, tile) in (0..<repeats).flatMap({ _ in tiles }).enumerated() {
                 // Alternate which goes first, so neither always finds the other's pages warm.
                 func measureTile() throws {
-                    let (collection, ms) = try timed { try index.tile(tile) }
+                    // A service of its own: the tile is written cold, then gzipped, then read from the cache.
+                    let service = MapTileService(baseMap: index, capacityBytes: capacity)
+                    let (identity, ms) = try timed { try service.tile(tile, coding: .identity) }
                     tileTimes.append(ms)
-                    tileSizes.append(collection.geoJSON.utf8.count)
-                    if collection.truncated && i < tiles.count { truncated += 1 }
+                    tileSizes.append(identity.count)
+                    let (gzip, gzipMs) = try timed { try service.tile(tile, coding: .gzip) }
+                    gzipTimes.append(gzipMs)
+                    gzipSizes.append(gzip.count)
+                    let (again, cachedMs) = try timed { try service.tile(tile, coding: .gzip) }
+                    cachedTimes.append(cachedMs)
+                    cachedSizes.append(again.count)
+                    if i < tiles.count {
+                        let collection = try index.tile(tile)
+                        if collection.truncated { truncated += 1 }
+                        leftOut += collection.featuresLeftOut
+                    }
                 }
                 func measureBox() throws {
                     let (collection, ms) = try timed { try index.features(in: tile.boundingBox, zoom: zoom) }
@@ -135,7 +162,10 @@ package enum MapTileBenchmark {
             figures.append(
                 ZoomFigures(
                     zoom: zoom, coveringTiles: covering, measuredTiles: tiles.count,
-                    tile: Measured(times: tileTimes, sizes: tileSizes), truncatedTiles: truncated,
+                    tile: Measured(times: tileTimes, sizes: tileSizes),
+                    gzip: Measured(times: gzipTimes, sizes: gzipSizes),
+                    cached: Measured(times: cachedTimes, sizes: cachedSizes), truncatedTiles: truncated,
+                    featuresLeftOut: leftOut,
                     bbox: Measured(times: bboxTimes, sizes: bboxSizes),
                     block: Measured(times: blockTimes, sizes: blockSizes)))
         }

@@ -2,6 +2,14 @@ import CZlib
 
 /// A reusable zlib decompressor (`inflate`) writing into a growable byte buffer.
 public final class Inflater {
+    /// The wrapper around the deflate data.
+    public enum Format: Sendable {
+        /// The zlib format (RFC 1950), as OSM PBF blobs and PNG use it (`inflateInit`).
+        case zlib
+        /// One gzip member (RFC 1952), as HTTP's `Content-Encoding: gzip` sends it (`inflateInit2`, 31 window bits).
+        case gzip
+    }
+
     /// Why inflating failed, turned into the caller's error (which knows the file offset).
     public enum Failure: Error {
         case corrupt(String)
@@ -11,9 +19,11 @@ public final class Inflater {
     // z_stream must not move once initialised (zlib keeps a pointer back to it), so it lives on the heap.
     private let stream: UnsafeMutablePointer<z_stream>
     private var isInitialized = false
+    private let format: Format
 
-    /// A decompressor; zlib's state is made on the first `inflate`.
-    public init() {
+    /// A decompressor of `format`; zlib's state is made on the first `inflate`.
+    public init(format: Format = .zlib) {
+        self.format = format
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
     }
@@ -32,7 +42,8 @@ public final class Inflater {
         if isInitialized {
             guard inflateReset(stream) == Z_OK else { throw .corrupt("zlib reset failed") }
         } else {
-            guard cab_inflate_init(stream) == Z_OK else { throw .corrupt("zlib initialisation failed") }
+            let status = format == .zlib ? cab_inflate_init(stream) : cab_inflate_init_gzip(stream)
+            guard status == Z_OK else { throw .corrupt("zlib initialisation failed") }
             isInitialized = true
         }
         var capacity = expectedSize ?? min(limit, max(input.count * 4, 1 << 16))

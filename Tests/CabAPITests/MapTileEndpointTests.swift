@@ -2,6 +2,7 @@ import CabBaseMap
 import CabGeo
 import CabImport
 import CabTestSupport
+import CabZlib
 import Foundation
 import Testing
 
@@ -9,7 +10,8 @@ import Testing
 @testable import CabHTTP
 
 /// `GET /v1/map/tiles/{z}/{x}/{y}.geojson` on the Helsinki extract's base map: the tile's features, the problem for
-/// numbers out of range, and what a browser's cache needs (a strong `ETag`, `Cache-Control`, 304 when current).
+/// numbers out of range, what a browser's cache needs (a strong `ETag`, `Cache-Control`, 304 when current), gzip
+/// when the browser accepts it, and the bounded cache of encoded tiles.
 @Suite struct MapTileEndpointTests {
     static let baseMap: BaseMapIndex = {
         do {
@@ -98,6 +100,7 @@ import Testing
         let etag = try #require(first.header("ETag"))
         #expect(etag.hasPrefix("\"") && etag.hasSuffix("\""), "a strong tag: \(etag)")
         #expect(first.header("Cache-Control") == "public, max-age=3600")
+        #expect(first.header("Vary") == "Accept-Encoding" && first.header("Content-Encoding") == nil)
         let neighbour = try get(Self.path(MapTile(zoom: 16, x: Self.centre.x + 1, y: Self.centre.y)!))
         #expect(neighbour.header("ETag") != etag)
 
@@ -108,6 +111,72 @@ import Testing
         #expect(try get(Self.path(Self.centre), headers: ["if-none-match": "\"other\", W/\(etag)"]).status == 304)
         let stale = try get(Self.path(Self.centre), headers: ["if-none-match": "\"bm-0-t1-16-1-1\""])
         #expect(stale.status == 200 && Self.body(stale) == Self.body(first))
+    }
+
+    /// A browser that accepts gzip gets the tile gzipped, under its own strong tag, and a 304 for either tag it
+    /// holds; every answer says it varies with `Accept-Encoding`.
+    @Test func aBrowserThatAcceptsGzipGetsItGzippedUnderItsOwnTag() throws {
+        let plain = try get(Self.path(Self.centre))
+        let gzip = ["accept-encoding": "gzip, deflate, br, zstd"]
+        let packed = try get(Self.path(Self.centre), headers: gzip)
+        #expect(packed.status == 200)
+        #expect(packed.header("Content-Encoding") == "gzip" && plain.header("Content-Encoding") == nil)
+        #expect(packed.header("Vary") == "Accept-Encoding" && plain.header("Vary") == "Accept-Encoding")
+        #expect(packed.header("Content-Type") == "application/geo+json")
+        let plainTag = try #require(plain.header("ETag"))
+        let packedTag = try #require(packed.header("ETag"))
+        #expect(packedTag == String(plainTag.dropLast()) + "-gz\"")
+        // The gzip member inflates to the identity's bytes, and is much smaller.
+        var inflated: [UInt8] = []
+        let produced = try Self.body(packed).withUnsafeBufferPointer {
+            try Inflater(format: .gzip).inflate($0, into: &inflated, expectedSize: nil, limit: 1 << 20)
+        }
+        #expect(Array(inflated.prefix(produced)) == Self.body(plain))
+        #expect(Self.body(packed).count * 3 < Self.body(plain).count)
+
+        let current = try get(Self.path(Self.centre), headers: gzip.merging(["if-none-match": packedTag]) { $1 })
+        #expect(current.status == 304 && Self.body(current).isEmpty)
+        #expect(current.header("ETag") == packedTag && current.header("Vary") == "Accept-Encoding")
+        #expect(current.header("Content-Encoding") == nil)
+        #expect(try get(Self.path(Self.centre), headers: ["if-none-match": plainTag]).status == 304)
+        // The identity's tag does not name the gzip bytes (nor the other way): the other representation is sent.
+        let other = try get(Self.path(Self.centre), headers: gzip.merging(["if-none-match": plainTag]) { $1 })
+        #expect(other.status == 200 && other.header("ETag") == packedTag)
+        let back = try get(Self.path(Self.centre), headers: ["if-none-match": packedTag])
+        #expect(back.status == 200 && back.header("ETag") == plainTag && Self.body(back) == Self.body(plain))
+        // A client that refuses gzip gets the identity.
+        let refused = try get(Self.path(Self.centre), headers: ["accept-encoding": "gzip;q=0, br"])
+        #expect(refused.header("Content-Encoding") == nil && Self.body(refused) == Self.body(plain))
+    }
+
+    /// The service keeps encoded tiles within its capacity, least recently used out first, and a tile from the
+    /// cache is the tile written afresh.
+    @Test func encodedTilesAreKeptWithinTheCapacity() throws {
+        let fresh = MapTileService(baseMap: Self.baseMap, capacityBytes: 0)
+        let tiles = MapTileService(baseMap: Self.baseMap, capacityBytes: 150_000)
+        let around = MapTile.covering(Self.centre.boundingBox.expanded(byMeters: 400), zoom: 16)
+        #expect(around.count >= 9)
+        for tile in around {
+            let first = try tiles.tile(tile, coding: .gzip)
+            #expect(try tiles.tile(tile, coding: .gzip) == first)
+            #expect(try tiles.tile(tile, coding: .identity) == fresh.tile(tile, coding: .identity))
+            #expect(tiles.cacheUsage.bytes <= 150_000)
+        }
+        #expect(tiles.cacheUsage.tiles > 0 && tiles.cacheUsage.tiles < around.count)
+        #expect(fresh.cacheUsage.tiles == 0)
+
+        var cache = TileCache()
+        let a = MapTile(zoom: 1, x: 0, y: 0)!
+        let b = MapTile(zoom: 1, x: 1, y: 0)!
+        let c = MapTile(zoom: 1, x: 0, y: 1)!
+        cache.store(a, identity: [UInt8](repeating: 1, count: 40), gzip: nil, capacityBytes: 100)
+        cache.store(b, identity: [UInt8](repeating: 2, count: 40), gzip: nil, capacityBytes: 100)
+        #expect(cache.lookUp(a) != nil)  // a is now the more recently used
+        cache.store(c, identity: [UInt8](repeating: 3, count: 30), gzip: nil, capacityBytes: 100)
+        #expect(cache.lookUp(b) == nil && cache.lookUp(a) != nil && cache.lookUp(c) != nil)
+        #expect(cache.bytes == 70)  // over 100, down to at most three quarters
+        cache.store(a, identity: [UInt8](repeating: 1, count: 40), gzip: [9, 9], capacityBytes: 100)
+        #expect(cache.lookUp(a)?.gzip == [9, 9] && cache.bytes == 72)
     }
 
     @Test(arguments: [

@@ -482,9 +482,13 @@ def test_panning_fetches_tiles_once_and_stays_fluid(server, open_browser):
         requestAnimationFrame(frame);""")
     tiles = lambda: page.js("""return performance.getEntriesByType('resource')
         .filter((e) => e.name.includes('/v1/map/tiles/'))
-        .map((e) => ({ url: e.name.split('/v1/map/tiles/')[1], transfer: e.transferSize, body: e.encodedBodySize }))""")
+        .map((e) => ({ url: e.name.split('/v1/map/tiles/')[1], transfer: e.transferSize, body: e.encodedBodySize,
+                       decoded: e.decodedBodySize }))""")
     first_view = tiles()
     assert first_view, 'the map fetched no /v1/map/tiles/ tiles'
+    # Chromium accepts gzip, and the server sends tiles gzipped (GeoJSON shrinks about five times).
+    fullest = max(first_view, key=lambda t: t['decoded'])
+    assert fullest['decoded'] > 3 * fullest['body'] > 0, f'the tiles are not gzipped: {fullest}'
     assert all(re.fullmatch(r'16/\d+/\d+\.geojson', t['url']) for t in first_view if t['url'].startswith('16/')), \
         first_view[:3]
 
