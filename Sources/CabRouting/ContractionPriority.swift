@@ -140,8 +140,8 @@ struct PriorityEstimator {
 /// N=700, several per node). Those estimates read the graph and write nothing but their own scratch, so the
 /// builder posts each node's neighbours as a job, and both threads take its nodes one at a time from a shared
 /// counter (the builder's caches are warm with the node just contracted, the helper's are not, so a fixed half
-/// would leave one of them waiting). Both spin rather than sleep between jobs, since a job lasts microseconds and
-/// the builder posts one every few. The keys are the ones one thread computes, and the builder applies them in
+/// would leave one of them waiting). While sharing, both spin rather than sleep between jobs, since a job lasts
+/// microseconds and the builder posts one every few; while the builder runs alone, the helper sleeps. The keys are the ones one thread computes, and the builder applies them in
 /// the same order, so the hierarchy is the same. Whether sharing pays is measured as the contraction goes
 /// (`SharingSchedule`).
 final class PriorityHelper: @unchecked Sendable {
@@ -320,12 +320,13 @@ final class PriorityHelper: @unchecked Sendable {
     }
 }
 
-/// When the contraction shares its work with the second thread: by measuring. On an idle machine sharing is faster
-/// (a fifth on the N=700 grid); on a busy one the helper thread is often off its processor when the builder needs
-/// its share, and two spinning threads are slower than one. So the contraction runs in epochs of
-/// `epochContractions` nodes: first one epoch sharing and one alone, then `epochsBetweenTrials` epochs the faster
-/// way, then another trial, and so on. Sans-I/O: the builder reports each epoch's seconds and asks what to do next.
-/// The hierarchy is the same whichever way each epoch runs.
+/// When the contraction shares its work with the second thread: by measuring. When the host runs the two processors
+/// apart, sharing takes a sixth off the N=700 grid's contraction; when they share a core, or another process wants
+/// one, the helper is often off its processor when the builder needs its share, and two threads waiting on each
+/// other at every node are slower than one. So the contraction runs in epochs of `epochContractions` nodes: first
+/// one epoch sharing and one alone, then `epochsBetweenTrials` epochs the faster way, then another trial, and so
+/// on. Sans-I/O: the builder reports each epoch's seconds and asks what to do next. The hierarchy is the same
+/// whichever way each epoch runs.
 struct SharingSchedule {
     /// Nodes contracted per epoch.
     static let epochContractions = 2_048
