@@ -148,15 +148,11 @@ struct ArrayFileReader {
         return copy
     }
 
-    /// The next array copied into a Swift array (one `memcpy`).
+    /// The next array copied into a Swift array (one `memcpy`), on huge pages when large (`HugePages`).
     mutating func array<T: BitwiseCopyable>(count expected: Int? = nil) throws(RoutingError) -> [T] {
         let (start, count) = try nextArray(of: T.self, count: expected)
-        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if count > 0 {
-                UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(
-                    from: start, byteCount: count * MemoryLayout<T>.stride)
-            }
-            initialized = count
+        return [T](onHugePagesCount: count) {
+            UnsafeMutableRawPointer($0).copyMemory(from: start, byteCount: count * MemoryLayout<T>.stride)
         }
     }
 }

@@ -1,4 +1,5 @@
-/// A fixed-size block of memory that reads and writes without bounds checks, for the query loops.
+/// A fixed-size block of memory that reads and writes without bounds checks, for the query loops; large ones on
+/// huge pages (`HugePages`).
 ///
 /// Immutable buffers are shared between threads (`@unchecked Sendable`: the contents are written only before the
 /// buffer is published, by its creator); mutable scratch buffers live inside one non-Sendable query object.
@@ -11,12 +12,15 @@ package final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Send
     private var ownsMemory = true
     /// What keeps viewed memory alive (a `MappedFile`), nil for memory this buffer allocated.
     private let owner: AnyObject?
+    /// The element count `HugePages.allocate` was asked for (a `prefix(_:)` keeps the whole block).
+    private let allocatedCount: Int
 
     /// A buffer of `count` copies of `value`.
     init(repeating value: Element, count: Int) {
         self.count = count
         owner = nil
-        base = .allocate(capacity: Swift.max(count, 1))
+        allocatedCount = count
+        base = HugePages.allocate(Element.self, count: count)
         base.initialize(repeating: value, count: count)
     }
 
@@ -24,7 +28,8 @@ package final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Send
     package init(_ array: [Element]) {
         count = array.count
         owner = nil
-        base = .allocate(capacity: Swift.max(count, 1))
+        allocatedCount = count
+        base = HugePages.allocate(Element.self, count: count)
         array.withUnsafeBufferPointer { source in
             if let start = source.baseAddress { base.initialize(from: start, count: count) }
         }
@@ -35,12 +40,14 @@ package final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Send
     init(uninitializedCount count: Int) {
         self.count = count
         owner = nil
-        base = .allocate(capacity: Swift.max(count, 1))
+        allocatedCount = count
+        base = HugePages.allocate(Element.self, count: count)
     }
 
-    private init(adopting base: UnsafeMutablePointer<Element>, count: Int) {
+    private init(adopting base: UnsafeMutablePointer<Element>, count: Int, allocatedCount: Int) {
         self.base = base
         self.count = count
+        self.allocatedCount = allocatedCount
         owner = nil
     }
 
@@ -50,17 +57,18 @@ package final class ContractionBuffer<Element: BitwiseCopyable>: @unchecked Send
         base = UnsafeMutablePointer(mutating: start.assumingMemoryBound(to: Element.self))
         self.count = count
         self.owner = owner
+        allocatedCount = 0
         ownsMemory = false
     }
 
-    deinit { if ownsMemory { base.deallocate() } }
+    deinit { if ownsMemory { HugePages.deallocate(base, count: allocatedCount) } }
 
     /// A buffer of the first `count` elements of this one that takes over its memory (the tail stays reserved
     /// address space, never written); this buffer must not be used afterwards.
     func prefix(_ count: Int) -> ContractionBuffer {
         precondition(count <= self.count && ownsMemory, "prefix of a buffer that no longer owns its memory")
         ownsMemory = false
-        return ContractionBuffer(adopting: base, count: count)
+        return ContractionBuffer(adopting: base, count: count, allocatedCount: allocatedCount)
     }
 
     /// The element at `index` (unchecked).

@@ -124,11 +124,10 @@ private func flatten(_ points: [Coordinate]) -> [Double] {
 
 private func unflatten(_ flat: ContractionBuffer<Double>) -> [Coordinate] {
     let count = flat.count / 2
-    return [Coordinate](unsafeUninitializedCapacity: count) { buffer, initialized in
+    return [Coordinate](onHugePagesCount: count) { start in
         for i in 0..<count {
-            (buffer.baseAddress! + i).initialize(to: Coordinate(latitude: flat[2 * i], longitude: flat[2 * i + 1]))
+            (start + i).initialize(to: Coordinate(latitude: flat[2 * i], longitude: flat[2 * i + 1]))
         }
-        initialized = count
     }
 }
 

@@ -354,15 +354,16 @@ enum GraphAssembler {
             pieceEdges[Int(slot[Int(b >> 1)])] = UInt32(e)
             slot[Int(b >> 1)] += 1
         }
+        // The arrays queries read at random go onto huge pages (`HugePages`; the graph is then final in size).
         let graph = RoadGraph(
-            firstEdge: firstEdge, edgeSources: edgeSources, edgeTargets: edgeTargets,
-            edgeDurationsMilliseconds: edgeDurations,
-            edgeDistancesDm: edgePieces.map { pieces.distancesDm[Int($0 >> 1)] }, edgePieces: edgePieces,
-            nodeCoordinates: nodeCoordinates, nodeOSMIDs: nodeOSMIDs,
-            nodeInLargestComponent: [Bool](repeating: false, count: nodeCount),
-            pieceFirstCoordinate: pieces.firstCoordinate, pieceWayIDs: pieces.wayIDs,
-            pieceFirstEdge: pieceFirstEdge, pieceEdges: pieceEdges, coordinates: pieces.coordinates,
-            sourceFingerprint: 0)
+            firstEdge: firstEdge.onHugePages(), edgeSources: edgeSources.onHugePages(),
+            edgeTargets: edgeTargets.onHugePages(), edgeDurationsMilliseconds: edgeDurations.onHugePages(),
+            edgeDistancesDm: edgePieces.map { pieces.distancesDm[Int($0 >> 1)] }.onHugePages(),
+            edgePieces: edgePieces.onHugePages(), nodeCoordinates: nodeCoordinates.onHugePages(),
+            nodeOSMIDs: nodeOSMIDs, nodeInLargestComponent: [Bool](repeating: false, count: nodeCount),
+            pieceFirstCoordinate: pieces.firstCoordinate.onHugePages(), pieceWayIDs: pieces.wayIDs,
+            pieceFirstEdge: pieceFirstEdge.onHugePages(), pieceEdges: pieceEdges.onHugePages(),
+            coordinates: pieces.coordinates.onHugePages(), sourceFingerprint: 0)
         return (graph, zoneNodes)
     }
 }
