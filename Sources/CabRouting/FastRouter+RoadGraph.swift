@@ -25,12 +25,9 @@ extension FastRouter {
                 .unroutable,
                 "no road route from \(endpoints.start.query) to \(endpoints.end.query): they are not connected")
         }
-        if let labelQuery, labelQuery.overlapsMisses, labelQuery.touchesRoutes {
-            labelQuery.touched &+= graph.touchGeometry(of: found.edges)
-        }
         return graph.route(
             endpoints, source: endpoints.sources[found.sourceSeed], edges: found.edges,
-            target: endpoints.targets[found.targetSeed], intoStorage: labelQuery?.writesPolylines ?? true)
+            target: endpoints.targets[found.targetSeed], readsRecords: labelQuery?.readsRouteEdges ?? true)
     }
 
     /// The travel time between two snapped points in milliseconds; nil when unroutable.

@@ -105,6 +105,7 @@ extension RoadGraph {
         guard let grid = try SnapperGrid.read(from: &input, coordinateCount: points), input.offset == input.dataEnd
         else { throw damaged }
         graph.storedSnapperGrid = grid
+        graph.indexRouteEdges()
         // The graph's arrays were copied out: their pages need not stay in this process (the grid's do).
         file.dropPages(before: graphEnd)
         return graph

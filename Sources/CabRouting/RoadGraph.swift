@@ -61,6 +61,9 @@ public struct RoadGraph: Sendable {
     var storedSnapperGrid: SnapperGrid? = nil
     /// `contractionFingerprint` as stored in the file this graph was loaded from.
     var storedContractionFingerprint: UInt64? = nil
+    /// What building a route reads of each edge, one record per edge (`indexRouteEdges()`); nil until indexed (a
+    /// graph made by hand in a test), and then routes read the arrays above.
+    var routeEdges: ContractionBuffer<RouteEdge>? = nil
 
     /// How many nodes there are.
     public var nodeCount: Int { firstEdge.count - 1 }
@@ -126,5 +129,49 @@ public struct RoadGraph: Sendable {
         edges(ofPiece: piece).contains { edge in
             nodeInLargestComponent[edgeSource(edge)] && nodeInLargestComponent[edgeTarget(edge)]
         }
+    }
+}
+
+/// What building a route reads of one edge, in 16 bytes (four to a cache line): its piece's coordinates, its
+/// direction, duration and length. A route across a metro has hundreds of edges, each somewhere random in memory;
+/// read from `RoadGraph`'s arrays each edge costs four cache misses (the edge's piece, duration and length, then
+/// the piece's first coordinate), from these records one.
+struct RouteEdge: BitwiseCopyable {
+    /// The index in `RoadGraph.coordinates` of the piece's first coordinate (in way order).
+    var firstCoordinate: UInt32
+    /// The piece's coordinate count shifted left once, with the low bit set when the edge runs against the way.
+    var countAndDirection: UInt32
+    var durationMilliseconds: UInt32
+    var distanceDm: UInt32
+
+    /// The indices into `RoadGraph.coordinates` of the piece's geometry, in way order.
+    @inline(__always) var coordinateRange: Range<Int> {
+        Int(firstCoordinate)..<Int(firstCoordinate) + Int(countAndDirection >> 1)
+    }
+
+    /// True when the edge drives its piece against the way order.
+    @inline(__always) var runsBackwards: Bool { countAndDirection & 1 == 1 }
+}
+
+extension RoadGraph {
+    /// Builds `routeEdges` from the edge and piece arrays; the graph's arrays must not change afterwards (they
+    /// do not, once a graph is built or loaded).
+    /// - Complexity: O(edges), about 10 ms per million edges; 16 bytes per edge.
+    mutating func indexRouteEdges() {
+        let records = ContractionBuffer<RouteEdge>(uninitializedCount: edgeCount)
+        for edge in 0..<edgeCount { records[edge] = routeEdge(fromArrays: edge) }
+        routeEdges = records
+    }
+
+    /// `edge`'s route record read from the graph's arrays.
+    @inline(__always)
+    func routeEdge(fromArrays edge: Int) -> RouteEdge {
+        let piece = Int(edgePieces[edge] >> 1)
+        let first = pieceFirstCoordinate[piece]
+        let count = pieceFirstCoordinate[piece + 1] - first
+        precondition(count < 1 << 31, "a piece of over 2^31 coordinates")
+        return RouteEdge(
+            firstCoordinate: first, countAndDirection: count << 1 | (edgePieces[edge] & 1),
+            durationMilliseconds: edgeDurationsMilliseconds[edge], distanceDm: edgeDistancesDm[edge])
     }
 }

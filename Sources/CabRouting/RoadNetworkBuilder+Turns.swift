@@ -355,7 +355,7 @@ enum GraphAssembler {
             slot[Int(b >> 1)] += 1
         }
         // The arrays queries read at random go onto huge pages (`HugePages`; the graph is then final in size).
-        let graph = RoadGraph(
+        var graph = RoadGraph(
             firstEdge: firstEdge.onHugePages(), edgeSources: edgeSources.onHugePages(),
             edgeTargets: edgeTargets.onHugePages(), edgeDurationsMilliseconds: edgeDurations.onHugePages(),
             edgeDistancesDm: edgePieces.map { pieces.distancesDm[Int($0 >> 1)] }.onHugePages(),
@@ -364,6 +364,7 @@ enum GraphAssembler {
             pieceFirstCoordinate: pieces.firstCoordinate.onHugePages(), pieceWayIDs: pieces.wayIDs,
             pieceFirstEdge: pieceFirstEdge.onHugePages(), pieceEdges: pieceEdges.onHugePages(),
             coordinates: pieces.coordinates.onHugePages(), sourceFingerprint: 0)
+        graph.indexRouteEdges()
         return (graph, zoneNodes)
     }
 }

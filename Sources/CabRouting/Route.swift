@@ -28,22 +28,29 @@ extension RoadGraph {
     public func route(
         _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed
     ) -> Route {
-        route(endpoints, source: source, edges: edges, target: target, intoStorage: true)
+        route(endpoints, source: source, edges: edges, target: target, readsRecords: true)
     }
 
-    /// As `route(_:source:edges:target:)`; without `intoStorage`, point by point through `GeometryBuilder` as
-    /// before the fourth metro round (the benchmark's same-run comparison). The same route either way.
+    /// As `route(_:source:edges:target:)`, reading each edge's `routeEdges` record when `readsRecords` (and the
+    /// graph has them), else its piece, duration and length from the graph's arrays as before the ninth metro
+    /// round (the benchmark's same-run comparison). The same route either way.
     func route(
-        _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed, intoStorage: Bool
+        _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed, readsRecords: Bool
     ) -> Route {
-        guard intoStorage else { return routePointByPoint(endpoints, source: source, edges: edges, target: target) }
+        let records = readsRecords ? routeEdges?.base : nil
+        @inline(__always) func record(_ edge: Int) -> RouteEdge {
+            if let records { return records[edge] }
+            return routeEdge(fromArrays: edge)
+        }
         var duration = source.costMilliseconds + target.costMilliseconds
         var distanceDm = 0
         var line = GeometryBuilder()
         line.append(endpoints.start.coordinate)
         line.append(contentsOf: partialPiece(endpoints.start, reversed: source.isReversed, leaving: true))
+        // The edges' records, read first in a pass of independent loads (their misses overlap), then again below
+        // from the cache.
         var shapePoints = 0
-        for edge in edges { shapePoints += coordinateRange(ofPiece: piece(ofEdge: edge)).count }
+        for edge in edges { shapePoints += record(edge).coordinateRange.count }
         let end = partialPiece(endpoints.end, reversed: target.isReversed, leaving: false)
         // The edges' shape points straight from the shared array into the line's storage (no array per edge, no
         // capacity check per point: routes across a metro have hundreds of edges and ~700 points), dropping a
@@ -58,10 +65,11 @@ extension RoadGraph {
             count = before
             coordinates.withUnsafeBufferPointer { shapes in
                 for edge in edges {
-                    duration += Int(edgeDurationsMilliseconds[edge])
-                    distanceDm += Int(edgeDistancesDm[edge])
-                    let range = coordinateRange(ofPiece: piece(ofEdge: edge))
-                    if edgeRunsBackwards(edge) {
+                    let edge = record(edge)
+                    duration += Int(edge.durationMilliseconds)
+                    distanceDm += Int(edge.distanceDm)
+                    let range = edge.coordinateRange
+                    if edge.runsBackwards {
                         for i in range.reversed() where count == 0 || out[count - 1] != shapes[i] {
                             (out + count).initialize(to: shapes[i])
                             count += 1
@@ -80,49 +88,6 @@ extension RoadGraph {
         return Route(
             distanceMeters: source.distanceMeters + Double(distanceDm) / 10 + target.distanceMeters,
             durationMilliseconds: duration, geometry: line.points)
-    }
-
-    private func routePointByPoint(
-        _ endpoints: RouteEndpoints, source: RouteSeed, edges: [Int], target: RouteSeed
-    ) -> Route {
-        var duration = source.costMilliseconds + target.costMilliseconds
-        var distanceDm = 0
-        var line = GeometryBuilder()
-        line.points.reserveCapacity(2 * edges.count + 16)
-        line.append(endpoints.start.coordinate)
-        line.append(contentsOf: partialPiece(endpoints.start, reversed: source.isReversed, leaving: true))
-        for edge in edges {
-            duration += Int(edgeDurationsMilliseconds[edge])
-            distanceDm += Int(edgeDistancesDm[edge])
-            let range = coordinateRange(ofPiece: piece(ofEdge: edge))
-            if edgeRunsBackwards(edge) {
-                for i in range.reversed() { line.append(coordinates[i]) }
-            } else {
-                for i in range { line.append(coordinates[i]) }
-            }
-        }
-        line.append(contentsOf: partialPiece(endpoints.end, reversed: target.isReversed, leaving: false))
-        line.append(endpoints.end.coordinate)
-        return Route(
-            distanceMeters: source.distanceMeters + Double(distanceDm) / 10 + target.distanceMeters,
-            durationMilliseconds: duration, geometry: line.points)
-    }
-
-    /// Reads, in three passes over `edges`, one word of each cache line `route(_:source:edges:target:)` will
-    /// read for them (the edges' durations, lengths and pieces, then the pieces' coordinate offsets, then their
-    /// first coordinates), so that the misses of a metro route's hundreds of edges overlap instead of following
-    /// one another edge by edge. Returns the sum of the words read, for the caller to keep (see `TouchSink`).
-    func touchGeometry(of edges: [Int]) -> UInt32 {
-        var sink: UInt32 = 0
-        for edge in edges {
-            sink &+= edgePieces[edge] &+ edgeDurationsMilliseconds[edge] &+ edgeDistancesDm[edge]
-        }
-        for edge in edges { sink &+= pieceFirstCoordinate[piece(ofEdge: edge)] }
-        for edge in edges {
-            let first = Int(pieceFirstCoordinate[piece(ofEdge: edge)])
-            sink &+= UInt32(truncatingIfNeeded: coordinates[first].latitude.bitPattern)
-        }
-        return sink
     }
 
     /// The route along the single piece both endpoints share (`endpoints.direct`).

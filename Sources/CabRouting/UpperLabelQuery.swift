@@ -63,13 +63,14 @@ package final class UpperLabelQuery {
     /// rounds' climb object per query, full fill and dominance found during the scans (the benchmark's same-run
     /// comparison).
     package var climbsInline = true
-    /// Whether a route touches ahead what it will read (the table slots of its fill, the arcs' unpacked lists, the
-    /// edges' geometry; with `overlapsMisses`). Off only for the benchmark's same-run comparison: since the polyline
-    /// is written straight into its storage, touching ahead measures within ±4 % either way on the N=700 grid.
+    /// Whether a route touches ahead the arcs' unpacked lists (with `overlapsMisses`): 4.2 against 5.6 µs of
+    /// unpacking per route on the N=700 grid. Off only for the benchmark's same-run comparison. (Touching the table
+    /// slots of a route's fill, and the edges' arrays before the geometry, cost more than they saved, 0.9 and 2 µs,
+    /// and were removed with the edges' route records, `RoadGraph.routeEdges`.)
     package var touchesRoutes = true
-    /// Whether a route's polyline is written straight into its storage (`RoadGraph.route`); off for the previous
-    /// rounds' point-by-point appends (the benchmark's same-run comparison).
-    package var writesPolylines = true
+    /// Whether a route reads its edges' records (`RoadGraph.routeEdges`); off for the previous rounds' reads of
+    /// the graph's arrays (the benchmark's same-run comparison).
+    package var readsRouteEdges = true
     /// The sum of what the touching loads (see `TouchSink`) read, kept in this per-thread object so that the
     /// optimizer cannot drop them and no other thread's cache line is written.
     var touched: UInt32 = 0
@@ -422,8 +423,8 @@ package final class UpperLabelQuery {
     // as a label's hubs ascend, the border nodes among them are found by walking the border alongside.
 
     /// Writes the border labels of `c` into the table: per hub the shortest duration, and (unless `durationsOnly`)
-    /// its length and border entry. For durations, a first pass touches every table slot the second will write (with
-    /// `overlapsMisses`), so that their misses overlap instead of queueing behind the stores.
+    /// its length and border entry. For durations alone, a first pass touches every table slot the second will write
+    /// (with `overlapsMisses`), so that their misses overlap instead of queueing behind the stores.
     func fillTable(_ c: Climb, _ direction: HubLabels.Direction, durationsOnly: Bool = false) {
         // Locals, so that the loops below do not go through the class's exclusivity checks per entry.
         let border = c.border
@@ -452,14 +453,12 @@ package final class UpperLabelQuery {
             statistics.scannedEntries += scanned
             statistics.borderEntries += scanned + skipped
         }
-        if overlapsMisses && (durationsOnly || touchesRoutes) {
+        // (A full fill, for a route or one duration, is not touched ahead: three slots per hub read twice cost
+        // more than their misses overlapping saved; 7.5 against 6.6 µs per route fill on the N=700 grid.)
+        if overlapsMisses && durationsOnly {
             var sink: UInt32 = 0
             for b in border {
-                for e in Int(first[Int(b.rank)])..<Int(first[Int(b.rank) + 1]) {
-                    let h = Int(hubs[e])
-                    sink &+= durationsOnly ? table[h] : table[h] &+ UInt32(bitPattern: tableBorder[h])
-                    if !durationsOnly { sink &+= tableLength[h].bitPattern }
-                }
+                for e in Int(first[Int(b.rank)])..<Int(first[Int(b.rank) + 1]) { sink &+= table[Int(hubs[e])] }
             }
             touched &+= sink
         }
