@@ -76,6 +76,22 @@ extension FastRouter {
     public func durationsMilliseconds(
         from starts: [Coordinate], to end: Coordinate, snappingWith snapper: Snapper
     ) throws(RoutingError) -> [Int?] {
+        guard let labelQuery, labelQuery.overlapsMisses else {
+            return try durationsSnappingOneByOne(from: starts, to: end, snappingWith: snapper)
+        }
+        // The pickup snapped in the same batch as the drivers (its misses overlap theirs); snapped again on its own
+        // only when it fails, for the error that says why.
+        let snapped = snapper.snap([end] + starts)
+        let pickup: SnappedPoint
+        if let first = snapped[0] { pickup = first } else { pickup = try snapper.snap(end) }
+        return labelDurations(fixed: pickup, fixedIsEnd: true, count: starts.count) { snapped[$0 + 1] }
+    }
+
+    /// `durationsMilliseconds(from:to:snappingWith:)` snapping one point at a time: without labels, and for the
+    /// benchmark's same-run comparison (`UpperLabelQuery.overlapsMisses` off).
+    private func durationsSnappingOneByOne(
+        from starts: [Coordinate], to end: Coordinate, snappingWith snapper: Snapper
+    ) throws(RoutingError) -> [Int?] {
         let pickup = try snapper.snap(end)
         guard labelQuery != nil else {
             return starts.map { start in
@@ -84,13 +100,7 @@ extension FastRouter {
                 }
             }
         }
-        guard let labelQuery, labelQuery.overlapsMisses else {
-            return labelDurations(fixed: pickup, fixedIsEnd: true, count: starts.count) {
-                try? snapper.snap(starts[$0])
-            }
-        }
-        let snapped = snapper.snap(starts)
-        return labelDurations(fixed: pickup, fixedIsEnd: true, count: starts.count) { snapped[$0] }
+        return labelDurations(fixed: pickup, fixedIsEnd: true, count: starts.count) { try? snapper.snap(starts[$0]) }
     }
 
     /// Travel times in milliseconds from one start to each end; nil where unroutable.

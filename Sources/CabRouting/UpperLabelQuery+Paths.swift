@@ -87,6 +87,14 @@ extension UpperLabelQuery {
                 let x = head[k]
                 let w = weight[k]
                 guard x <= hub, w <= remaining else { continue }
+                if x == hub {
+                    // The hub's own label holds it at 0: no search.
+                    guard w == remaining else { continue }
+                    arcs.append(arc[k])
+                    remaining = 0
+                    next = Int(x)
+                    break
+                }
                 let e = Self.entry(of: hub, in: direction, at: Int(x))
                 if e >= 0 && direction.duration[e] &+ w == remaining {
                     arcs.append(arc[k])

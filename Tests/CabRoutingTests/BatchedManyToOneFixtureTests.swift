@@ -94,6 +94,15 @@ import Testing
             _ = try router.durationsMilliseconds(from: points, to: pickupCoordinate, snappingWith: snapper)
             #expect((try? router.route(endpoints)) == (try? dijkstra.route(endpoints)))
         }
+        // A pickup off the roads (snapped in the drivers' batch, then alone for its error) is refused as alone.
+        let offRoad = Coordinate(latitude: points[0].latitude + 0.5, longitude: points[0].longitude)
+        #expect(throws: RoutingError.self) { try snapper.snap(offRoad) }
+        do {
+            _ = try router.durationsMilliseconds(from: points, to: offRoad, snappingWith: snapper)
+            Issue.record("a pickup off the roads was accepted")
+        } catch {
+            #expect(error.code == .noRoadNearby)
+        }
     }
 
     /// A label's hub is found by the path rebuild's search exactly where a linear search finds it, for every hub
