@@ -93,8 +93,11 @@ enum HugePages {
         #if os(Linux)
             if enabled && bytes >= minimumBytes {
                 let reserved = bytes + size
-                let mapped = mmap(nil, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                if let mapped, mapped != MAP_FAILED {
+                // No fallback to the allocator: `deallocate` tells the two apart by size alone.
+                guard let mapped = mmap(nil, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                    mapped != MAP_FAILED
+                else { preconditionFailure("out of memory: cannot map \(reserved) bytes") }
+                do {
                     // Keep the aligned part; hand the slack on either side back.
                     let start = (Int(bitPattern: mapped) + size - 1) & ~(size - 1)
                     let head = start - Int(bitPattern: mapped)
