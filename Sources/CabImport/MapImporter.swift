@@ -16,11 +16,12 @@ public enum MapImporter {
         case writing = "writing files"
     }
 
-    /// Imports `mapPath` into `directory` for `profile` (nil: `.taxi`; see `RoadImport.init`). `progress` receives
+    /// Imports `mapPath` into `directory` for `profile` (nil: `.taxi`; see `RoadImport.init`), with turn costs on
+    /// maps of up to `turnCostJunctionLimit` junctions (nil: `RoadNetworkBuilder`'s default). `progress` receives
     /// a stage and its completed fraction 0...1.
     public static func run(
         mapPath: String, into directory: DataDirectory, profile: TravelProfile? = nil,
-        progress: (Stage, Double) -> Void = { _, _ in }
+        turnCostJunctionLimit: Int? = nil, progress: (Stage, Double) -> Void = { _, _ in }
     ) throws(ImportError) -> MapManifest {
         let clock = ContinuousClock()
         var seconds: [String: Double] = [:]
@@ -56,6 +57,7 @@ public enum MapImporter {
             roads: RoadImport(profile: profile, sourceFingerprint: fingerprint),
             baseMap: BaseMapImport(writer: baseMapWriter, storesNodes: false),
             places: PlaceImport(builder: PlaceIndexBuilder(path: staging.placesPath), storesNodes: false))
+        if let turnCostJunctionLimit { handler.roads.turnCostJunctionLimit = turnCostJunctionLimit }
         let summary = try measure("read") { () throws(ImportError) -> PBFReadSummary in
             do {
                 let reader = try PBFReader(path: mapPath)
@@ -108,7 +110,7 @@ public enum MapImporter {
                 "turn_restrictions_applied": report.appliedRestrictions,
                 "via_way_restrictions": handler.roads.notes.viaWayRestrictions,
                 "broken_via_chains": report.brokenViaChains, "barriers": report.barriers,
-                "turn_aware_junctions": report.turnAwareJunctions,
+                "turn_aware_junctions": report.turnAwareJunctions, "turn_costs": report.costsTurns ? 1 : 0,
                 "basemap_features": baseMapWriter.countsByKind.values.reduce(0, +),
                 "places": places.places,
             ],

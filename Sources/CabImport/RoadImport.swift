@@ -11,6 +11,11 @@ import CabRouting
 public struct RoadImport: OSMElementHandler {
     /// The builder being fed.
     public private(set) var builder = RoadNetworkBuilder()
+    /// The most junctions a map may have for turns to cost (`RoadNetworkBuilder.turnCostJunctionLimit`).
+    public var turnCostJunctionLimit: Int {
+        get { builder.turnCostJunctionLimit }
+        set { builder.turnCostJunctionLimit = newValue }
+    }
     /// The profile whose restriction keys apply.
     public let profile: TravelProfile
     /// What was skipped and why.

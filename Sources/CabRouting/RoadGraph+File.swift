@@ -8,7 +8,9 @@ extension RoadGraph {
     /// destination-only roads get inbound copies and start copies of their nodes (`DestinationZones`).
     /// Version 4: `ArrayFileWriter` layout (arrays padded to 8 bytes, a checksum at the end), the contraction
     /// fingerprint in the header and the snapper's cell grid after the arrays, read in place at start-up.
-    public static let fileFormatVersion: UInt32 = 4
+    /// Version 5: edge durations include turn costs, and every junction is split per arrival, on maps of up to
+    /// `RoadNetworkBuilder.turnCostJunctionLimit` junctions; each edge's turn part after the coordinates.
+    public static let fileFormatVersion: UInt32 = 5
     /// The first eight bytes of every graph file.
     static let fileMagic: [UInt8] = Array("SWCABRG\u{1}".utf8)
 
@@ -41,6 +43,8 @@ extension RoadGraph {
         try out.put(pieceFirstEdge)
         try out.put(pieceEdges)
         try out.put(flatten(coordinates))
+        try out.put(UInt64(edgeTurnsMilliseconds.count))
+        if !edgeTurnsMilliseconds.isEmpty { try out.put(edgeTurnsMilliseconds) }
         let grid =
             storedSnapperGrid
             ?? Snapper.buildGrid(graph: self, cellMeters: Snapper.defaultCellMeters, largestComponentOnly: true)
@@ -100,6 +104,9 @@ extension RoadGraph {
         graph.pieceFirstEdge = try input.array(count: pieces + 1)
         graph.pieceEdges = try input.array(count: edges)
         graph.coordinates = unflatten(try input.buffer(count: 2 * points))
+        let turns: UInt64 = try input.scalar()
+        guard turns == 0 || turns == UInt64(edges) else { throw damaged }
+        if turns > 0 { graph.edgeTurnsMilliseconds = try input.array(count: edges) }
         graph.storedContractionFingerprint = header[1]
         let graphEnd = input.offset
         guard let grid = try SnapperGrid.read(from: &input, coordinateCount: points), input.offset == input.dataEnd

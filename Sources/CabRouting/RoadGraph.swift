@@ -22,7 +22,9 @@ import CabGeo
 ///   `TravelProfile.uTurnPenaltyMilliseconds` more. Via-way restrictions add a node per junction along the via ways
 ///   for a car that came along the from way and followed the chain so far. Copies share a coordinate and an OSM
 ///   id, and a piece through such a junction is driven by several parallel edges. Maps without restrictions or
-///   barriers are not split. See docs/turns.md.
+///   barriers are not split. On maps of up to `RoadNetworkBuilder.turnCostJunctionLimit` junctions every junction
+///   is turn-aware and turns cost by their angle: each edge's duration includes the turn onto it at its tail,
+///   kept apart in `edgeTurnsMilliseconds` (`TurnCostModel`). See docs/turns.md.
 /// - **Component**: `nodeInLargestComponent[n]` marks the largest strongly connected component; `Snapper` only
 ///   snaps onto pieces whose edges lie in it.
 /// - `sourceFingerprint` identifies the map the graph was built from (see `MapFingerprint`).
@@ -57,6 +59,11 @@ public struct RoadGraph: Sendable {
     public internal(set) var coordinates: [Coordinate]
     /// A fingerprint of the source map (0 when unknown).
     public internal(set) var sourceFingerprint: UInt64
+    /// The part of each edge's duration spent turning onto it at its tail (a turn's cost by its angle, a dead
+    /// end's U-turn penalty); empty for a graph without turn costs (`RoadNetworkBuilder.turnCostJunctionLimit`).
+    /// Route seeds read it: a route starting part-way along a piece makes no turn onto it, one ending part-way
+    /// along makes the turn of the edge it arrives by (`forEachTargetSeed`).
+    public internal(set) var edgeTurnsMilliseconds: [UInt32] = []
     /// The snapper index stored in the file this graph was loaded from (nil for a graph built in memory).
     var storedSnapperGrid: SnapperGrid? = nil
     /// `contractionFingerprint` as stored in the file this graph was loaded from.

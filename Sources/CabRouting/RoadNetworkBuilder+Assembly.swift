@@ -10,6 +10,8 @@ struct PieceTable {
     var backward: [Bool] = []
     /// Pieces of ways open only to traffic with a destination on them (`TravelProfile.WayRule.destinationOnly`).
     var destinationOnly: [Bool] = []
+    /// Pieces of roundabouts (`TravelProfile.WayRule.roundabout`).
+    var roundabout: [Bool] = []
     var distancesDm: [UInt32] = []
     var durationsMilliseconds: [UInt32] = []
     var firstCoordinate: [UInt32] = [0]
@@ -48,6 +50,7 @@ struct PieceTable {
         forward.append(rule.forward)
         backward.append(rule.backward)
         destinationOnly.append(rule.destinationOnly)
+        roundabout.append(rule.roundabout)
         distancesDm.append(UInt32((meters * 10).rounded()))
         durationsMilliseconds.append(UInt32((meters / (rule.speedKmh / 3.6) * 1000).rounded()))
         firstCoordinate.append(UInt32(coordinates.count))

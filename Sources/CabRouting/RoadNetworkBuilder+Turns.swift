@@ -129,14 +129,24 @@ struct TurnStates {
 
     /// False for the baseline that allows U-turns everywhere.
     let refusesUTurns: Bool
+    /// What turns cost by their angle; when set, every junction is turn-aware (an edge-based graph).
+    let turnCosts: TurnCostModel?
 
     init(
         pieces: PieceTable, nodeCount: Int, restrictions: [ResolvedRestriction], barriers: [Int] = [],
-        guardRings: Int, refusesUTurns: Bool = true
+        guardRings: Int, refusesUTurns: Bool = true, turnCosts: TurnCostModel? = nil
     ) {
         self.refusesUTurns = refusesUTurns
+        self.turnCosts = turnCosts
         isBarrier = Set(barriers)
         turnAware = [Bool](repeating: false, count: nodeCount)
+        if turnCosts != nil {
+            // A turn's cost depends on the arrival at every junction: all are split (no ring is needed then).
+            for p in 0..<pieces.count {
+                turnAware[Int(pieces.tails[p])] = true
+                turnAware[Int(pieces.heads[p])] = true
+            }
+        }
         outDegree = [UInt8](repeating: 0, count: nodeCount)
         let baseCount = pieces.count * 2
         for base in 0..<baseCount where pieces.exists(base) {
@@ -212,12 +222,17 @@ struct TurnStates {
         guard let arrival = key.last else { return 0 }
         var cost: UInt32 = 0
         let barrier = !isBarrier.isEmpty && isBarrier.contains(node)
-        if barrier, departure != arrival ^ 1 { return nil }  // no way through a barrier, only back
-        if departure == arrival ^ 1, refusesUTurns || barrier {
+        let uTurn = departure == arrival ^ 1
+        if barrier, !uTurn { return nil }  // no way through a barrier, only back
+        var paysForTurning = !uTurn
+        if uTurn, refusesUTurns || barrier {
             // A U-turn, allowed only at a dead end or a barrier.
             guard outDegree[node] == 1 || barrier else { return nil }
             // Not between two dead ends (an isolated piece): seeds read a piece's cost off its cheapest edge.
-            if outDegree[pieces.head(departure)] > 1 { cost = penalty }
+            if outDegree[pieces.head(departure)] > 1 {
+                cost = penalty
+                paysForTurning = true
+            }
         }
         let way = pieces.way(departure)
         for start in key.indices {
@@ -231,6 +246,7 @@ struct TurnStates {
             }
             if only == false { return nil }
         }
+        if let turnCosts, paysForTurning { cost += turnCosts.cost(arrival: arrival, departure: departure, at: node) }
         return cost
     }
 
@@ -340,8 +356,15 @@ enum GraphAssembler {
         let edgeTargets = order.map { targets[Int($0)] }
         targets = []
         var edgeDurations = edgePieces.map { pieces.durationMilliseconds(Int($0)) }
+        var edgeTurns: [UInt32] = []
+        if turns.turnCosts != nil { edgeTurns = [UInt32](repeating: 0, count: edgeCount) }
         if !penalties.isEmpty {
-            for (e, i) in order.enumerated() { if let p = penalties[Int(i)] { edgeDurations[e] += p } }
+            for (e, i) in order.enumerated() {
+                if let p = penalties[Int(i)] {
+                    edgeDurations[e] += p
+                    if !edgeTurns.isEmpty { edgeTurns[e] = p }
+                }
+            }
         }
         order = []
         // Edges of each piece, for snapping and seeds.
@@ -364,6 +387,7 @@ enum GraphAssembler {
             pieceFirstCoordinate: pieces.firstCoordinate.onHugePages(), pieceWayIDs: pieces.wayIDs,
             pieceFirstEdge: pieceFirstEdge.onHugePages(), pieceEdges: pieceEdges.onHugePages(),
             coordinates: pieces.coordinates.onHugePages(), sourceFingerprint: 0)
+        graph.edgeTurnsMilliseconds = edgeTurns
         graph.indexRouteEdges()
         return (graph, zoneNodes)
     }

@@ -65,6 +65,11 @@ public struct RoadNetworkBuilder: Sendable {
     /// leaves a share of routes turning back just past the second ring (`cab bench turns` counts them; see
     /// docs/turns.md). Maps without restrictions are not split at all.
     public var uTurnGuardRings = 2
+    /// The most junctions a graph may have for turns to cost by their angle (`TravelProfile.turnPenaltyMilliseconds`).
+    /// Turn costs split every junction per arrival (an edge-based graph: about three graph nodes per junction),
+    /// and the hierarchy on top costs many times more than on the plain graph; above the limit the graph stays
+    /// node-based and turns are free. See docs/turns.md for what each costs.
+    public var turnCostJunctionLimit = 10_000
     /// Which turn rules the graph enforces; `.viaNodesOnly` rebuilds the graph of before via-way restrictions and
     /// U-turn rules (the benchmark's same-run baseline).
     public var turnRules = TurnRules.full
@@ -121,7 +126,10 @@ public struct RoadNetworkBuilder: Sendable {
         /// Via-way restrictions whose via ways do not form one chain in member order (unordered, disconnected,
         /// closed or ambiguous): counted and skipped, never guessed.
         public var brokenViaChains = 0
-        /// Junctions split into one graph node per arrival (restricted ones and their guard rings).
+        /// True when turns cost by their angle (every junction split; `turnCostJunctionLimit`).
+        public var costsTurns = false
+        /// Junctions split into one graph node per arrival (restricted ones and their guard rings, or all of them
+        /// when turns cost).
         public var turnAwareJunctions = 0
         /// Extra graph nodes for cars part-way along a via-way restriction's chain.
         public var viaChainStates = 0
@@ -242,9 +250,15 @@ public struct RoadNetworkBuilder: Sendable {
             case .brokenChain: report.brokenViaChains += 1
             }
         }
+        var junctions = 0
+        for n in isJunction.indices where isJunction[n] && uses[n] > 0 { junctions += 1 }
+        let costsTurns =
+            turnRules == .full && profile.turnPenaltyMilliseconds > 0 && junctions <= turnCostJunctionLimit
         let turns = TurnStates(
             pieces: pieces, nodeCount: nodes.count, restrictions: applied, barriers: barriers,
-            guardRings: turnRules == .full ? uTurnGuardRings : 0, refusesUTurns: turnRules == .full)
+            guardRings: turnRules == .full ? uTurnGuardRings : 0, refusesUTurns: turnRules == .full,
+            turnCosts: costsTurns ? TurnCostModel(profile: profile, pieces: pieces, nodeCount: nodes.count) : nil)
+        report.costsTurns = costsTurns
         report.turnAwareJunctions = turns.turnAwareCount
         report.viaChainStates = turns.chainStateCount
         var (graph, zoneNodes) = GraphAssembler.assemble(

@@ -46,12 +46,14 @@ extension RoadGraph {
         var distanceDm = 0
         var line = GeometryBuilder()
         line.append(endpoints.start.coordinate)
-        line.append(contentsOf: partialPiece(endpoints.start, reversed: source.isReversed, leaving: true))
+        if !source.atJunction {
+            line.append(contentsOf: partialPiece(endpoints.start, reversed: source.isReversed, leaving: true))
+        }
         // The edges' records, read first in a pass of independent loads (their misses overlap), then again below
         // from the cache.
         var shapePoints = 0
         for edge in edges { shapePoints += record(edge).coordinateRange.count }
-        let end = partialPiece(endpoints.end, reversed: target.isReversed, leaving: false)
+        let end = target.atJunction ? [] : partialPiece(endpoints.end, reversed: target.isReversed, leaving: false)
         // The edges' shape points straight from the shared array into the line's storage (no array per edge, no
         // capacity check per point: routes across a metro have hundreds of edges and ~700 points), dropping a
         // point equal to the one before it as `GeometryBuilder` does.

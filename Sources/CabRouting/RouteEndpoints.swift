@@ -38,7 +38,8 @@ public struct RouteEndpoints: Sendable, Hashable {
 
 extension RoadGraph {
     /// The time to drive `piece` end to end: its cheapest edge (an edge that turns back at a dead end also carries
-    /// the U-turn penalty, which a point part-way along the piece never pays).
+    /// the U-turn penalty, which a point part-way along the piece never pays). Graphs with turn costs read each
+    /// edge's own time instead (its duration less `edgeTurnsMilliseconds`).
     /// - Complexity: O(edges of the piece).
     @inline(__always)
     func pieceDurationMilliseconds(_ piece: Int) -> UInt32 {
@@ -49,36 +50,84 @@ extension RoadGraph {
         return best
     }
 
-    /// Calls `body` with each seed leaving `point` (one per edge driving its piece; a node may come twice).
+    /// How close to a junction (metres along its piece) a point counts as standing on it (`forEachJunctionNode`).
+    static let junctionToleranceMeters = 0.5
+
+    /// Calls `body` with every graph node of the junction `point` stands on (`length`: its piece's), when it
+    /// stands on one (within `junctionToleranceMeters` of an end of its piece) and the graph has turn costs, so
+    /// that the junction is split per arrival (see `TurnStates`): a car starting there may leave as if it had
+    /// arrived along any road, and one ending there may arrive along any road, not only along the piece the point
+    /// was snapped to among the several meeting there. Graphs without turn costs (a metro map) read nothing
+    /// more: their seeds are as before (a benchmark's points sit on junctions, and the look-up cost 3 % of a
+    /// metro many-to-one).
+    /// A junction's graph nodes are numbered one after another (`GraphAssembler`), so they are the run of nodes
+    /// around one of them with the same OSM node.
+    /// - Complexity: O(edges of the piece + the junction's nodes), no allocation; nothing read when the point is
+    ///   not at an end of its piece.
+    @inline(__always)
+    func forEachJunctionNode(at point: SnappedPoint, length: Double, _ body: (Int) -> Void) {
+        guard !edgeTurnsMilliseconds.isEmpty else { return }
+        let atTail = point.fraction * length <= Self.junctionToleranceMeters
+        let atHead = (1 - point.fraction) * length <= Self.junctionToleranceMeters
+        guard atTail || atHead, pieceFirstEdge[point.piece] < pieceFirstEdge[point.piece + 1] else { return }
+        let edge = Int(pieceEdges[Int(pieceFirstEdge[point.piece])])
+        // The edge's end at the junction: its source when it leaves the junction, else its target.
+        let leaves = atTail != edgeRunsBackwards(edge)
+        let node = leaves ? edgeSource(edge) : edgeTarget(edge)
+        let id = nodeOSMIDs[node]
+        var first = node
+        while first > 0, nodeOSMIDs[first - 1] == id { first -= 1 }
+        var end = node + 1
+        while end < nodeOSMIDs.count, nodeOSMIDs[end] == id { end += 1 }
+        guard end - first > 1 else { return }  // not split: the piece's own seeds reach the node
+        for n in first..<end { body(n) }
+    }
+
+    /// Calls `body` with each seed leaving `point` (one per edge driving its piece, and one per graph node of a
+    /// split junction the point stands on; a node may come twice).
     /// - Complexity: O(edges of the piece), no allocation.
     @inline(__always)
     func forEachSourceSeed(of point: SnappedPoint, _ body: (RouteSeed) -> Void) {
         let length = pieceLengthMeters(point.piece)
-        let duration = pieceDurationMilliseconds(point.piece)
+        forEachJunctionNode(at: point, length: length) {
+            body(RouteSeed(node: $0, costMilliseconds: 0, distanceMeters: 0, isReversed: false, atJunction: true))
+        }
+        let turns = !edgeTurnsMilliseconds.isEmpty
+        let duration = turns ? 0 : pieceDurationMilliseconds(point.piece)
         for k in Int(pieceFirstEdge[point.piece])..<Int(pieceFirstEdge[point.piece + 1]) {
             let edge = Int(pieceEdges[k])
             let reversed = edgeRunsBackwards(edge)
             let share = reversed ? point.fraction : 1 - point.fraction
+            // Leaving a point part-way along, the car makes no turn onto the piece.
+            let drive = turns ? edgeDurationsMilliseconds[edge] - edgeTurnsMilliseconds[edge] : duration
             body(
                 RouteSeed(
-                    node: edgeTarget(edge), costMilliseconds: partialCost(duration, share),
+                    node: edgeTarget(edge), costMilliseconds: partialCost(drive, share),
                     distanceMeters: share * length, isReversed: reversed))
         }
     }
 
-    /// Calls `body` with each seed arriving at `point` (one per edge driving its piece; a node may come twice).
+    /// Calls `body` with each seed arriving at `point` (one per edge driving its piece, and one per graph node of
+    /// a split junction the point stands on; a node may come twice).
     /// - Complexity: O(edges of the piece), no allocation.
     @inline(__always)
     func forEachTargetSeed(of point: SnappedPoint, _ body: (RouteSeed) -> Void) {
         let length = pieceLengthMeters(point.piece)
-        let duration = pieceDurationMilliseconds(point.piece)
+        forEachJunctionNode(at: point, length: length) {
+            body(RouteSeed(node: $0, costMilliseconds: 0, distanceMeters: 0, isReversed: false, atJunction: true))
+        }
+        let turns = !edgeTurnsMilliseconds.isEmpty
+        let duration = turns ? 0 : pieceDurationMilliseconds(point.piece)
         for k in Int(pieceFirstEdge[point.piece])..<Int(pieceFirstEdge[point.piece + 1]) {
             let edge = Int(pieceEdges[k])
             let reversed = edgeRunsBackwards(edge)
             let share = reversed ? 1 - point.fraction : point.fraction
+            // Arriving at a point part-way along, the car has made the turn of the edge it drives.
+            let turn = turns ? Int(edgeTurnsMilliseconds[edge]) : 0
+            let drive = turns ? edgeDurationsMilliseconds[edge] - edgeTurnsMilliseconds[edge] : duration
             body(
                 RouteSeed(
-                    node: edgeSource(edge), costMilliseconds: partialCost(duration, share),
+                    node: edgeSource(edge), costMilliseconds: turn + partialCost(drive, share),
                     distanceMeters: share * length, isReversed: reversed))
         }
     }
@@ -88,13 +137,15 @@ extension RoadGraph {
         guard start.piece == end.piece else { return nil }
         var direct: RouteSeed?
         let length = pieceLengthMeters(start.piece)
-        let duration = pieceDurationMilliseconds(start.piece)
+        let turns = !edgeTurnsMilliseconds.isEmpty
+        let duration = turns ? 0 : pieceDurationMilliseconds(start.piece)
         for edge in edges(ofPiece: start.piece) {
             let reversed = edgeRunsBackwards(edge)
             let ahead = reversed ? start.fraction - end.fraction : end.fraction - start.fraction
             guard ahead >= 0 else { continue }
+            let drive = turns ? edgeDurationsMilliseconds[edge] - edgeTurnsMilliseconds[edge] : duration
             let leg = RouteSeed(
-                node: edgeTarget(edge), costMilliseconds: partialCost(duration, ahead),
+                node: edgeTarget(edge), costMilliseconds: partialCost(drive, ahead),
                 distanceMeters: ahead * length, isReversed: reversed)
             if direct.map({ leg.costMilliseconds < $0.costMilliseconds }) ?? true { direct = leg }
         }
@@ -112,13 +163,18 @@ public struct RouteSeed: Sendable, Hashable {
     public var distanceMeters: Double
     /// True when the car drives the piece against its stored (way) order.
     public var isReversed: Bool
+    /// True when `node` is the junction the point stands on, reached without driving any of the piece.
+    public var atJunction: Bool
 
     /// Creates a seed.
-    public init(node: Int, costMilliseconds: Int, distanceMeters: Double, isReversed: Bool) {
+    public init(
+        node: Int, costMilliseconds: Int, distanceMeters: Double, isReversed: Bool, atJunction: Bool = false
+    ) {
         self.node = node
         self.costMilliseconds = costMilliseconds
         self.distanceMeters = distanceMeters
         self.isReversed = isReversed
+        self.atJunction = atJunction
     }
 }
 

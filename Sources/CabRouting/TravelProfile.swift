@@ -39,6 +39,19 @@ public struct TravelProfile: Sendable, Hashable {
     public var gatePenaltyMilliseconds: UInt32
     /// True when narrow two-way roads (`width` under 6 m, a single lane) are driven slower (see `slowdown`).
     public var slowsNarrowTwoWayRoads: Bool
+    /// The most a turn at a junction costs (OSRM's car profile: 7.5 s): a sigmoid of the turn's angle, next to
+    /// nothing straight on, 2.1 s for a square turn away from oncoming traffic, 5.4 s for one across it (see
+    /// `TurnCostModel`). 0 turns turn costs off. Charging them needs every junction split per arrival (an
+    /// edge-based graph), which `RoadNetworkBuilder.turnCostJunctionLimit` bounds.
+    public var turnPenaltyMilliseconds: UInt32 = 7_500
+    /// How much the sigmoid favours turns away from oncoming traffic (OSRM's `turn_bias`, 1.075).
+    public var turnBias = 1.075
+    /// What a turn across oncoming traffic costs on top, tapering to nothing for a slight one (OSRM's car
+    /// profile: 2 s); not paid at U-turns, roundabouts or joints.
+    public var oncomingTurnPenaltyMilliseconds: UInt32 = 2_000
+    /// True where traffic keeps left (the United Kingdom, Japan, ...): a right turn crosses oncoming traffic
+    /// there. The default, false, is right-hand traffic.
+    public var drivesOnLeft = false
 
     /// Creates a profile.
     public init(
@@ -178,6 +191,9 @@ public struct TravelProfile: Sendable, Hashable {
         /// True when the way is open only to traffic with a destination on it (`motor_vehicle=destination`,
         /// ...): a route may start or end there but not drive through (see `DestinationZones`).
         public var destinationOnly = false
+        /// True on a roundabout (`junction=roundabout` or `circular`): turns onto and off it cross no oncoming
+        /// traffic.
+        public var roundabout = false
     }
 
     /// True when the way's `highway` class is one this profile drives (before access and oneway).
@@ -199,7 +215,8 @@ public struct TravelProfile: Sendable, Hashable {
         if let access, barringAccessValues.contains(access) { return nil }
         var forward = true
         var backward = true
-        let implied = highway == "motorway" || tags["junction"] == "roundabout" || tags["junction"] == "circular"
+        let roundabout = tags["junction"] == "roundabout" || tags["junction"] == "circular"
+        let implied = highway == "motorway" || roundabout
         let onewayValue = onewayOverrideKeys.lazy.compactMap { tags[$0] }.first ?? tags["oneway"]
         switch onewayValue {
         case "yes", "true", "1": backward = false
@@ -215,7 +232,7 @@ public struct TravelProfile: Sendable, Hashable {
         speed *= slowdown(tags, bothWays: forward && backward)
         return WayRule(
             forward: forward, backward: backward, speedKmh: max(speed, 1),
-            destinationOnly: access.map(destinationAccessValues.contains) ?? false)
+            destinationOnly: access.map(destinationAccessValues.contains) ?? false, roundabout: roundabout)
     }
 
     /// The share of its speed a way is driven at: the strongest of the service-road factor, `side_road=yes` (0.8)

@@ -15,6 +15,9 @@ public enum SyntheticCity {
         precondition(rows >= 2 && cols >= 2, "a grid city needs at least 2 x 2 crossings")
         var random = SplitMix64(seed: seed)
         var builder = RoadNetworkBuilder()
+        // No turn costs: the synthetic cities are measured against RoutingKit's node-based hierarchy, which has
+        // none, and a grid of crossings is the edge-based contraction's worst case (docs/turns.md).
+        builder.turnCostJunctionLimit = -1
         builder.sourceFingerprint = seed
         builder.reserve(nodes: rows * cols, wayNodes: 2 * rows * cols + rows + cols)
         let origin = Coordinate(latitude: 47.0, longitude: 9.5)

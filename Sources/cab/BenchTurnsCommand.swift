@@ -5,7 +5,7 @@ import CabOSM
 import CabRouting
 import Foundation
 
-/// `cab bench turns`: what the turn rules (via-way restrictions, no U-turns around restricted junctions) cost on
+/// `cab bench turns`: what the turn rules (via-way restrictions, no U-turns but at dead ends, turn costs) cost on
 /// one map, against the graph without them built from the same import in the same process: graph size, build and
 /// preprocessing time, point-to-point, geometry and many-to-one medians, how many routes change, and how many
 /// routes still turn back at a junction that is no dead end. With `--pairs-out` it also writes seeded random
@@ -23,10 +23,11 @@ enum BenchTurnsCommand {
     static let usage = """
         usage: cab bench turns --map FILE.osm.pbf [--pairs N] [--seed N] [--pairs-out FILE [--pairs-from FILE]] [--json]
 
-        Builds the road graph of FILE five ways from one import: via-node restrictions only with U-turns allowed
-        (before), the turn rules with one guard ring, two (what cab serves), four, and with every junction
-        connected to a restriction turn-aware (an edge-based graph there); contracts each and times the same
-        queries on each. One thread. Printed, never asserted.
+        Builds the road graph of FILE four ways from one import: via-node restrictions only with U-turns allowed
+        (before), the turn rules without turn costs with two guard rings (what cab served before turn costs) and
+        with every junction connected to a restriction turn-aware, and the turn rules with turn costs (every
+        junction split per arrival: what cab serves on maps of up to RoadNetworkBuilder.turnCostJunctionLimit
+        junctions); contracts each and times the same queries on each. One thread. Printed, never asserted.
 
         \(Arguments.describe(flags))
         """
@@ -35,6 +36,10 @@ enum BenchTurnsCommand {
         var name: String
         var rules: RoadNetworkBuilder.TurnRules
         var rings: Int
+        /// Turns cost by their angle (the builder's default limit), else never.
+        var turnCosts = false
+        /// The graph `cab serve` builds by default.
+        var served = false
     }
 
     static func run(_ arguments: [String]) -> Never {
@@ -54,10 +59,11 @@ enum BenchTurnsCommand {
         }
         let variants = [
             Variant(name: "before (via nodes, U-turns)", rules: .viaNodesOnly, rings: 0),
-            Variant(name: "turn rules, 1 ring", rules: .full, rings: 1),
-            Variant(name: "turn rules, 2 rings (served)", rules: .full, rings: 2),
-            Variant(name: "turn rules, 4 rings", rules: .full, rings: 4),
-            Variant(name: "turn rules, every connected junction", rules: .full, rings: Int.max),
+            Variant(name: "turn rules, 2 rings, no turn costs", rules: .full, rings: 2),
+            Variant(name: "turn rules, every connected junction, no turn costs", rules: .full, rings: Int.max),
+            Variant(
+                name: "turn rules and turn costs (served)", rules: .full, rings: RoadNetworkBuilder().uTurnGuardRings,
+                turnCosts: true, served: true),
         ]
         var rows: [[String: Any]] = []
         var baseline: [Int?] = []
@@ -66,7 +72,7 @@ enum BenchTurnsCommand {
             var row = measure(variant, builder: handler.builder, pairs: pairs, seed: seed, baseline: &baseline)
             row["variant"] = variant.name
             rows.append(row)
-            if variant.rules == .full, variant.rings == RoadNetworkBuilder().uTurnGuardRings {
+            if variant.served {
                 let graph = handler.builder.build()
                 let index = FastRouterIndex(graph: ContractionGraph(roadGraph: graph))
                 served = (graph, FastRouter(index: index, graph: graph), Snapper(graph: graph))
@@ -116,6 +122,7 @@ enum BenchTurnsCommand {
         var builder = input
         builder.turnRules = variant.rules
         builder.uTurnGuardRings = variant.rings
+        if !variant.turnCosts { builder.turnCostJunctionLimit = -1 }
         let clock = ContinuousClock()
         var buildTimes: [Double] = []
         var built: (graph: RoadGraph, report: RoadNetworkBuilder.Report)? = nil

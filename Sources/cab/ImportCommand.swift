@@ -1,5 +1,6 @@
 import ArgumentParser
 import CabImport
+import CabRouting
 import Foundation
 
 /// `cab import MAP.osm.pbf --data DIR`: builds everything `cab serve` needs from an OSM extract.
@@ -17,6 +18,12 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var data: DataDirectoryOption
     @Flag(help: "no progress lines")
     var quiet = false
+    @Option(
+        help: ArgumentHelp(
+            "turns cost by their angle on maps of up to N junctions (every junction split per arrival; the hierarchy "
+                + "on top takes much longer to build on large maps, see docs/turns.md); 0: never",
+            valueName: "N"))
+    var turnCostJunctions = RoadNetworkBuilder().turnCostJunctionLimit
     @OptionGroup var logLevel: LogLevelOption
 
     func run() throws {
@@ -32,7 +39,12 @@ struct ImportCommand: ParsableCommand {
         }
         var lastReported = (stage: "", percent: -1)
         do {
-            let manifest = try MapImporter.run(mapPath: map, into: directory) { stage, fraction in
+            guard turnCostJunctions >= 0 else {
+                Console.fail("--turn-cost-junctions must be 0 or more, not \(turnCostJunctions)", code: 64)
+            }
+            let manifest = try MapImporter.run(
+                mapPath: map, into: directory, turnCostJunctionLimit: turnCostJunctions
+            ) { stage, fraction in
                 guard !quiet else { return }
                 let percent = Int(fraction * 100) / 10 * 10
                 guard stage.rawValue != lastReported.stage || percent != lastReported.percent else { return }

@@ -18,8 +18,11 @@ struct AsciiMap {
     private var wayIDs: [String: Int64] = [:]
     static let origin = Coordinate(latitude: 47.1, longitude: 9.5)
 
-    init(_ drawing: String, spacingMeters: Double = 100) {
+    /// A map without turn costs unless `turnCosts` is set: each fixture draws the rule it checks, and its
+    /// durations are the pieces' and that rule's alone (`TurnCostFixtureTests` switch turn costs on).
+    init(_ drawing: String, spacingMeters: Double = 100, turnCosts: Bool = false) {
         self.spacingMeters = spacingMeters
+        if !turnCosts { builder.turnCostJunctionLimit = -1 }
         let projection = LocalProjection(referenceLatitude: Self.origin.latitude)
         for (row, line) in drawing.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             for (column, char) in line.enumerated() where char.isLetter {

@@ -120,9 +120,10 @@ import Testing
             let (a, b) = city.ends[way]!
             driven.append((way, reversed ? a : b))
         }
-        drive(piece: endpoints.start.piece, reversed: path.source.isReversed)
+        // A route from or to the junction a point stands on drives none of the piece it was snapped to.
+        if !path.source.atJunction { drive(piece: endpoints.start.piece, reversed: path.source.isReversed) }
         for edge in path.edges { drive(piece: graph.piece(ofEdge: edge), reversed: graph.edgeRunsBackwards(edge)) }
-        drive(piece: endpoints.end.piece, reversed: path.target.isReversed)
+        if !path.target.atJunction { drive(piece: endpoints.end.piece, reversed: path.target.isReversed) }
         var found: [String] = []
         let ways = driven.map(\.way)
         for i in 0..<(driven.count - 1) where ways[i] == ways[i + 1] && city.departures[driven[i].head] != 1 {
