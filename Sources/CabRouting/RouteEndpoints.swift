@@ -79,7 +79,8 @@ extension RoadGraph {
         while first > 0, nodeOSMIDs[first - 1] == id { first -= 1 }
         var end = node + 1
         while end < nodeOSMIDs.count, nodeOSMIDs[end] == id { end += 1 }
-        guard end - first > 1 else { return }  // not split: the piece's own seeds reach the node
+        // Even a junction with one graph node: a piece's seeds are the nodes at its far ends, so a point at the
+        // start of a one-way street would otherwise have to drive it first.
         for n in first..<end { body(n) }
     }
 

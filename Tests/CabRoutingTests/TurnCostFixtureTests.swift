@@ -129,6 +129,26 @@ import Testing
         }
     }
 
+    /// A junction k where one one-way street arrives (from c) and two leave (to a and to b): one graph node.
+    static let oneWaysOut = """
+        a   k   b
+
+            c
+        """
+
+    @Test func aRouteFromAJunctionWhereOneWayStreetsStartTakesTheOneItNeeds() throws {
+        var map = AsciiMap(Self.oneWaysOut, spacingMeters: 50, turnCosts: true)
+        map.way("ka", ["oneway": "yes"])
+        map.way("kb", ["oneway": "yes"])
+        map.way("ck", ["oneway": "yes"])
+        map.way("ac")
+        map.way("bc")
+        // Whichever of the three pieces k's point was snapped to, the route leaves along the one it needs.
+        for to in ["a", "b"] as [Character] {
+            #expect(abs(try map.route("k", to).distanceMeters - map.length("k\(to)")) < 1, "to \(to)")
+        }
+    }
+
     @Test func aGraphFileKeepsEachEdgesTurn() throws {
         let map = crossingMap()
         let graph = map.graph()
