@@ -31,10 +31,10 @@ struct TurnCostModel {
     private let oncomingPenalty: Double
     private let drivesOnLeft: Bool
     /// Per piece: the heading leaving its tail, and the heading arriving at its head (degrees from north).
-    private var startHeading: [Float]
-    private var endHeading: [Float]
+    private let startHeading: [Float]
+    private let endHeading: [Float]
     /// Pieces meeting at each node (saturating at 255; a loop counts twice).
-    private var roads: [UInt8]
+    private let roads: [UInt8]
     private let roundabout: [Bool]
 
     init(profile: TravelProfile, pieces: PieceTable, nodeCount: Int) {
@@ -43,17 +43,18 @@ struct TurnCostModel {
         oncomingPenalty = Double(profile.oncomingTurnPenaltyMilliseconds)
         drivesOnLeft = profile.drivesOnLeft
         roundabout = pieces.roundabout
-        startHeading = []
-        endHeading = []
-        startHeading.reserveCapacity(pieces.count)
-        endHeading.reserveCapacity(pieces.count)
-        roads = [UInt8](repeating: 0, count: nodeCount)
+        var starts: [Float] = []
+        var ends: [Float] = []
+        starts.reserveCapacity(pieces.count)
+        ends.reserveCapacity(pieces.count)
+        var roads = [UInt8](repeating: 0, count: nodeCount)
         for p in 0..<pieces.count {
             let line = pieces.coordinates[Int(pieces.firstCoordinate[p])..<Int(pieces.firstCoordinate[p + 1])]
-            startHeading.append(Float(Self.heading(line)))
-            endHeading.append(Float((Self.heading(line.reversed()) + 180).truncatingRemainder(dividingBy: 360)))
+            starts.append(Float(Self.heading(line)))
+            ends.append(Float((Self.heading(line.reversed()) + 180).truncatingRemainder(dividingBy: 360)))
             for n in [Int(pieces.tails[p]), Int(pieces.heads[p])] where roads[n] < 255 { roads[n] += 1 }
         }
+        (startHeading, endHeading, self.roads) = (starts, ends, roads)
     }
 
     /// The heading from the line's first point towards its point `lookaheadMeters` along (or its last point).

@@ -50,22 +50,22 @@ extension RoadGraph {
         return best
     }
 
-    /// How close to a junction (metres along its piece) a point counts as standing on it (`forEachJunctionNode`).
+    /// How close to a junction (metres along its piece) a point counts as standing on it (`forEachJunctionSeed`).
     static let junctionToleranceMeters = 0.5
 
-    /// Calls `body` with every graph node of the junction `point` stands on (`length`: its piece's), when it
-    /// stands on one (within `junctionToleranceMeters` of an end of its piece) and the graph has turn costs, so
-    /// that the junction is split per arrival (see `TurnStates`): a car starting there may leave as if it had
-    /// arrived along any road, and one ending there may arrive along any road, not only along the piece the point
-    /// was snapped to among the several meeting there. Graphs without turn costs (a metro map) read nothing
-    /// more: their seeds are as before (a benchmark's points sit on junctions, and the look-up cost 3 % of a
-    /// metro many-to-one).
+    /// Calls `body` with a seed at every graph node of the junction `point` stands on (`length`: its piece's), at
+    /// no cost and reached without driving any of the piece (`RouteSeed.atJunction`), when it stands on one
+    /// (within `junctionToleranceMeters` of an end of its piece) and the graph has turn costs, so that the
+    /// junction is split per arrival (see `TurnStates`): a car starting there may leave as if it had arrived along
+    /// any road, and one ending there may arrive along any road, not only along the piece the point was snapped to
+    /// among the several meeting there. Graphs without turn costs (a metro map) read nothing more: their seeds
+    /// are as before (a benchmark's points sit on junctions, and the look-up cost 3 % of a metro many-to-one).
     /// A junction's graph nodes are numbered one after another (`GraphAssembler`), so they are the run of nodes
     /// around one of them with the same OSM node.
     /// - Complexity: O(edges of the piece + the junction's nodes), no allocation; nothing read when the point is
     ///   not at an end of its piece.
     @inline(__always)
-    func forEachJunctionNode(at point: SnappedPoint, length: Double, _ body: (Int) -> Void) {
+    func forEachJunctionSeed(at point: SnappedPoint, length: Double, _ body: (RouteSeed) -> Void) {
         guard !edgeTurnsMilliseconds.isEmpty else { return }
         let atTail = point.fraction * length <= Self.junctionToleranceMeters
         let atHead = (1 - point.fraction) * length <= Self.junctionToleranceMeters
@@ -81,7 +81,23 @@ extension RoadGraph {
         while end < nodeOSMIDs.count, nodeOSMIDs[end] == id { end += 1 }
         // Even a junction with one graph node: a piece's seeds are the nodes at its far ends, so a point at the
         // start of a one-way street would otherwise have to drive it first.
-        for n in first..<end { body(n) }
+        for n in first..<end {
+            body(RouteSeed(node: n, costMilliseconds: 0, distanceMeters: 0, isReversed: false, atJunction: true))
+        }
+    }
+
+    /// The time to drive the whole of `edge`'s piece without turning onto it: on a graph with turn costs the
+    /// edge's duration less its turn, else `cheapest` (`pieceDurationMilliseconds`, which such a caller reads once
+    /// per piece; 0 is passed where turns cost).
+    @inline(__always)
+    func drivingMilliseconds(_ edge: Int, cheapest: UInt32) -> UInt32 {
+        edgeTurnsMilliseconds.isEmpty ? cheapest : edgeDurationsMilliseconds[edge] - edgeTurnsMilliseconds[edge]
+    }
+
+    /// `pieceDurationMilliseconds(piece)` where seeds read it (graphs without turn costs), else 0 (unused).
+    @inline(__always)
+    func cheapestWithoutTurns(_ piece: Int) -> UInt32 {
+        edgeTurnsMilliseconds.isEmpty ? pieceDurationMilliseconds(piece) : 0
     }
 
     /// Calls `body` with each seed leaving `point` (one per edge driving its piece, and one per graph node of a
@@ -90,17 +106,14 @@ extension RoadGraph {
     @inline(__always)
     func forEachSourceSeed(of point: SnappedPoint, _ body: (RouteSeed) -> Void) {
         let length = pieceLengthMeters(point.piece)
-        forEachJunctionNode(at: point, length: length) {
-            body(RouteSeed(node: $0, costMilliseconds: 0, distanceMeters: 0, isReversed: false, atJunction: true))
-        }
-        let turns = !edgeTurnsMilliseconds.isEmpty
-        let duration = turns ? 0 : pieceDurationMilliseconds(point.piece)
+        forEachJunctionSeed(at: point, length: length, body)
+        let cheapest = cheapestWithoutTurns(point.piece)
         for k in Int(pieceFirstEdge[point.piece])..<Int(pieceFirstEdge[point.piece + 1]) {
             let edge = Int(pieceEdges[k])
             let reversed = edgeRunsBackwards(edge)
             let share = reversed ? point.fraction : 1 - point.fraction
             // Leaving a point part-way along, the car makes no turn onto the piece.
-            let drive = turns ? edgeDurationsMilliseconds[edge] - edgeTurnsMilliseconds[edge] : duration
+            let drive = drivingMilliseconds(edge, cheapest: cheapest)
             body(
                 RouteSeed(
                     node: edgeTarget(edge), costMilliseconds: partialCost(drive, share),
@@ -114,18 +127,15 @@ extension RoadGraph {
     @inline(__always)
     func forEachTargetSeed(of point: SnappedPoint, _ body: (RouteSeed) -> Void) {
         let length = pieceLengthMeters(point.piece)
-        forEachJunctionNode(at: point, length: length) {
-            body(RouteSeed(node: $0, costMilliseconds: 0, distanceMeters: 0, isReversed: false, atJunction: true))
-        }
-        let turns = !edgeTurnsMilliseconds.isEmpty
-        let duration = turns ? 0 : pieceDurationMilliseconds(point.piece)
+        forEachJunctionSeed(at: point, length: length, body)
+        let cheapest = cheapestWithoutTurns(point.piece)
         for k in Int(pieceFirstEdge[point.piece])..<Int(pieceFirstEdge[point.piece + 1]) {
             let edge = Int(pieceEdges[k])
             let reversed = edgeRunsBackwards(edge)
             let share = reversed ? 1 - point.fraction : point.fraction
             // Arriving at a point part-way along, the car has made the turn of the edge it drives.
-            let turn = turns ? Int(edgeTurnsMilliseconds[edge]) : 0
-            let drive = turns ? edgeDurationsMilliseconds[edge] - edgeTurnsMilliseconds[edge] : duration
+            let turn = edgeTurnsMilliseconds.isEmpty ? 0 : Int(edgeTurnsMilliseconds[edge])
+            let drive = drivingMilliseconds(edge, cheapest: cheapest)
             body(
                 RouteSeed(
                     node: edgeSource(edge), costMilliseconds: turn + partialCost(drive, share),
@@ -138,13 +148,12 @@ extension RoadGraph {
         guard start.piece == end.piece else { return nil }
         var direct: RouteSeed?
         let length = pieceLengthMeters(start.piece)
-        let turns = !edgeTurnsMilliseconds.isEmpty
-        let duration = turns ? 0 : pieceDurationMilliseconds(start.piece)
+        let cheapest = cheapestWithoutTurns(start.piece)
         for edge in edges(ofPiece: start.piece) {
             let reversed = edgeRunsBackwards(edge)
             let ahead = reversed ? start.fraction - end.fraction : end.fraction - start.fraction
             guard ahead >= 0 else { continue }
-            let drive = turns ? edgeDurationsMilliseconds[edge] - edgeTurnsMilliseconds[edge] : duration
+            let drive = drivingMilliseconds(edge, cheapest: cheapest)
             let leg = RouteSeed(
                 node: edgeTarget(edge), costMilliseconds: partialCost(drive, ahead),
                 distanceMeters: ahead * length, isReversed: reversed)
