@@ -79,8 +79,17 @@ enum BenchTurnsCommand {
             }
         }
         if let path = args.value("pairs-out"), let served {
-            // The same routes without a cab's rights (taxi/psv access), to tell them apart in the comparison.
-            let carGraph = handler.builder.build(profile: carProfile)
+            // The same routes without a cab's rights (taxi/psv access, turn restrictions a cab is exempt from,
+            // bus gates), to tell them apart in the comparison: a second import, since the import keeps only the
+            // restrictions and node delays that apply to its own profile.
+            var carImport = RoadImport(profile: carProfile)
+            do {
+                try PBFReader(path: map).read(into: &carImport)
+            } catch {
+                Console.fail("cannot import \(map): \(error)", code: 65)
+            }
+            carImport.turnCostJunctionLimit = handler.turnCostJunctionLimit
+            let carGraph = carImport.build().graph
             let carIndex = FastRouterIndex(graph: ContractionGraph(roadGraph: carGraph))
             let car = (carGraph, FastRouter(index: carIndex, graph: carGraph), Snapper(graph: carGraph))
             let given = args.value("pairs-from").map(readPairs)
@@ -221,8 +230,6 @@ enum BenchTurnsCommand {
         return profile
     }
 
-    /// Seeded random routes between junctions of the largest component, as JSON lines (with the same route for
-    /// a private car as `car_distance_m`).
     /// The from/to pairs of a file `writePairs` wrote (to route the very pairs another build routed).
     static func readPairs(_ path: String) -> [(Coordinate, Coordinate)] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
@@ -237,6 +244,8 @@ enum BenchTurnsCommand {
         }
     }
 
+    /// Writes seeded random routes between junctions of the largest component, as JSON lines, with the same route
+    /// for a private car as `car_distance_m` and `car_polyline`.
     static func writePairs(
         to path: String, count: Int, seed: UInt64, given: [(Coordinate, Coordinate)]? = nil,
         _ served: (graph: RoadGraph, router: FastRouter, snapper: Snapper),
@@ -245,8 +254,11 @@ enum BenchTurnsCommand {
         // Each junction once, in an order of their own: a junction split per arrival (or copied for a destination
         // zone) has several graph nodes at one place and would otherwise be drawn more often the more the graph
         // splits it, and graph node numbers differ between builds; so the pairs stay the same as long as the
-        // junctions of the largest component do.
-        let nodes = Set(served.graph.routableNodeCoordinates).sorted {
+        // junctions of the largest component do. Only junctions a private car reaches too: a peer that routes
+        // cars (OSRM's car profile) has no answer for a point on a bus-and-taxi street, or on a one-way street
+        // that only a cab's contraflow right joins to the rest.
+        let carJunctions = Set(car.graph.routableNodeCoordinates)
+        let nodes = Set(served.graph.routableNodeCoordinates).filter(carJunctions.contains).sorted {
             ($0.latitude, $0.longitude) < ($1.latitude, $1.longitude)
         }
         guard nodes.count >= 2 else { Console.fail("the map has no routable junctions", code: 65) }
@@ -269,6 +281,7 @@ enum BenchTurnsCommand {
                 let route = try? car.router.route(endpoints)
             {
                 object["car_distance_m"] = round(route.distanceMeters, 1)
+                object["car_polyline"] = Polyline.encode(route.geometry)
             }
             lines += BenchFormat.jsonLine(object) + "\n"
         }
