@@ -10,7 +10,9 @@ extension RoadGraph {
     /// fingerprint in the header and the snapper's cell grid after the arrays, read in place at start-up.
     /// Version 5: edge durations include turn costs, and every junction is split per arrival, on maps of up to
     /// `RoadNetworkBuilder.turnCostJunctionLimit` junctions; each edge's turn part after the coordinates.
-    public static let fileFormatVersion: UInt32 = 5
+    /// Version 6: access per direction (`motor_vehicle:forward=no`, ...) and `oneway:motor_vehicle` (and
+    /// `oneway:motorcar`, `oneway:vehicle`) read, so the same map can give other edges.
+    public static let fileFormatVersion: UInt32 = 6
     /// The first eight bytes of every graph file.
     static let fileMagic: [UInt8] = Array("SWCABRG\u{1}".utf8)
 

@@ -96,7 +96,7 @@ public struct TravelProfile: Sendable, Hashable {
             "no", "private", "agricultural", "forestry", "emergency", "military", "delivery", "customers", "bus",
             "hgv", "permit", "foot", "restricted", "official", "emergency_vehicle", "minibus", "share_taxi",
         ],
-        onewayOverrideKeys: ["oneway:taxi", "oneway:psv"],
+        onewayOverrideKeys: ["oneway:taxi", "oneway:psv", "oneway:motorcar", "oneway:motor_vehicle", "oneway:vehicle"],
         restrictionKeys: ["restriction:taxi", "restriction:motorcar", "restriction"],
         restrictionExemptions: ["taxi", "psv", "motorcar"],
         // OSRM's car profile's caps, read off its table: rough surfaces are driven slowly whatever the limit.
@@ -175,9 +175,12 @@ public struct TravelProfile: Sendable, Hashable {
 
     /// The OSM keys this profile reads from ways; the builder keeps only these.
     public static let wayKeys: Set<String> = [
-        "highway", "maxspeed", "oneway", "oneway:taxi", "oneway:psv", "junction", "access", "vehicle",
-        "motor_vehicle", "motorcar", "psv", "taxi", "surface", "smoothness", "service", "area", "impassable",
-        "status", "width", "lanes", "side_road", "construction",
+        "highway", "maxspeed", "oneway", "oneway:taxi", "oneway:psv", "oneway:motorcar", "oneway:motor_vehicle",
+        "oneway:vehicle", "junction", "access", "vehicle", "motor_vehicle", "motorcar", "psv", "taxi", "surface",
+        "smoothness", "service", "area", "impassable", "status", "width", "lanes", "side_road", "construction",
+        "access:forward", "access:backward", "vehicle:forward", "vehicle:backward", "motor_vehicle:forward",
+        "motor_vehicle:backward", "motorcar:forward", "motorcar:backward", "psv:forward", "psv:backward",
+        "taxi:forward", "taxi:backward",
     ]
 
     /// How this profile may drive a way.
@@ -211,10 +214,10 @@ public struct TravelProfile: Sendable, Hashable {
         }
         if let works = tags["construction"], !Self.openConstructionValues.contains(works) { return nil }
         if let service = tags["service"], closedServiceValues.contains(service) { return nil }
-        let access = accessKeys.first(where: { tags[$0] != nil }).flatMap { tags[$0] }
-        if let access, barringAccessValues.contains(access) { return nil }
-        var forward = true
-        var backward = true
+        let (forwardAccess, backwardAccess) = access(tags)
+        var forward = forwardAccess.map { !barringAccessValues.contains($0) } ?? true
+        var backward = backwardAccess.map { !barringAccessValues.contains($0) } ?? true
+        guard forward || backward else { return nil }
         let roundabout = tags["junction"] == "roundabout" || tags["junction"] == "circular"
         let implied = highway == "motorway" || roundabout
         let onewayValue = onewayOverrideKeys.lazy.compactMap { tags[$0] }.first ?? tags["oneway"]
@@ -225,14 +228,36 @@ public struct TravelProfile: Sendable, Hashable {
         case "no", "false", "0": break
         default: if implied { backward = false }
         }
+        guard forward || backward else { return nil }
         var speed = tags["maxspeed"].flatMap(Self.parseMaxspeedKmh).map { $0 * maxspeedFactor } ?? classSpeed
         for key in ["surface", "smoothness"] {
             if let cap = tags[key].flatMap({ surfaceSpeedCapsKmh[$0] }) { speed = min(speed, cap) }
         }
         speed *= slowdown(tags, bothWays: forward && backward)
+        let openAccess = (forward ? [forwardAccess] : []) + (backward ? [backwardAccess] : [])
         return WayRule(
             forward: forward, backward: backward, speedKmh: max(speed, 1),
-            destinationOnly: access.map(destinationAccessValues.contains) ?? false, roundabout: roundabout)
+            destinationOnly: openAccess.contains { $0.map(destinationAccessValues.contains) ?? false },
+            roundabout: roundabout)
+    }
+
+    /// The access values that apply to this vehicle in and against the way's node order, as OSRM's car profile
+    /// reads them: for each key of `accessKeys` in turn, `KEY:forward` and `KEY:backward`, else `KEY`, until both
+    /// directions have a value (`motor_vehicle:forward=no` closes one direction to a car; `psv=yes` before it
+    /// opens both to a cab). nil where no key says anything.
+    func access(_ tags: [String: String]) -> (forward: String?, backward: String?) {
+        var forward: String?
+        var backward: String?
+        for key in accessKeys {
+            forward = forward ?? tags[key + ":forward"]
+            backward = backward ?? tags[key + ":backward"]
+            if let common = tags[key] {
+                forward = forward ?? common
+                backward = backward ?? common
+            }
+            if forward != nil && backward != nil { break }
+        }
+        return (forward, backward)
     }
 
     /// The share of its speed a way is driven at: the strongest of the service-road factor, `side_road=yes` (0.8)

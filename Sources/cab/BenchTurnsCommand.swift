@@ -224,7 +224,7 @@ enum BenchTurnsCommand {
         var profile = TravelProfile.taxi
         profile.accessKeys.removeAll { $0 == "taxi" || $0 == "psv" }
         profile.barringAccessValues.formUnion(["psv", "taxi"])
-        profile.onewayOverrideKeys = []
+        profile.onewayOverrideKeys.removeAll { $0 == "oneway:taxi" || $0 == "oneway:psv" }
         profile.restrictionKeys.removeAll { $0 == "restriction:taxi" }
         profile.restrictionExemptions.subtract(["taxi", "psv"])
         return profile

@@ -29,6 +29,17 @@ import Testing
         #expect(abs(try map.route("a", "c").distanceMeters - 300) < 1)
     }
 
+    /// Tags that close a-b-c to motor vehicles in its drawn direction only: access per direction, a one-way for
+    /// motor vehicles against the drawing.
+    @Test(arguments: [["motor_vehicle:forward": "no"], ["oneway:motor_vehicle": "-1"]])
+    func readsAccessAndOnewayForMotorVehiclesPerDirection(tags: [String: String]) throws {
+        var map = AsciiMap(Self.square, spacingMeters: 50)
+        map.way("abc", tags)
+        map.way("adec")
+        #expect(abs(try map.route("a", "c").distanceMeters - 300) < 1)
+        #expect(abs(try map.route("c", "a").distanceMeters - 200) < 1)
+    }
+
     static let corner = """
           e f
         a b c

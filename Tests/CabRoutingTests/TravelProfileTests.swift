@@ -29,6 +29,12 @@ import Testing
             (["junction": "roundabout"], true, false), (["junction": "circular"], true, false),
             (["junction": "roundabout", "oneway": "no"], true, true),
             (["oneway": "yes", "oneway:psv": "no"], true, true),
+            (["oneway:motor_vehicle": "yes"], true, false), (["oneway:vehicle": "-1"], false, true),
+            (["oneway:motor_vehicle": "yes", "oneway:psv": "no"], true, true),
+            (["motor_vehicle:forward": "no"], false, true), (["motorcar:backward": "private"], true, false),
+            (["access:forward": "no", "psv": "yes"], true, true),
+            (["motor_vehicle:forward": "no", "motor_vehicle": "yes"], false, true),
+            (["motor_vehicle:forward": "yes", "access": "no"], true, false),
         ] as [([String: String], Bool, Bool)])
     func readsDirections(tags: [String: String], forward: Bool, backward: Bool) {
         let rule = TravelProfile.taxi.rule(forWay: tags.merging(["highway": "tertiary"]) { $1 })
@@ -53,6 +59,9 @@ import Testing
             (["impassable": "yes"], false), (["status": "impassable"], false), (["area": "no"], true),
             (["construction": "secondary", "access": "yes"], false), (["construction": "minor"], true),
             (["construction": "no"], true),
+            // Aleksanterinkatu, Helsinki: closed to motor vehicles one way, one-way for them the other.
+            (["motor_vehicle:forward": "no", "oneway:motor_vehicle": "yes"], false),
+            (["motor_vehicle:forward": "no", "motor_vehicle:backward": "no"], false),
         ] as [([String: String], Bool)])
     func letsACabThroughWhereTaxisMayGo(tags: [String: String], open: Bool) {
         #expect((TravelProfile.taxi.rule(forWay: tags.merging(["highway": "service"]) { $1 }) != nil) == open)
