@@ -130,7 +130,7 @@ function tileY(lat, z) {
  * Creates a Leaflet map in `element` with the base layer. `onError(message)` is told when map data cannot be
  * loaded. Returns the map; `map.baseLayer.refresh()` forces a reload.
  */
-export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } = {}) {
+export function createMap(element, { view, onError = () => {} } = {}) {
   const map = L.map(element, { zoomSnap: 1, minZoom: 3, maxZoom: 19, keyboard: true, attributionControl: true });
   map.attributionControl.setPrefix(false);
   map.attributionControl.addAttribution('Map data © OpenStreetMap contributors (ODbL)');
@@ -339,7 +339,27 @@ export function createMap(element, { view = DEFAULT_VIEW, onError = () => {} } =
   new ResizeObserver(() => map.invalidateSize({ pan: false })).observe(element);
   map.on('moveend zoomend', scheduled);
   map.baseLayer = { refresh };
-  map.setView(view.center, view.zoom);
+  const start = view ?? DEFAULT_VIEW;
+  map.setView(start.center, start.zoom);
   scheduled();
+  if (!view) centreOnTheMap(map);
   return map;
+}
+
+/**
+ * Moves a map still at the built-in starting view (central Helsinki) onto the imported map's centre when that view
+ * lies outside the map (GET /v1/map): any extract opens on its own city. A page that has moved the map meanwhile
+ * (the rider's location) keeps its view; without the answer the map stays where it is.
+ */
+function centreOnTheMap(map) {
+  let moved = false;
+  map.once('movestart zoomstart', () => { moved = true; });
+  api('GET', '/v1/map')
+    .then(({ bounds, center }) => {
+      if (moved) return;
+      const extent = L.latLngBounds([bounds.south, bounds.west], [bounds.north, bounds.east]);
+      if (extent.contains(map.getCenter())) return;
+      map.setView([center.lat, center.lon], map.getZoom(), { animate: false });
+    })
+    .catch(() => {});
 }

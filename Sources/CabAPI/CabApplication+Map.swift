@@ -7,6 +7,8 @@ extension CabApplication {
     /// then revalidated by its `ETag` (304 while the imported map is the same).
     static let mapCacheSeconds = 3600
 
+    /// `GET /v1/map`: where the imported map lies (the box around its features, and its centre), so that a page
+    /// opens on the city served, whatever the extract;
     /// `GET /v1/map/features?bbox=minLon,minLat,maxLon,maxLat&zoom=Z`: the base map for drawing without tiles;
     /// `GET /v1/map/tiles/{z}/{x}/{y}.geojson`: the same features as cacheable slippy-map tiles, clipped to the
     /// tile, gzipped when the request's `Accept-Encoding` allows it.
@@ -29,6 +31,23 @@ extension CabApplication {
         }
         // One service per router: its cache of encoded tiles lives as long as the server (the map is immutable).
         let tiles = services.baseMap.map { MapTileService(baseMap: $0) }
+        router.get("/v1/map") { _ in
+            guard let tiles else {
+                throw ProblemType.noMap.error("No base map is loaded; import a map with `cab import`.")
+            }
+            guard let box = try tiles.extent() else {
+                throw ProblemType.noMap.error("The imported base map has no features; import a map with `cab import`.")
+            }
+            let center = box.center
+            let answer = MapExtentResponse(
+                bounds: .init(
+                    south: box.southWest.latitude, west: box.southWest.longitude, north: box.northEast.latitude,
+                    east: box.northEast.longitude),
+                center: center)
+            var response = HTTPResponse.json(answer)
+            response.headers.append(("Cache-Control", "public, max-age=\(Self.mapCacheSeconds)"))
+            return response
+        }
         router.get("/v1/map/tiles/{z}/{x}/{y}.geojson") { request in
             guard let tiles else {
                 throw ProblemType.noMap.error("No base map is loaded; import a map with `cab import`.")
@@ -74,4 +93,17 @@ extension CabApplication {
         }
         return tile
     }
+}
+
+/// `GET /v1/map`: the box around the imported map's features and its centre, in decimal degrees.
+struct MapExtentResponse: Encodable {
+    struct Bounds: Encodable {
+        let south: Double
+        let west: Double
+        let north: Double
+        let east: Double
+    }
+
+    let bounds: Bounds
+    let center: Coordinate
 }

@@ -1,4 +1,5 @@
 import CabBaseMap
+import CabGeo
 import CabZlib
 import Synchronization
 
@@ -19,6 +20,8 @@ package final class MapTileService: Sendable {
     /// The most bytes the cache keeps (identity and gzip bytes together); least recently used tiles go first.
     package let capacityBytes: Int
     private let cache: Mutex<TileCache>
+    /// The box around the map's features, read once (`extent()`): nil until then.
+    private let knownExtent = Mutex<BoundingBox??>(nil)
 
     /// The default cache: 64 MiB, about 600 of the densest tiles (98 KB identity and 10 KB gzip each) or about 5,000
     /// of a city's zoom-15 tiles.
@@ -38,6 +41,16 @@ package final class MapTileService: Sendable {
     package func entityTag(for tile: MapTile, coding: Coding) -> String {
         let identity = baseMap.entityTag(for: tile)
         return coding == .identity ? identity : String(identity.dropLast()) + "-gz\""
+    }
+
+    /// The box around every feature of the map (nil for an empty map), read from the map on the first call and
+    /// kept: the map does not change while it is served.
+    /// - Throws: `BaseMapError` when the map file cannot be read.
+    package func extent() throws(BaseMapError) -> BoundingBox? {
+        if let known = knownExtent.withLock({ $0 }) { return known }
+        let extent = try baseMap.extent()
+        knownExtent.withLock { $0 = .some(extent) }
+        return extent
     }
 
     /// The bytes of `tile` sent with `coding`: from the cache, else written (and gzipped) now and kept.

@@ -29,7 +29,9 @@ public enum BaseMapZoomBand: Int, Sendable, CaseIterable {
 
 extension BaseMapFeature {
     /// The lowest web-map zoom (0 world ... 19 street) at which the feature is served: main roads early,
-    /// footways and buildings only close in, areas by their size.
+    /// residential streets from 14, footways and buildings only close in, areas by their size. (At zoom 13 a tile
+    /// is about 5 x 2.5 km: on a metro its residential streets overran the tile's byte budget, which left out half
+    /// of them by size, and redrawing them held the browser's main thread for up to half a second per drag.)
     public var minimumZoom: Int {
         switch kind {
         case .road:
@@ -38,7 +40,7 @@ extension BaseMapFeature {
             case "primary": return 8
             case "secondary": return 10
             case "tertiary": return 11
-            case "residential", "unclassified", "living_street", "road": return 13
+            case "residential", "unclassified", "living_street", "road": return 14
             case "pedestrian": return 14
             default: return 15  // service, track, footway, path, cycleway, steps
             }

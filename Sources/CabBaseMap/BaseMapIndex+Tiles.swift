@@ -8,7 +8,8 @@ extension BaseMapIndex {
 
     /// A version of the rules that turn the file into tiles (budget, rounding, clipping, order); part of every tile's
     /// `ETag`, so that a server with other rules never answers 304 for a tile it would now write differently.
-    public static let tileRulesVersion = 2
+    /// Version 3: residential streets from zoom 14 (they were drawn from 13; a map imported before keeps 13).
+    public static let tileRulesVersion = 3
 
     /// Paths (footways, cycleways, steps) are in tiles from this zoom: the web app draws them only from here (below
     /// it they hide the streets), and in a city centre's tile at zoom 15 they are a third of the bytes.

@@ -197,4 +197,37 @@ import Testing
     @Test func withoutTheSuffixThereIsNoSuchTile() throws {
         #expect(try get("/v1/map/tiles/16/0/0").status == 404)
     }
+
+    /// `GET /v1/map`: where the extract lies, so that a page opens on the city served (the centre of Helsinki's
+    /// extract, about 1 x 1.7 km of the centre, by the railway station), cacheable; without a map, the problem.
+    @Test func theMapSaysWhereItLies() throws {
+        let response = try get("/v1/map")
+        #expect(response.status == 200)
+        #expect(response.header("Cache-Control")?.contains("max-age") == true)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(Self.body(response))) as? [String: Any])
+        let bounds = try #require(answer["bounds"] as? [String: Double])
+        let center = try #require(answer["center"] as? [String: Double])
+        let south = try #require(bounds["south"]), north = try #require(bounds["north"])
+        let west = try #require(bounds["west"]), east = try #require(bounds["east"])
+        #expect(south < north && west < east)
+        #expect((60.15...60.19).contains(south) && (60.15...60.19).contains(north))
+        #expect((24.92...24.97).contains(west) && (24.92...24.97).contains(east))
+        #expect(abs(try #require(center["lat"]) - (south + north) / 2) < 1e-9)
+        #expect(abs(try #require(center["lon"]) - (west + east) / 2) < 1e-9)
+        let bare = CabApplication(
+            configuration: APIConfiguration(publicDirectory: nil), services: Services(), metrics: MetricsRegistry()
+        )
+        .makeRouter()
+        guard case .found(let route, _) = bare.match(method: "GET", path: "/v1/map") else {
+            Issue.record("GET /v1/map is not routed")
+            return
+        }
+        let missing: HTTPResponse
+        do {
+            missing = try route.handler(HTTPRequest(method: "GET", path: "/v1/map", headers: [:], requestID: "test"))
+        } catch let error as HTTPError { missing = error.response(requestID: nil) }
+        #expect(missing.status == 503)
+        let problem = try #require(try JSONSerialization.jsonObject(with: Data(Self.body(missing))) as? [String: Any])
+        #expect(problem["code"] as? String == "no_map")
+    }
 }

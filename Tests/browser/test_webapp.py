@@ -41,6 +41,10 @@ CAB = os.environ.get('CAB_BINARY') or os.path.join(ROOT, '.build', 'debug', 'cab
 MAP = os.environ.get('CAB_TEST_MAP') or os.path.join(ROOT, '..', 'shared', 'data', 'helsinki.osm.pbf')
 SHOTS = os.path.join(ROOT, '.build', 'screenshots')
 TIMEOUT = float(os.environ.get('BROWSER_TEST_TIMEOUT', '30'))
+# Installs window.panWatch in a page: long tasks and the gaps between animation frames while it pans (shared with
+# scripts/metro-pan.py).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'pan-watch.js')) as _source:
+    PAN_WATCH = _source.read()
 
 # Points in the Helsinki extract: the rider near the railway station, a driver a few blocks away.
 RIDER_AT = (60.1699, 24.9410)
@@ -52,7 +56,8 @@ DRIVER_FAR = (60.1652, 24.9446)
 class Server:
     """`cab import` into a temporary directory, then `cab serve --port 0` on it."""
 
-    def __init__(self):
+    def __init__(self, map_path=None):
+        self.map = map_path or MAP
         self.data = tempfile.mkdtemp(prefix='swiftcab-browser-')
         self.process = None
         self.base = None
@@ -65,7 +70,7 @@ class Server:
         if os.environ.get('CAB_TEST_BASE_URL'):  # an already running server (for working on the pages)
             self.base = os.environ['CAB_TEST_BASE_URL'].rstrip('/')
             return
-        imported = subprocess.run([CAB, 'import', MAP, '--data', self.data], capture_output=True, text=True,
+        imported = subprocess.run([CAB, 'import', self.map, '--data', self.data], capture_output=True, text=True,
                                   timeout=600)
         if imported.returncode != 0:
             raise RuntimeError(f'cab import failed ({imported.returncode}): {imported.stderr.strip()[-600:]}')
@@ -467,19 +472,7 @@ def test_panning_fetches_tiles_once_and_stays_fluid(server, open_browser):
     page.find('.leaflet-control-zoom-in').click()  # zoom 16: the extract is about two screens tall
     page.wait('the map drawn at zoom 16', lambda: page.data('#map', 'basemapZoom') == '16'
               and page.data('#map', 'basemapIdle') == 'true')
-    page.js("""
-        performance.setResourceTimingBufferSize(10000);  // every tile request of the test, not the first 250
-        window.panWatch = { longTasks: [], frameGaps: [], last: performance.now(), on: true };
-        new PerformanceObserver((list) => {
-            for (const e of list.getEntries()) window.panWatch.longTasks.push(Math.round(e.duration));
-        }).observe({ type: 'longtask' });
-        const frame = (now) => {
-            const w = window.panWatch;
-            w.frameGaps.push(now - w.last);
-            w.last = now;
-            if (w.on) requestAnimationFrame(frame);
-        };
-        requestAnimationFrame(frame);""")
+    page.js(PAN_WATCH)  # every tile request kept, long tasks and the gaps between frames recorded
     tiles = lambda: page.js("""return performance.getEntriesByType('resource')
         .filter((e) => e.name.includes('/v1/map/tiles/'))
         .map((e) => ({ url: e.name.split('/v1/map/tiles/')[1], transfer: e.transferSize, body: e.encodedBodySize,
@@ -573,6 +566,37 @@ def test_panning_fetches_tiles_once_and_stays_fluid(server, open_browser):
         return
     assert longest_task <= PAN_LONGEST_TASK_MS, f'a main-thread task took {longest_task} ms while panning'
     assert longest_gap <= PAN_LONGEST_FRAME_GAP_MS, f'no frame was painted for {longest_gap:.0f} ms while panning'
+
+
+def test_another_city_opens_on_its_own_map(server, open_browser):
+    """Issue 19: a server on another extract (Monaco) opens the rider's map on that city, not on the built-in view of
+    central Helsinki, where it would draw nothing (location denied: nothing else moves the map)."""
+    if os.environ.get('CAB_TEST_BASE_URL'):
+        return skipped(server, 'an outside server: its map is the one it was started with')
+    monaco = Server(os.path.join(ROOT, '..', 'shared', 'data', 'monaco.osm.pbf'))
+    monaco.start()
+    page = None
+    try:
+        status, where = monaco.call('GET', '/v1/map')
+        assert status == 200, f'GET /v1/map: {status} {where}'
+        bounds = where['bounds']
+        assert 43.7 < bounds['south'] < bounds['north'] < 43.8 and 7.3 < bounds['west'] < bounds['east'] < 7.5, bounds
+        page = Browser(monaco, width=1280, height=800)
+        page.open('/')
+        wait_map_drawn(page)
+        fetched = page.js("""return performance.getEntriesByType('resource')
+            .filter((e) => e.name.includes('/v1/map/tiles/')).map((e) => e.name.split('/v1/map/tiles/')[1])""")
+        lon = lambda x, z: x / 2 ** z * 360 - 180
+        inside = [t for t in fetched
+                  if (lambda z, x: bounds['west'] - 0.05 < lon(x, z) < bounds['east'] + 0.05)(
+                      *map(int, t.split('.')[0].split('/')[:2]))]
+        assert inside, f'the map fetched no tile of Monaco: {fetched[:5]}'
+        errors = page.collect_console_errors()
+        assert not errors, f'JavaScript errors: {errors[:3]}'
+    finally:
+        if page:
+            page.quit()
+        monaco.stop()
 
 
 def test_rider_books_by_search_and_sees_route_fare_and_qr(server, open_browser):
@@ -1076,6 +1100,7 @@ def test_rider_sees_what_a_place_is_and_gets_saved_places_offered(server, open_b
 TESTS = [
     (test_every_page_loads_and_draws_the_offline_map, [('GET', '/v1/map/tiles/15/18654/9484.geojson')]),
     (test_panning_fetches_tiles_once_and_stays_fluid, [('GET', '/v1/map/tiles/16/37308/18968.geojson')]),
+    (test_another_city_opens_on_its_own_map, [('GET', '/v1/map')]),
     (test_rider_books_by_search_and_sees_route_fare_and_qr,
      [('POST', '/v1/riders'), ('GET', '/v1/places?q=a&near=60.17,24.94'), ('GET', '/v1/places/reverse?lat=60.17&lon=24.94'),
       ('POST', '/v1/estimates'), ('POST', '/v1/bookings'), ('GET', '/v1/bookings/x/qr.svg')]),
