@@ -18,7 +18,8 @@ Classes:
   taxi rights      SwiftCab's route for a private car (no taxi=*/psv=* rights) agrees with OSRM's car
   snapping         OSRM put a point more than 15 m from where it was asked (a road SwiftCab routes, OSRM not)
   short pair       both routes under 600 m and less than 60 m apart (snapping offsets and turn costs dominate)
-  cost model       OSRM can drive SwiftCab's route (routed through points along it, within 3 % of its length)
+  cost model       OSRM can drive SwiftCab's route (routed through points along it, each held to its segment's
+                   heading within 30 degrees and 10 m, the result within 3 % of its length)
                    but ranks its own faster: speeds, turn penalties, traffic signals differ, the roads do not
   road rules       OSRM cannot follow SwiftCab's route: SwiftCab drives something OSRM does not (access, oneway,
                    a turn restriction read differently); every such pair is listed for a closer look
@@ -35,6 +36,7 @@ usage: scripts/osrm-peer.py [--cab .build/release/cab] [--pairs 1000] [--seed 19
 import argparse
 import glob
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -119,15 +121,29 @@ def decode_polyline(text, precision=5):
     return points
 
 
+def heading(p, q):
+    """The initial bearing from p to q (latitude, longitude) in whole degrees clockwise from north, 0...359."""
+    la1, la2, dlo = math.radians(p[0]), math.radians(q[0]), math.radians(q[1] - p[1])
+    y = math.sin(dlo) * math.cos(la2)
+    x = math.cos(la1) * math.sin(la2) - math.sin(la1) * math.cos(la2) * math.cos(dlo)
+    return int(round(math.degrees(math.atan2(y, x)))) % 360
+
+
 def compare(osrm_base, pairs_file):
     """Runs inside the venv: OSRM routes for every pair, with the class of each disagreement."""
     import osrm
 
     engine = osrm.OSRM(storage_config=osrm_base, algorithm="CH", use_shared_memory=False)
 
-    def route(coordinates):
+    def route(coordinates, bearings=None):
+        extra = {}
+        if bearings:
+            # Each via point only on a road heading its segment's way (within 30 degrees) and within 10 m: without,
+            # a via point snapped onto a parallel carriageway or bus lane and OSRM looped to reach it.
+            extra = {"bearings": [osrm.Bearing((b, 30)) if b is not None else None for b in bearings],
+                     "radiuses": [10.0 if b is not None else None for b in bearings]}
         try:
-            answer = engine.Route(osrm.RouteParameters(coordinates=coordinates, overview="false"))
+            answer = engine.Route(osrm.RouteParameters(coordinates=coordinates, overview="false", **extra))
         except RuntimeError:
             return None
         if answer["code"] != "Ok":
@@ -153,11 +169,11 @@ def compare(osrm_base, pairs_file):
         # to 60: with a dozen, a short stretch where the routes part (a 286 m stair-street in Monaco) often had no
         # point on it and OSRM drove its own way between the points.
         line_points = decode_polyline(polyline)
-        middles = [((p[0] + q[0]) / 2, (p[1] + q[1]) / 2) for p, q in zip(line_points, line_points[1:])
+        middles = [((p[0] + q[0]) / 2, (p[1] + q[1]) / 2, heading(p, q)) for p, q in zip(line_points, line_points[1:])
                    if abs(p[0] - q[0]) + abs(p[1] - q[1]) > 2e-4]
         step = max(1, len(middles) // 60)
-        sampled = [line_points[0]] + middles[::step] + [line_points[-1]]
-        along = route([(p[1], p[0]) for p in sampled])
+        sampled = [line_points[0] + (None,)] + middles[::step] + [line_points[-1] + (None,)]
+        along = route([(p[1], p[0]) for p in sampled], bearings=[p[2] for p in sampled])
         if along and abs(along[0] - ours) <= 0.03 * ours:
             return "cost model", along
         return "road rules", along
