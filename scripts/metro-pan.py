@@ -43,7 +43,7 @@ def serve(cab, data):
     return process, match.group(1).rstrip('/')
 
 
-def wait(driver, what, check, timeout=120):
+def wait(what, check, timeout=120):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if check():
@@ -72,14 +72,14 @@ def main():
         driver.get(base + '/')
         data = lambda key: driver.execute_script(f"return document.getElementById('map').dataset.{key}")
         idle = lambda: data('basemapIdle') == 'true'
-        wait(driver, 'the base map', lambda: int(data('basemapFeatures') or 0) > 0 and idle())
+        wait('the base map', lambda: int(data('basemapFeatures') or 0) > 0 and idle())
         start_zoom = int(data('basemapZoom'))
         button = '.leaflet-control-zoom-in' if args.zoom > start_zoom else '.leaflet-control-zoom-out'
         step = 1 if args.zoom > start_zoom else -1
         for zoom in range(start_zoom + step, args.zoom + step, step):
             driver.find_element(By.CSS_SELECTOR, button).click()
-            wait(driver, f'zoom {zoom}', lambda: data('basemapZoom') == str(zoom) and idle())
-        wait(driver, f'zoom {args.zoom}', lambda: data('basemapZoom') == str(args.zoom) and idle())
+            wait(f'zoom {zoom}', lambda: data('basemapZoom') == str(zoom) and idle())
+        wait(f'zoom {args.zoom}', lambda: data('basemapZoom') == str(args.zoom) and idle())
         with open(os.path.join(ROOT, 'Tests', 'browser', 'pan-watch.js')) as source:
             driver.execute_script(source.read())
         # The map's visible middle, clear of the panels over it: drags go from one side of it to the other.
@@ -107,7 +107,7 @@ def main():
             pointer.pointer_up()
             actions.perform()  # the gesture itself takes about 2 s (eight moves of WebDriver's default 250 ms)
             began = time.monotonic()
-            wait(driver, 'the map to follow the drag', idle)
+            wait('the map to follow the drag', idle)
             settle.append(time.monotonic() - began)
 
         # The map's extent (GET /v1/map) in pixels at this zoom (2^zoom * 256 px around the world; Mercator

@@ -169,8 +169,8 @@ def compare(osrm_base, pairs_file):
         # to 60: with a dozen, a short stretch where the routes part (a 286 m stair-street in Monaco) often had no
         # point on it and OSRM drove its own way between the points.
         line_points = decode_polyline(polyline)
-        middles = [((p[0] + q[0]) / 2, (p[1] + q[1]) / 2, heading(p, q)) for p, q in zip(line_points, line_points[1:])
-                   if abs(p[0] - q[0]) + abs(p[1] - q[1]) > 2e-4]
+        middles = [((p[0] + q[0]) / 2, (p[1] + q[1]) / 2, heading(p, q))
+                   for p, q in zip(line_points, line_points[1:]) if abs(p[0] - q[0]) + abs(p[1] - q[1]) > 2e-4]
         step = max(1, len(middles) // 60)
         sampled = [line_points[0] + (None,)] + middles[::step] + [line_points[-1] + (None,)]
         along = route([(p[1], p[0]) for p in sampled], bearings=[p[2] for p in sampled])
@@ -199,6 +199,18 @@ def compare(osrm_base, pairs_file):
                 row["osrm_along_car_m"] = along[0]
             rows.append(row)
     json.dump(rows, sys.stdout)
+
+
+def tally(rows, key):
+    """The rows both sides could route (by `key`'s class), how many of them agree, the count of each other class,
+    and those counts as text, most first."""
+    counted = [r for r in rows if r[key] != "both unroutable"]
+    classes = {}
+    for r in counted:
+        if r[key] != "agree":
+            classes[r[key]] = classes.get(r[key], 0) + 1
+    summary = ", ".join(f"{k} {v}" for k, v in sorted(classes.items(), key=lambda kv: -kv[1])) or "none"
+    return counted, len(counted) - sum(classes.values()), classes, summary
 
 
 def main():
@@ -236,27 +248,14 @@ def main():
         rows = json.loads(out)
         with open(os.path.join(args.work, name, "comparison.json"), "w") as saved:
             json.dump(rows, saved, indent=1)
-        counted = [r for r in rows if r["class"] != "both unroutable"]
-        agree = sum(1 for r in counted if r["class"] == "agree")
+        counted, agree, classes, summary = tally(rows, "class")
         share = 100.0 * agree / max(1, len(counted))
-        classes = {}
-        for r in counted:
-            if r["class"] != "agree":
-                classes[r["class"]] = classes.get(r["class"], 0) + 1
-        summary = ", ".join(f"{k} {v}" for k, v in sorted(classes.items(), key=lambda kv: -kv[1])) or "none"
-        rights = classes.get("taxi rights", 0)
-        with_rights = 100.0 * (agree + rights) / max(1, len(counted))
+        with_rights = 100.0 * (agree + classes.get("taxi rights", 0)) / max(1, len(counted))
         verdict = "ok" if with_rights >= 95 else "BELOW 95 %"
         print(f"{name}: cab {agree}/{len(counted)} pairs within 5 % = {share:.1f} %, {with_rights:.1f} % counting "
               f"taxi rights ({verdict}); disagreements: {summary}")
         failed |= with_rights < 95
-        cars = [r for r in rows if r["car_class"] != "both unroutable"]
-        car_agree = sum(1 for r in cars if r["car_class"] == "agree")
-        car_classes = {}
-        for r in cars:
-            if r["car_class"] != "agree":
-                car_classes[r["car_class"]] = car_classes.get(r["car_class"], 0) + 1
-        car_summary = ", ".join(f"{k} {v}" for k, v in sorted(car_classes.items(), key=lambda kv: -kv[1])) or "none"
+        cars, car_agree, _, car_summary = tally(rows, "car_class")
         car_share = 100.0 * car_agree / max(1, len(cars))
         print(f"{name}: private car {car_agree}/{len(cars)} = {car_share:.1f} % "
               f"({'ok' if car_share >= 95 else 'BELOW 95 %'}); disagreements: {car_summary}")

@@ -142,6 +142,9 @@ public struct RoadNetworkBuilder: Sendable {
     }
 
     /// Builds the graph for `profile` (nil: `.taxi`; a `= .taxi` default argument was seen to build the profile without its later fields on Swift 6.3).
+    /// `profile` decides which ways are driven and how; the turn restrictions and node delays are those the import
+    /// fed in, filtered for the import's own profile (`RoadImport.profile`): a graph for another vehicle needs an
+    /// import of its own (as `cab bench turns` does for a private car).
     /// - Complexity: O((n + w) log n) for n nodes and w way nodes.
     public func build(profile: TravelProfile? = nil) -> RoadGraph {
         buildReporting(profile: profile).graph
