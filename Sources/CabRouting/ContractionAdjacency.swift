@@ -4,9 +4,13 @@
 /// a fraction of the memory.
 struct ContractionAdjacency {
     private(set) var pool: [ContractionBuilder.DynamicArc] = []
+    /// The pool before the last compaction, kept to compact into next time (see `compact()`).
+    private var spare: [ContractionBuilder.DynamicArc] = []
     /// Per node, where its arcs are: one struct, so that a witness search reaching a node misses once, not thrice.
     private var slots: [Slot]
     private var abandoned = 0
+    /// Compactions so far (for tests).
+    private(set) var compactions = 0
 
     struct Slot {
         var start: Int32 = 0
@@ -15,7 +19,7 @@ struct ContractionAdjacency {
     }
 
     init(nodeCount: Int) {
-        slots = Array(repeating: Slot(), count: nodeCount)
+        slots = [Slot](onHugePagesCount: nodeCount) { $0.initialize(repeating: Slot(), count: nodeCount) }
     }
 
     /// A read-only view of the arcs for a search on another thread: valid only inside `withView`, during which
@@ -50,8 +54,9 @@ struct ContractionAdjacency {
         }
     }
 
-    /// Reserves room for `arcs` pool slots (address space; pages become resident as they are written).
-    mutating func reserve(arcs: Int) { pool.reserveCapacity(arcs) }
+    /// Reserves room for `arcs` pool slots (address space; pages become resident as they are written), on huge
+    /// pages: the witness searches read the pool at random.
+    mutating func reserve(arcs: Int) { pool.reserveCapacityOnHugePages(arcs) }
 
     /// Pool indices of `node`'s arcs.
     @inline(__always) func range(_ node: Int32) -> Range<Int> {
@@ -116,16 +121,24 @@ struct ContractionAdjacency {
         if abandoned > 1 << 16 && abandoned > pool.count / 4 { compact() }
     }
 
-    /// Copies every live slot into a fresh pool.
+    /// Copies every live slot into the spare pool, which then becomes the pool (and the old pool the spare).
+    ///
+    /// The two pools take turns instead of a fresh one per compaction: a fresh pool's pages are zeroed by the kernel
+    /// as they are first written (and, in a virtual machine that hands freed memory back to its host, fetched from
+    /// the host again), where the spare's were written before.
     private mutating func compact() {
-        var fresh: [ContractionBuilder.DynamicArc] = []
-        fresh.reserveCapacity(pool.capacity)
+        var fresh = spare
+        spare = []
+        fresh.removeAll(keepingCapacity: true)
+        fresh.reserveCapacityOnHugePages(pool.capacity)
         for n in slots.indices {
             let s = Int(slots[n].start)
             slots[n].start = Int32(fresh.count)
             fresh.append(contentsOf: pool[s..<(s + Int(slots[n].capacity))])
         }
+        spare = pool
         pool = fresh
         abandoned = 0
+        compactions += 1
     }
 }

@@ -100,32 +100,26 @@ struct HubLabelBuilder {
         /// The labels of ranks `lowest...` in rank order, hubs and durations packed (`LabelEntries`).
         func finish(lowest: Int) -> HubLabels.Direction {
             let n = start.count
-            var first = [Int32](repeating: 0, count: n + 1)
+            let first = ContractionBuffer<Int32>(repeating: 0, count: n + 1)
             var total = 0
             for r in lowest..<n {
                 first[r] = Int32(total)
                 total += count(of: r)
                 first[r + 1] = Int32(total)
             }
+            // One pass over the ranks' ranges, straight into the packed entries and the lengths.
             let lengths = ContractionBuffer<Float>(uninitializedCount: total)
-            var r = lowest - 1
-            var e = 0
-            var labelEnd = 0
+            let entries = LabelEntries(uninitializedCount: total, lowest: Int32(lowest))
+            let (hub, duration, length) = (hub.base, duration.base, length.base)
             var out = 0
-            let entries = LabelEntries(count: total, lowest: Int32(lowest)) { _ in
-                while e == labelEnd {
-                    r += 1
-                    e = Int(start[r])
-                    labelEnd = Int(end[r])
-                }
-                defer {
-                    e += 1
+            for r in lowest..<n {
+                for e in Int(start[r])..<Int(end[r]) {
+                    entries.store(out, hub: hub[e], duration: duration[e])
+                    lengths[out] = length[e]
                     out += 1
                 }
-                lengths[out] = length[e]
-                return (hub[e], duration[e])
             }
-            return .init(first: ContractionBuffer(first), entries: entries, length: lengths)
+            return .init(first: first, entries: entries, length: lengths)
         }
 
         /// Gives the build buffers' memory back (the finished labels are copies).

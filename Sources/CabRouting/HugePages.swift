@@ -148,6 +148,18 @@ extension Array {
         }
     }
 
+    /// Reserves room for at least `capacity` elements and asks for huge pages under the array's whole storage, for
+    /// the pages not yet written (see `HugePages.advise`): for working arrays that grow by appending into reserved
+    /// room and are read at random, such as the contraction's arc pools.
+    /// - Complexity: as `reserveCapacity(_:)`.
+    mutating func reserveCapacityOnHugePages(_ capacity: Int) {
+        reserveCapacity(capacity)
+        let bytes = self.capacity * MemoryLayout<Element>.stride
+        withUnsafeMutableBufferPointer { buffer in
+            if let start = buffer.baseAddress, bytes > 0 { HugePages.advise(start, byteCount: bytes) }
+        }
+    }
+
     /// This array's elements in new storage on huge pages (`init(onHugePagesCount:_:)`) when it is large enough to
     /// hold one; else the array itself. For a graph's arrays, which are built by appending.
     /// - Complexity: O(count), one copy.

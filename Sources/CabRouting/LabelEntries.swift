@@ -34,20 +34,30 @@ struct LabelEntries: Sendable {
     /// Packs `count` entries from `entry(i)`, which returns entry `i`'s hub rank and duration.
     /// - Precondition: every hub is in `lowest...lowest + maxHubOffset` and every duration at most `maxDuration`.
     init(count: Int, lowest: Int32, entry: (Int) -> (hub: Int32, duration: UInt32)) {
-        let words = ContractionBuffer<UInt16>(repeating: 0, count: 3 * (count + 1))
-        let raw = UnsafeMutableRawPointer(words.base)
+        self.init(uninitializedCount: count, lowest: lowest)
         for i in 0..<count {
             let (hub, duration) = entry(i)
-            let offset = Int(hub) - Int(lowest)
-            precondition(
-                (0...Self.maxHubOffset).contains(offset) && duration <= Self.maxDuration, "label entry out of range")
-            let packed = UInt64(duration) | UInt64(offset) << 28
-            for k in 0..<3 {
-                raw.storeBytes(
-                    of: UInt16(truncatingIfNeeded: packed >> (16 * k)), toByteOffset: 6 * i + 2 * k, as: UInt16.self)
-            }
+            store(i, hub: hub, duration: duration)
         }
+    }
+
+    /// Room for `count` entries, to be written with `store(_:hub:duration:)` in increasing order; the padding entry
+    /// is zeroed.
+    init(uninitializedCount count: Int, lowest: Int32) {
+        let words = ContractionBuffer<UInt16>(uninitializedCount: 3 * (count + 1))
+        for k in 0..<3 { words[3 * count + k] = 0 }
         self.init(words: words, lowest: lowest)
+    }
+
+    /// Writes entry `e`. Entries are written in increasing order: the 8-byte store also writes (zeros into) the
+    /// next entry's first two bytes, which that entry's own store then sets.
+    /// - Precondition: `hub` is in `lowest...lowest + maxHubOffset` and `duration` at most `maxDuration`.
+    @inline(__always) func store(_ e: Int, hub: Int32, duration: UInt32) {
+        let offset = Int(hub) - Int(lowest)
+        precondition(
+            offset >= 0 && offset <= Self.maxHubOffset && duration <= Self.maxDuration, "label entry out of range")
+        let packed = UInt64(duration) | UInt64(offset) << 28
+        UnsafeMutableRawPointer(words.base).storeBytes(of: packed.littleEndian, toByteOffset: 6 &* e, as: UInt64.self)
     }
 
     /// The hubs, as rank per entry (a view for the query loops: no bounds checks).

@@ -182,22 +182,8 @@ extension UpperLabelQuery {
                     }
                 }
             }
-            // By rank, and the shorter first where two seeds reach one rank (as `Climb.indexBorder`); a query's
-            // border has a handful of entries, so an insertion sort.
-            var i = queryStart + 1
-            while i < border.count {
-                let x = border[i]
-                var j = i
-                while j > queryStart
-                    && (border[j - 1].rank > x.rank
-                        || (border[j - 1].rank == x.rank && border[j - 1].durationMilliseconds > x.durationMilliseconds))
-                {
-                    border[j] = border[j - 1]
-                    j -= 1
-                }
-                border[j] = x
-                i += 1
-            }
+            // By rank, and the shorter first where two seeds reach one rank (as `Climb.indexBorder`).
+            Self.sortByRank(&border, from: queryStart)
             // A rank reached twice (from both seeds) keeps its shorter entry: the longer one could only be
             // dominated in the scan, after its label had been read. Dropping it here spares reading it at all.
             if border.count > queryStart + 1 {

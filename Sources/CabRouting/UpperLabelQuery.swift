@@ -134,15 +134,34 @@ package final class UpperLabelQuery {
             dominated.removeAll(keepingCapacity: true)
             dominated.append(contentsOf: repeatElement(false, count: border.count))
             // By rank, and the shorter first where two seeds reach one rank (the longer one is then dominated).
-            if border.count > 1 {
-                border.sort {
-                    $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMilliseconds < $1.durationMilliseconds)
+            UpperLabelQuery.sortByRank(&border)
+            UpperLabelQuery.sortByRank(&settled)
+        }
+    }
+
+    /// Sorts `entries[start...]` by rank, the shorter first where two share a rank. A climb's lists hold a handful of
+    /// entries, so up to 64 an insertion sort in place (the standard library's sort, which allocates a buffer for its
+    /// merges, was a fifth of the climbs' precomputation at N=700); longer ones by the standard library's.
+    static func sortByRank(_ entries: inout [BorderEntry], from start: Int = 0) {
+        @inline(__always) func before(_ a: BorderEntry, _ b: BorderEntry) -> Bool {
+            a.rank < b.rank || (a.rank == b.rank && a.durationMilliseconds < b.durationMilliseconds)
+        }
+        guard entries.count - start > 1 else { return }
+        guard entries.count - start <= 64 else {
+            entries[start...].sort(by: before)
+            return
+        }
+        entries.withUnsafeMutableBufferPointer { entries in
+            var i = start + 1
+            while i < entries.count {
+                let x = entries[i]
+                var j = i
+                while j > start && before(x, entries[j - 1]) {
+                    entries[j] = entries[j - 1]
+                    j -= 1
                 }
-            }
-            if settled.count > 1 {
-                settled.sort {
-                    $0.rank < $1.rank || ($0.rank == $1.rank && $0.durationMilliseconds < $1.durationMilliseconds)
-                }
+                entries[j] = x
+                i += 1
             }
         }
     }

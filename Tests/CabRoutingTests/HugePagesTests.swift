@@ -78,6 +78,28 @@ import Testing
         #expect(written == large)
     }
 
+    /// An array that reserves its room on huge pages grows into it by appending, keeps its values, and the room it
+    /// wrote is on huge pages (the contraction's arc pools and arc table).
+    @Test func arraysReservedOnHugePagesGrowIntoThem() {
+        let count = 3 << 20  // 12 MiB of UInt32
+        var array: [UInt32] = [1, 2]
+        array.reserveCapacityOnHugePages(count)
+        #expect(array == [1, 2] && array.capacity >= count)
+        let storage = array.withUnsafeBufferPointer { $0.baseAddress! }
+        for i in 2..<count { array.append(UInt32(truncatingIfNeeded: i &* 2_654_435_761)) }
+        // Appending within the reserved room never moved the storage.
+        #expect(array.withUnsafeBufferPointer { $0.baseAddress! } == storage)
+        #expect(array[0] == 1 && array[1] == 2)
+        #expect(array[count - 1] == UInt32(truncatingIfNeeded: (count - 1) &* 2_654_435_761))
+        if Self.kernelOffersHugePages {
+            #expect(Self.hugeKilobytes(at: storage, bytes: count * 4) >= 8 << 10)
+        }
+        var small: [Int] = []
+        small.reserveCapacityOnHugePages(3)
+        small.append(contentsOf: [4, 5, 6])
+        #expect(small == [4, 5, 6])
+    }
+
     /// A graph built from a map and the same graph read back from its file have their arrays on huge pages where
     /// they are large, and route the same.
     @Test func aLargeGraphBuiltAndLoadedKeepsItsArraysOnHugePages() throws {
