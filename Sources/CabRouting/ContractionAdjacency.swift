@@ -1,6 +1,6 @@
 /// The shrinking graph's arc lists, all in one pool: each node owns a slot (start, count, capacity) that moves
-/// to the end of the pool, twice as large, when it fills up; the pool is compacted when more than half of it is
-/// abandoned slots. One allocation instead of an array per node: no reference counting in the witness search and
+/// to the end of the pool, twice as large, when it fills up; the pool is compacted (into a spare pool, see
+/// `compact()`) when more than a quarter of it is abandoned slots. One allocation instead of an array per node: no reference counting in the witness search and
 /// a fraction of the memory.
 struct ContractionAdjacency {
     private(set) var pool: [ContractionBuilder.DynamicArc] = []

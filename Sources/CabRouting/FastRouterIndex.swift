@@ -9,16 +9,18 @@ public struct FastRouterIndex: Sendable {
         /// Whether to compute hub labels (faster queries, more memory and build time).
         public var buildsHubLabels: Bool
         /// The label budget: labels are built from the top of the hierarchy down until they hold this many
-        /// entries (10 bytes each, `LabelEntries`: the default, 32 M, is at most 305 MiB at any map size: on the
-        /// N=700 grid it labels the top 49 % of the hierarchy, where 20 M labelled 31 %), and the nodes below stay
-        /// unlabelled (their queries climb to the labels, see `HubLabels`). Labels also stop above ~1 M labelled
-        /// nodes or a 74-hour label duration, what a packed entry holds.
+        /// entries (10 bytes each, `LabelEntries`: the default, 24 M, is at most 229 MiB at any map size), and the
+        /// nodes below stay unlabelled (their queries climb to the labels, see `HubLabels`). Labels also stop above
+        /// ~1 M labelled nodes or a 74-hour label duration, what a packed entry holds. On the N=700 grid 24 M label
+        /// the top 40 % of the hierarchy: since the witness searches were lengthened, that gives the many-to-one
+        /// what 32 M gave before, with the label pass 0.9 s shorter and the peak memory 134 MB lower than at 32 M
+        /// (docs/performance.md, "Metro, eleventh round").
         public var hubLabelEntryLimit: Int
 
         /// Creates a configuration.
         public init(
             contraction: ContractionBuilder.Configuration = .init(), buildsHubLabels: Bool = true,
-            hubLabelEntryLimit: Int = 32_000_000
+            hubLabelEntryLimit: Int = 24_000_000
         ) {
             self.contraction = contraction
             self.buildsHubLabels = buildsHubLabels

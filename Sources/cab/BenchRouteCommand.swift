@@ -34,7 +34,7 @@ enum BenchRouteCommand {
         ),
         .init(
             name: "label-entries", valueName: "N",
-            help: "the hub-label budget in entries (default FastRouterIndex.Configuration's, 32000000)"),
+            help: "the hub-label budget in entries (default FastRouterIndex.Configuration's, 24000000)"),
         .init(name: "json", valueName: nil, help: "print one JSON object"),
     ]
 
