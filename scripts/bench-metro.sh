@@ -6,7 +6,12 @@
 # repository). BASELINE_CAB="older/cab ..." also runs those binaries' bench on the same city in the same run, right
 # before this one (a same-run before/after).
 #
-# usage: [CAB_FLAGS=--json] [METRO_DIR=/tmp/metro] [BASELINE_CAB=FILE] scripts/bench-metro.sh [--startup] [N ...]
+# ROUNDS=K (K > 1) runs SwiftCab and RoutingKit K times each, alternating, on the same graph, and then prints each
+# goal of issue 19's item 1 with the medians over the rounds (scripts/bench-metro-summary.py): on a box whose speed
+# swings by 15 % between processes, one process each decides a comparison of near-equal times by chance.
+#
+# usage: [CAB_FLAGS=--json] [METRO_DIR=/tmp/metro] [BASELINE_CAB=FILE] [ROUNDS=K] scripts/bench-metro.sh [--startup]
+#        [N ...]
 # (default: 330 700 1000; N=700 is ~485k junctions, 1000 ~1M; --json adds the same-run baselines: searched climbs,
 # shortcuts split into halves)
 #
@@ -77,11 +82,29 @@ for n in "${sizes[@]}"; do
     /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \
       "$baseline" bench route --map "$pbf" --pairs 3000 ${CAB_FLAGS:-} --dijkstra-pairs 30 --http-requests 300
   done
-  echo "== N=$n: cab bench route ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
-  /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \
-    "$cab" bench route --map "$pbf" --export-edges "$out/edges$n.bin" --pairs 3000 ${CAB_FLAGS:-} \
-    --dijkstra-pairs 30 --http-requests 300
-  echo "== N=$n: RoutingKit peer ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
-  /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \
-    "$venv/bin/python" scripts/routingkit-peer.py "$out/edges$n.bin" 10000
+  # ROUNDS > 1: SwiftCab and RoutingKit alternate that many times (both print JSON), then the medians per goal.
+  rounds=${ROUNDS:-1}
+  flags=${CAB_FLAGS:-}
+  peer_flags=""
+  if [ "$rounds" -gt 1 ]; then
+    flags="$flags --json"
+    peer_flags="--json"
+  fi
+  log=$out/rounds$n
+  rm -rf "$log"
+  mkdir -p "$log"
+  for round in $(seq "$rounds"); do
+    label="N=$n"
+    [ "$rounds" -gt 1 ] && label="N=$n, round $round of $rounds"
+    export=()
+    [ "$round" = 1 ] && export=(--export-edges "$out/edges$n.bin")
+    echo "== $label: cab bench route ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
+    /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \
+      "$cab" bench route --map "$pbf" "${export[@]}" --pairs 3000 $flags --dijkstra-pairs 30 --http-requests 300 |
+      tee "$log/cab-$round.out"
+    echo "== $label: RoutingKit peer ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
+    /usr/bin/time -f "(whole process: %e s wall, peak RSS %M KB)" \
+      "$venv/bin/python" scripts/routingkit-peer.py "$out/edges$n.bin" 10000 $peer_flags | tee "$log/peer-$round.out"
+  done
+  if [ "$rounds" -gt 1 ]; then python3 scripts/bench-metro-summary.py "$log"; fi
 done
