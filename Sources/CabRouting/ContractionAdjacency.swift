@@ -130,7 +130,11 @@ struct ContractionAdjacency {
         var fresh = spare
         spare = []
         fresh.removeAll(keepingCapacity: true)
-        fresh.reserveCapacityOnHugePages(pool.capacity)
+        // The spare is kept unless the pool has outgrown it by more than an eighth: the allocator rounds capacities
+        // up, so a pool reserved at the spare's capacity may come out a little larger, and asking the spare for that
+        // much would move it to new memory at every compaction. The live arcs (at most three quarters of the pool,
+        // see `removeAll(at:)`) fit either way.
+        if fresh.capacity < pool.capacity - pool.capacity / 8 { fresh.reserveCapacityOnHugePages(pool.capacity) }
         for n in slots.indices {
             let s = Int(slots[n].start)
             slots[n].start = Int32(fresh.count)
